@@ -1,0 +1,72 @@
+#include "buffer/buffer_state.h"
+
+namespace sharebuf::buffer {
+namespace {
+
+void raise_peak(std::atomic<uint32_t>& peak, uint32_t value) noexcept {
+  uint32_t seen = peak.load(std::memory_order_relaxed);
+  while (value > seen && !peak.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+BufferState::BufferState(const BufferLayout& layout)
+    : layout_(layout),
+      capacity_(layout.capacity_cells()),
+      live_(layout),
+      peak_queue_(std::make_unique<PaddedCounter[]>(layout.num_queues())),
+      peak_port_(std::make_unique<PaddedCounter[]>(layout.num_ports())) {}
+
+bool BufferState::try_reserve(uint32_t queue, uint32_t cells) noexcept {
+  uint32_t total = live_.total.load(std::memory_order_relaxed);
+  uint32_t next;
+  do {
+    // capacity_ - total cannot underflow: total never exceeds capacity_.
+    if (cells > capacity_ - total) return false;
+    next = total + cells;
+  } while (!live_.total.compare_exchange_weak(total, next, std::memory_order_relaxed));
+  raise_peak(peak_total_, next);
+
+  const uint32_t port = layout_.port_of(queue);
+  const uint32_t g = static_cast<uint32_t>(layout_.group_of(queue));
+  const uint32_t q_before = live_.queue[queue].v.fetch_add(cells, std::memory_order_relaxed);
+  const uint32_t p_before = live_.port[port].v.fetch_add(cells, std::memory_order_relaxed);
+  const uint32_t g_before = live_.group[g].fetch_add(cells, std::memory_order_relaxed);
+  if (q_before == 0) {
+    live_.active_in_group[g].fetch_add(1, std::memory_order_relaxed);
+    live_.active_on_port[port].fetch_add(1, std::memory_order_relaxed);
+  }
+  raise_peak(peak_queue_[queue].v, q_before + cells);
+  raise_peak(peak_port_[port].v, p_before + cells);
+  raise_peak(peak_group_[g], g_before + cells);
+  return true;
+}
+
+void BufferState::release(uint32_t queue, uint32_t cells) noexcept {
+  const uint32_t port = layout_.port_of(queue);
+  const uint32_t g = static_cast<uint32_t>(layout_.group_of(queue));
+  const uint32_t q_before = live_.queue[queue].v.fetch_sub(cells, std::memory_order_relaxed);
+  live_.port[port].v.fetch_sub(cells, std::memory_order_relaxed);
+  live_.group[g].fetch_sub(cells, std::memory_order_relaxed);
+  if (q_before == cells) {
+    live_.active_in_group[g].fetch_sub(1, std::memory_order_relaxed);
+    live_.active_on_port[port].fetch_sub(1, std::memory_order_relaxed);
+  }
+  live_.total.fetch_sub(cells, std::memory_order_relaxed);
+}
+
+void BufferState::reset_peaks() noexcept {
+  peak_total_.store(total_cells(), std::memory_order_relaxed);
+  for (uint32_t g = 0; g < kNumPriorityGroups; ++g) {
+    peak_group_[g].store(live_.group[g].load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+  for (uint32_t q = 0; q < layout_.num_queues(); ++q) {
+    peak_queue_[q].v.store(queue_cells(q), std::memory_order_relaxed);
+  }
+  for (uint32_t p = 0; p < layout_.num_ports(); ++p) {
+    peak_port_[p].v.store(port_cells(p), std::memory_order_relaxed);
+  }
+}
+
+}  // namespace sharebuf::buffer

@@ -1,0 +1,71 @@
+// BufferState: the shared buffer's occupancy accounting in cells — per queue, per port, per
+// priority group and total — with the peak of each. It is the single source of truth that
+// survives a policy switch.
+//
+// Invariant: the total is reserved with a compare-and-swap, so the sum of reserved cells never
+// exceeds capacity B, however many RX workers race; at every quiescent point
+// total == sum(queue) == sum(port) == sum(group) and free + total == B.
+//
+// Thread-safety: try_reserve() is called concurrently by RX workers, release() by egress workers
+// and by RX workers pushing out; all counters are atomics (relaxed: they are statistics and
+// thresholds, not publication of data — frames are published by the queue locks). Peaks are
+// monotonic maxima updated with a CAS loop that only runs when a new peak is reached.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "buffer/buffer_layout.h"
+#include "buffer/occupancy.h"
+
+namespace sharebuf::buffer {
+
+class BufferState {
+ public:
+  explicit BufferState(const BufferLayout& layout);
+
+  const BufferLayout& layout() const noexcept { return layout_; }
+  uint32_t capacity_cells() const noexcept { return capacity_; }
+
+  // Reserves `cells` for `queue`. Returns false, changing nothing, if they do not fit in B.
+  bool try_reserve(uint32_t queue, uint32_t cells) noexcept;
+  void release(uint32_t queue, uint32_t cells) noexcept;
+
+  const Occupancy& live() const noexcept { return live_; }
+  uint32_t total_cells() const noexcept { return live_.total.load(std::memory_order_relaxed); }
+  uint32_t free_cells() const noexcept { return capacity_ - total_cells(); }
+  uint32_t queue_cells(uint32_t q) const noexcept {
+    return live_.queue[q].v.load(std::memory_order_relaxed);
+  }
+  uint32_t port_cells(uint32_t p) const noexcept {
+    return live_.port[p].v.load(std::memory_order_relaxed);
+  }
+  uint32_t group_cells(PriorityGroup g) const noexcept {
+    return live_.group[static_cast<uint32_t>(g)].load(std::memory_order_relaxed);
+  }
+
+  uint32_t peak_total_cells() const noexcept { return peak_total_.load(std::memory_order_relaxed); }
+  uint32_t peak_queue_cells(uint32_t q) const noexcept {
+    return peak_queue_[q].v.load(std::memory_order_relaxed);
+  }
+  uint32_t peak_port_cells(uint32_t p) const noexcept {
+    return peak_port_[p].v.load(std::memory_order_relaxed);
+  }
+  uint32_t peak_group_cells(PriorityGroup g) const noexcept {
+    return peak_group_[static_cast<uint32_t>(g)].load(std::memory_order_relaxed);
+  }
+  // Sets every peak to the current value.
+  void reset_peaks() noexcept;
+
+ private:
+  const BufferLayout& layout_;
+  uint32_t capacity_;
+  Occupancy live_;
+  std::atomic<uint32_t> peak_total_{0};
+  std::atomic<uint32_t> peak_group_[kNumPriorityGroups] = {};
+  std::unique_ptr<PaddedCounter[]> peak_queue_;
+  std::unique_ptr<PaddedCounter[]> peak_port_;
+};
+
+}  // namespace sharebuf::buffer

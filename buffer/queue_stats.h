@@ -1,0 +1,54 @@
+// QueueStats: the packet counters of one queue. The accounting identities (checked by
+// buffer/accounting_check.h at every test fixture's teardown):
+//   received = enqueued + sum(dropped[r] for r != pushed_out)
+//   queued   = enqueued - dequeued - dropped[pushed_out]
+//
+// Thread-safety: atomics incremented with relaxed order by RX workers (received, enqueued,
+// dropped) and the egress worker (dequeued); readers see values that are exact at quiescent
+// points and at most a few frames behind otherwise.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "buffer/drop_reason.h"
+
+namespace sharebuf::buffer {
+
+struct alignas(64) QueueStats {
+  std::atomic<uint64_t> received_pkts{0};
+  std::atomic<uint64_t> enqueued_pkts{0};
+  std::atomic<uint64_t> enqueued_cells{0};
+  std::atomic<uint64_t> dequeued_pkts{0};
+  std::atomic<uint64_t> dequeued_cells{0};
+  std::atomic<uint64_t> dequeued_bytes{0};
+  std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
+  std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
+
+  uint64_t dropped_before_enqueue() const noexcept {
+    uint64_t n = 0;
+    for (size_t r = 0; r < kNumDropReasons; ++r) {
+      if (static_cast<DropReason>(r) != DropReason::kPushedOut) {
+        n += dropped_pkts[r].load(std::memory_order_relaxed);
+      }
+    }
+    return n;
+  }
+  uint64_t dropped(DropReason r) const noexcept {
+    return dropped_pkts[static_cast<size_t>(r)].load(std::memory_order_relaxed);
+  }
+  void reset() noexcept;
+};
+
+inline void QueueStats::reset() noexcept {
+  for (auto* c : {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
+                  &dequeued_bytes}) {
+    c->store(0, std::memory_order_relaxed);
+  }
+  for (size_t r = 0; r < kNumDropReasons; ++r) {
+    dropped_pkts[r].store(0, std::memory_order_relaxed);
+    dropped_cells[r].store(0, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace sharebuf::buffer

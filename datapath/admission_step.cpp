@@ -1,0 +1,43 @@
+#include "datapath/admission_step.h"
+
+namespace sharebuf::datapath {
+
+using buffer::DropReason;
+using policies::Action;
+
+AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                             buffer::CellCache& cache, const buffer::BufferView& view,
+                             const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
+                             const buffer::FrameMeta& meta) noexcept {
+  AdmissionOutcome out;
+  buffer.count_arrival(ctx.queue);
+  const policies::Verdict verdict = policy.admit(ctx, view);
+  switch (verdict.action) {
+    case Action::kAccept:
+      break;
+    case Action::kPushOut:
+      // Evict from the victim's tail until the frame fits or the victim is empty; the pool then
+      // decides (pool_full if the victim could not free enough).
+      while (buffer.state().free_cells() < ctx.cells) {
+        const uint32_t freed = buffer.push_out(cache, verdict.victim_queue, false);
+        if (freed == 0) break;
+        out.pushed_out_cells += freed;
+      }
+      break;
+    case Action::kDrop:
+    case Action::kTrim:
+      out.reason = verdict.reason == DropReason::kNone ? DropReason::kUnsupported : verdict.reason;
+      buffer.count_drop(ctx.queue, out.reason, ctx.cells);
+      return out;
+  }
+  if (!buffer.enqueue(cache, ctx.queue, frame, meta)) {
+    out.reason = DropReason::kPoolFull;
+    buffer.count_drop(ctx.queue, out.reason, ctx.cells);
+    return out;
+  }
+  out.enqueued = true;
+  policy.on_enqueue(ctx, view);
+  return out;
+}
+
+}  // namespace sharebuf::datapath

@@ -1,0 +1,23 @@
+// Per-class alpha tables. Alphas are resolved once at construction into a 256-entry table
+// indexed by class id, so admit() does one load and never range-checks.
+#pragma once
+
+#include <array>
+
+#include "policies/policy.h"
+
+namespace sharebuf::policies {
+
+using AlphaTable = std::array<double, 256>;
+
+// Each class's own alpha, or `fallback` where the class sets none (and for unused ids).
+inline AlphaTable resolve_alphas(const PolicyEnv& env, double fallback) {
+  AlphaTable table;
+  table.fill(fallback);
+  for (size_t c = 0; c < env.classes.size() && c < table.size(); ++c) {
+    if (env.classes[c].alpha) table[c] = *env.classes[c].alpha;
+  }
+  return table;
+}
+
+}  // namespace sharebuf::policies

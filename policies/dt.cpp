@@ -1,0 +1,29 @@
+#include "policies/dt.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sharebuf::policies {
+
+DtPolicy::DtPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
+  ParamReader reader(kName, params, kParams);
+  alpha_ = reader.number("alpha", 1.0, 1.0 / 1024, 1024);
+  alphas_ = resolve_alphas(env, alpha_);
+}
+
+uint32_t DtPolicy::threshold_cells(uint32_t, uint8_t class_id,
+                                   const BufferView& view) const noexcept {
+  const double t = std::ceil(alphas_[class_id] * view.remaining_cells());
+  return static_cast<uint32_t>(std::min<double>(t, view.capacity_cells()));
+}
+
+nlohmann::json DtPolicy::describe(const BufferView& view) const {
+  nlohmann::json d = Policy::describe(view);
+  nlohmann::json alphas = nlohmann::json::array();
+  for (size_t c = 0; c < env().num_classes(); ++c)
+    alphas.push_back(alphas_[c]);
+  d["state"]["class_alpha"] = alphas;
+  return d;
+}
+
+}  // namespace sharebuf::policies

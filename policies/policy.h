@@ -1,0 +1,108 @@
+// Policy: the admission interface every buffer-sharing scheme implements (DPDK rte_red's shape:
+// read-only configuration, runtime state of its own, inputs passed in by the caller).
+//
+// A policy owns no clock and reads no queue itself: the caller passes the arrival time and a
+// BufferView (exact or probe), which makes every policy table-testable. Occupancy lives in
+// BufferState, never in a policy, so a live switch loses nothing.
+//
+// Hot path contract for admit(): no allocation, no locks where an atomic suffices, no logging, no
+// exceptions; one virtual call per frame. on_enqueue()/on_dequeue() carry the bookkeeping that the
+// papers put in the egress pipeline (gradients, learning, rates, Credence thresholds).
+//
+// Thread-safety: admit() and on_enqueue() run concurrently on every RX worker; on_dequeue() on
+// every egress worker; describe()/params() on the control thread. A policy with mutable state
+// documents how it shares it. Policies are built and validated off the hot path and published
+// with an atomic pointer swap; a live policy is never reconfigured in place.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "buffer/buffer_layout.h"
+#include "buffer/buffer_view.h"
+#include "policies/verdict.h"
+
+namespace sharebuf::policies {
+
+using buffer::BufferLayout;
+using buffer::BufferView;
+using buffer::PriorityGroup;
+
+// Protean's classification of traffic (protean.txt, Algorithm 1).
+enum class ProteanRole : uint8_t { kShort, kLong, kIncast };
+std::string_view to_string(ProteanRole r) noexcept;
+
+// A traffic class as the datapath configures it. `alpha` unset means "the policy's default".
+struct TrafficClass {
+  std::string name = "default";
+  std::optional<double> alpha;
+  PriorityGroup group = PriorityGroup::kLow;
+  ProteanRole role = ProteanRole::kIncast;
+};
+
+// What a policy may know about the switch it runs in, fixed at construction.
+struct PolicyEnv {
+  const BufferLayout* layout = nullptr;
+  std::vector<TrafficClass> classes;    // by class id; empty = one default class
+  std::vector<uint64_t> port_rate_bps;  // shaped ("line") rate per port; empty/0 = unknown
+  std::vector<uint8_t> queue_class;     // class shown for each queue in telemetry; empty = 0
+
+  size_t num_classes() const noexcept { return classes.empty() ? 1 : classes.size(); }
+  uint8_t class_of_queue(uint32_t q) const noexcept {
+    return q < queue_class.size() ? queue_class[q] : 0;
+  }
+};
+
+struct ArrivalContext {
+  uint64_t now_ns = 0;
+  uint32_t queue = 0;  // flat queue id
+  uint16_t port = 0;   // egress port of `queue`
+  uint8_t class_id = 0;
+  uint32_t cells = 0;
+  uint32_t bytes = 0;
+};
+
+struct DequeueEvent {
+  uint64_t now_ns = 0;
+  uint32_t queue = 0;
+  uint16_t port = 0;
+  uint8_t class_id = 0;
+  uint32_t cells = 0;
+  uint32_t bytes = 0;
+  uint64_t sojourn_ns = 0;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+
+  virtual std::string_view name() const noexcept = 0;
+  virtual Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept = 0;
+  virtual void on_enqueue(const ArrivalContext& /*ctx*/, const BufferView& /*view*/) noexcept {}
+  virtual void on_dequeue(const DequeueEvent& /*ev*/, const BufferView& /*view*/) noexcept {}
+
+  // The threshold a frame of `class_id` arriving at `queue` would be held to now, in cells
+  // (telemetry and the watch stream).
+  virtual uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
+                                   const BufferView& view) const noexcept = 0;
+
+  // The effective typed configuration; feeding it back to the registry builds an equal policy.
+  virtual nlohmann::json params() const = 0;
+  // {"name", "params", "state"}: parameters plus the policy's internal state for the control
+  // socket. The base version reports every queue's threshold.
+  virtual nlohmann::json describe(const BufferView& view) const;
+
+ protected:
+  explicit Policy(const PolicyEnv& env) : env_(env) {}
+  const PolicyEnv& env() const noexcept { return env_; }
+
+ private:
+  PolicyEnv env_;
+};
+
+}  // namespace sharebuf::policies

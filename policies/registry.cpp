@@ -1,0 +1,56 @@
+#include "policies/registry.h"
+
+#include <array>
+#include <string>
+
+#include "policies/cs.h"
+#include "policies/dt.h"
+#include "policies/static.h"
+
+namespace sharebuf::policies {
+namespace {
+
+template <typename P>
+std::unique_ptr<Policy> make(const Params& params, const PolicyEnv& env) {
+  return std::make_unique<P>(params, env);
+}
+
+template <typename P>
+constexpr PolicyInfo info(std::string_view summary) {
+  return PolicyInfo{P::kName, summary, std::span<const ParamSpec>(P::kParams), &make<P>};
+}
+
+const std::array kBuiltins = {
+    info<CsPolicy>("Complete Sharing: accept while the frame fits in the pool"),
+    info<StaticPolicy>("Complete Partitioning: a fixed cap per queue"),
+    info<DtPolicy>("Dynamic Thresholds: Q[q] < alpha * (B - Occ)"),
+};
+
+}  // namespace
+
+std::span<const PolicyInfo> builtin_policies() noexcept {
+  return kBuiltins;
+}
+
+const PolicyInfo* find_policy(std::string_view name) noexcept {
+  for (const PolicyInfo& p : kBuiltins) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Policy> make_policy(std::string_view name, const Params& params,
+                                    const PolicyEnv& env) {
+  const PolicyInfo* info = find_policy(name);
+  if (info == nullptr) {
+    std::string known;
+    for (const PolicyInfo& p : kBuiltins)
+      known += (known.empty() ? "" : ", ") + std::string(p.name);
+    throw ConfigError((params.origin.empty() ? "" : params.origin + ": ") + "unknown policy '" +
+                      std::string(name) + "' (known policies: " + known + ")");
+  }
+  if (env.layout == nullptr) throw ConfigError("policy '" + std::string(name) + "': no layout");
+  return info->make(params, env);
+}
+
+}  // namespace sharebuf::policies

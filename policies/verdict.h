@@ -1,0 +1,51 @@
+// Verdict: what a policy decides for one arriving frame. Eight bytes, returned by value on the
+// hot path.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "buffer/drop_reason.h"
+
+namespace sharebuf::policies {
+
+using buffer::DropReason;
+
+enum class Action : uint8_t {
+  kAccept,   // enqueue the frame (it is still refused with pool_full if its cells do not fit)
+  kDrop,     // drop it; `reason` says why
+  kTrim,     // cut it to its headers (trimming overflow action; see POLICIES.md)
+  kPushOut,  // make room by evicting from `victim_queue`, then enqueue it (LQD)
+};
+
+constexpr std::string_view to_string(Action a) noexcept {
+  switch (a) {
+    case Action::kAccept:
+      return "accept";
+    case Action::kDrop:
+      return "drop";
+    case Action::kTrim:
+      return "trim";
+    case Action::kPushOut:
+      return "push_out";
+  }
+  return "?";
+}
+
+struct Verdict {
+  Action action = Action::kAccept;
+  DropReason reason = DropReason::kNone;
+  uint32_t victim_queue = 0;
+
+  static constexpr Verdict accept() noexcept { return {}; }
+  static constexpr Verdict drop(DropReason r) noexcept { return {Action::kDrop, r, 0}; }
+  static constexpr Verdict trim(DropReason r) noexcept { return {Action::kTrim, r, 0}; }
+  static constexpr Verdict push_out(uint32_t victim) noexcept {
+    return {Action::kPushOut, DropReason::kNone, victim};
+  }
+  constexpr bool accepted() const noexcept { return action == Action::kAccept; }
+  friend constexpr bool operator==(const Verdict&, const Verdict&) = default;
+};
+static_assert(sizeof(Verdict) == 8);
+
+}  // namespace sharebuf::policies

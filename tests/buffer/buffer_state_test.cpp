@@ -1,0 +1,72 @@
+#include "buffer/buffer_state.h"
+
+#include <gtest/gtest.h>
+
+namespace sharebuf::buffer {
+namespace {
+
+BufferLayout two_ports() {
+  return BufferLayout(
+      100, 80,
+      {PortSpec{.num_queues = 2, .queue_groups = {PriorityGroup::kHigh, PriorityGroup::kLow}},
+       PortSpec{.num_queues = 1}});
+}
+
+TEST(BufferState, ReservesUpToExactlyBAndNoFurther) {
+  const BufferLayout layout = two_ports();
+  BufferState state(layout);
+  EXPECT_TRUE(state.try_reserve(0, 60));
+  EXPECT_TRUE(state.try_reserve(2, 40));
+  EXPECT_EQ(state.total_cells(), 100u);
+  EXPECT_EQ(state.free_cells(), 0u);
+  EXPECT_FALSE(state.try_reserve(1, 1));
+  // A refused reservation changes nothing.
+  EXPECT_EQ(state.queue_cells(1), 0u);
+  EXPECT_EQ(state.total_cells(), 100u);
+  state.release(0, 60);
+  state.release(2, 40);
+  EXPECT_EQ(state.total_cells(), 0u);
+}
+
+TEST(BufferState, PortGroupAndActiveCounts) {
+  const BufferLayout layout = two_ports();
+  BufferState state(layout);
+  ASSERT_TRUE(state.try_reserve(0, 5));
+  ASSERT_TRUE(state.try_reserve(1, 7));
+  ASSERT_TRUE(state.try_reserve(2, 11));
+  ASSERT_TRUE(state.try_reserve(2, 1));
+  EXPECT_EQ(state.port_cells(0), 12u);
+  EXPECT_EQ(state.port_cells(1), 12u);
+  EXPECT_EQ(state.group_cells(PriorityGroup::kHigh), 5u);
+  EXPECT_EQ(state.group_cells(PriorityGroup::kLow), 19u);
+  EXPECT_EQ(state.live().active_in_group[0].load(), 2);  // queues 1 and 2 are low
+  EXPECT_EQ(state.live().active_in_group[1].load(), 1);
+  EXPECT_EQ(state.live().active_on_port[0].load(), 2);
+  state.release(1, 7);
+  EXPECT_EQ(state.live().active_in_group[0].load(), 1);
+  EXPECT_EQ(state.live().active_on_port[0].load(), 1);
+  state.release(0, 5);
+  state.release(2, 12);
+  EXPECT_EQ(state.live().active_on_port[1].load(), 0);
+}
+
+TEST(BufferState, PeaksTrackMaximaAndReset) {
+  const BufferLayout layout = two_ports();
+  BufferState state(layout);
+  ASSERT_TRUE(state.try_reserve(0, 30));
+  ASSERT_TRUE(state.try_reserve(0, 20));
+  state.release(0, 45);
+  ASSERT_TRUE(state.try_reserve(2, 10));
+  EXPECT_EQ(state.peak_queue_cells(0), 50u);
+  EXPECT_EQ(state.peak_total_cells(), 50u);
+  EXPECT_EQ(state.peak_port_cells(1), 10u);
+  EXPECT_EQ(state.peak_group_cells(PriorityGroup::kHigh), 50u);
+  state.reset_peaks();
+  EXPECT_EQ(state.peak_queue_cells(0), 5u);
+  EXPECT_EQ(state.peak_total_cells(), 15u);
+  state.release(0, 5);
+  state.release(2, 10);
+}
+
+}  // namespace
+}  // namespace sharebuf::buffer

@@ -1,0 +1,89 @@
+#include "buffer/shared_buffer.h"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/fixtures/buffer_fixture.h"
+
+namespace sharebuf::buffer {
+namespace {
+
+class SharedBufferTest : public testing::BufferFixture {
+ protected:
+  void SetUp() override {
+    make_buffer({.capacity_cells = 100, .ports = {PortSpec{.num_queues = 2}, PortSpec{}}});
+  }
+  // Counts the arrival like the admission step does, then enqueues.
+  bool arrive(uint32_t q, uint32_t bytes, uint8_t tag = 0) {
+    std::vector<std::byte> frame(bytes, std::byte{tag});
+    buffer_->count_arrival(q);
+    if (buffer_->enqueue(*cache_, q, frame, FrameMeta{.arrival_ns = 7, .class_id = 3})) return true;
+    buffer_->count_drop(q, DropReason::kPoolFull, buffer_->layout().cells_for(bytes));
+    return false;
+  }
+};
+
+TEST_F(SharedBufferTest, EnqueueDequeueRoundTrip) {
+  ASSERT_TRUE(arrive(0, 1500, 0xab));
+  EXPECT_EQ(buffer_->state().queue_cells(0), 19u);
+  std::vector<std::byte> out(2000);
+  PacketDescriptor d;
+  EXPECT_EQ(buffer_->dequeue_copy(*cache_, 0, out, &d), 1500u);
+  EXPECT_EQ(out[1499], std::byte{0xab});
+  EXPECT_EQ(d.arrival_ns, 7u);
+  EXPECT_EQ(d.class_id, 3u);
+  EXPECT_EQ(d.queue, 0u);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 0u);
+  EXPECT_EQ(buffer_->stats(0).dequeued_bytes.load(), 1500u);
+  EXPECT_EQ(buffer_->dequeue_copy(*cache_, 0, out), 0u);
+}
+
+TEST_F(SharedBufferTest, PoolFullChangesNothing) {
+  ASSERT_TRUE(arrive(0, 80 * 60));
+  ASSERT_TRUE(arrive(2, 80 * 40));
+  EXPECT_FALSE(arrive(1, 1));
+  EXPECT_EQ(buffer_->state().queue_cells(1), 0u);
+  EXPECT_EQ(buffer_->stats(1).dropped(DropReason::kPoolFull), 1u);
+  EXPECT_EQ(buffer_->pool().physical_cells() - buffer_->pool().free_cells_approx(), 100u);
+}
+
+TEST_F(SharedBufferTest, PushOutFromTailAndHeadIsCountedAsPushedOut) {
+  for (uint8_t i = 0; i < 4; ++i)
+    ASSERT_TRUE(arrive(0, 160, i));  // 2 cells each
+  EXPECT_EQ(buffer_->push_out(*cache_, 0, /*from_head=*/false), 2u);
+  EXPECT_EQ(buffer_->push_out(*cache_, 0, /*from_head=*/true), 2u);
+  EXPECT_EQ(buffer_->push_out(*cache_, 1, false), 0u);  // empty queue
+  EXPECT_EQ(buffer_->stats(0).dropped(DropReason::kPushedOut), 2u);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 4u);
+  std::vector<std::byte> out(200);
+  ASSERT_EQ(buffer_->dequeue_copy(*cache_, 0, out), 160u);
+  EXPECT_EQ(out[0], std::byte{1});  // frames 0 (head) and 3 (tail) were pushed out
+  ASSERT_EQ(buffer_->dequeue_copy(*cache_, 0, out), 160u);
+  EXPECT_EQ(out[0], std::byte{2});
+}
+
+TEST_F(SharedBufferTest, ProbeModeSeesPublishedValues) {
+  ASSERT_TRUE(arrive(0, 800));
+  buffer_->set_view_mode(ViewMode::kProbe, 1000);  // publishes everything on the switch
+  EXPECT_EQ(buffer_->view().queue_cells(0), 10u);
+  ASSERT_TRUE(arrive(0, 800));
+  EXPECT_EQ(buffer_->view().queue_cells(0), 10u);  // stale until the port publishes
+  EXPECT_EQ(buffer_->exact_view().queue_cells(0), 20u);
+  buffer_->probes().maybe_publish(0, buffer_->state(), 1000 + buffer_->probes().interval_ns());
+  EXPECT_EQ(buffer_->view().queue_cells(0), 20u);
+  buffer_->set_view_mode(ViewMode::kExact, 0);
+  EXPECT_EQ(buffer_->view().total_cells(), 20u);
+}
+
+TEST_F(SharedBufferTest, ResetCountersKeepsPeaksAtCurrentValues) {
+  ASSERT_TRUE(arrive(0, 800));
+  std::vector<std::byte> out(800);
+  buffer_->dequeue_copy(*cache_, 0, out);
+  buffer_->reset_counters();
+  EXPECT_EQ(buffer_->stats(0).received_pkts.load(), 0u);
+  EXPECT_EQ(buffer_->state().peak_queue_cells(0), 0u);
+}
+
+}  // namespace
+}  // namespace sharebuf::buffer

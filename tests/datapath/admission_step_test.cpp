@@ -1,0 +1,106 @@
+#include "datapath/admission_step.h"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/fixtures/buffer_fixture.h"
+
+namespace sharebuf::datapath {
+namespace {
+
+using buffer::DropReason;
+using policies::Verdict;
+
+// A policy that returns whatever the test tells it to, and counts its callbacks.
+class ScriptedPolicy final : public policies::Policy {
+ public:
+  explicit ScriptedPolicy(const policies::PolicyEnv& env) : Policy(env) {}
+  std::string_view name() const noexcept override { return "scripted"; }
+  Verdict admit(const policies::ArrivalContext&, const buffer::BufferView&) noexcept override {
+    return next;
+  }
+  void on_enqueue(const policies::ArrivalContext&, const buffer::BufferView&) noexcept override {
+    ++enqueues;
+  }
+  uint32_t threshold_cells(uint32_t, uint8_t, const buffer::BufferView&) const noexcept override {
+    return 0;
+  }
+  nlohmann::json params() const override { return nlohmann::json::object(); }
+
+  Verdict next = Verdict::accept();
+  int enqueues = 0;
+};
+
+class AdmissionStepTest : public testing::BufferFixture {
+ protected:
+  void SetUp() override {
+    make_buffer({.capacity_cells = 20, .ports = {buffer::PortSpec{.num_queues = 3}}});
+    env_.layout = &buffer_->layout();
+    policy_ = std::make_unique<ScriptedPolicy>(env_);
+  }
+  AdmissionOutcome offer(uint32_t q, uint32_t cells) {
+    std::vector<std::byte> frame(cells * 80);
+    policies::ArrivalContext ctx{.queue = q, .cells = cells, .bytes = cells * 80};
+    return admit_frame(*policy_, *buffer_, *cache_, buffer_->view(), ctx, frame, {});
+  }
+  policies::PolicyEnv env_;
+  std::unique_ptr<ScriptedPolicy> policy_;
+};
+
+TEST_F(AdmissionStepTest, AcceptEnqueuesAndNotifiesThePolicy) {
+  const auto out = offer(0, 5);
+  EXPECT_TRUE(out.enqueued);
+  EXPECT_EQ(policy_->enqueues, 1);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 5u);
+}
+
+TEST_F(AdmissionStepTest, DropIsCountedWithItsReason) {
+  policy_->next = Verdict::drop(DropReason::kThreshold);
+  const auto out = offer(1, 2);
+  EXPECT_FALSE(out.enqueued);
+  EXPECT_EQ(out.reason, DropReason::kThreshold);
+  EXPECT_EQ(buffer_->stats(1).dropped(DropReason::kThreshold), 1u);
+  EXPECT_EQ(buffer_->stats(1).dropped_cells[static_cast<size_t>(DropReason::kThreshold)], 2u);
+  EXPECT_EQ(policy_->enqueues, 0);
+}
+
+// Whatever the policy says, a frame that does not fit is a pool_full drop.
+TEST_F(AdmissionStepTest, AcceptedButTooBigIsPoolFull) {
+  ASSERT_TRUE(offer(0, 18).enqueued);
+  const auto out = offer(1, 3);
+  EXPECT_FALSE(out.enqueued);
+  EXPECT_EQ(out.reason, DropReason::kPoolFull);
+  EXPECT_EQ(buffer_->stats(1).dropped(DropReason::kPoolFull), 1u);
+}
+
+TEST_F(AdmissionStepTest, PushOutEvictsFromTheVictimUntilTheFrameFits) {
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(offer(0, 4).enqueued);  // buffer full
+  policy_->next = Verdict::push_out(0);
+  const auto out = offer(2, 6);
+  EXPECT_TRUE(out.enqueued);
+  EXPECT_EQ(out.pushed_out_cells, 8u);
+  EXPECT_EQ(buffer_->stats(0).dropped(DropReason::kPushedOut), 2u);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 12u);
+  EXPECT_EQ(buffer_->state().queue_cells(2), 6u);
+}
+
+TEST_F(AdmissionStepTest, PushOutFromAnEmptyVictimEndsAsPoolFull) {
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(offer(0, 4).enqueued);
+  policy_->next = Verdict::push_out(1);
+  const auto out = offer(2, 1);
+  EXPECT_FALSE(out.enqueued);
+  EXPECT_EQ(out.reason, DropReason::kPoolFull);
+}
+
+TEST_F(AdmissionStepTest, TrimIsDroppedUntilTheDatapathTrims) {
+  policy_->next = Verdict::trim(DropReason::kThreshold);
+  const auto out = offer(0, 1);
+  EXPECT_FALSE(out.enqueued);
+  EXPECT_EQ(out.reason, DropReason::kThreshold);
+}
+
+}  // namespace
+}  // namespace sharebuf::datapath

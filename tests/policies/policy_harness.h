@@ -1,0 +1,59 @@
+// A small harness that drives a policy through the real admission step on a SharedBuffer, for
+// model tests (DT steady state, static caps, CS fill) that need no threads and no clock.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "datapath/admission_step.h"
+#include "policies/registry.h"
+#include "tests/fixtures/buffer_fixture.h"
+
+namespace sharebuf::testing {
+
+class PolicyHarness : public BufferFixture {
+ protected:
+  void build(const buffer::BufferConfig& config, const std::string& policy,
+             nlohmann::json params = nlohmann::json::object(),
+             std::vector<policies::TrafficClass> classes = {}) {
+    make_buffer(config);
+    env_.layout = &buffer_->layout();
+    env_.classes = std::move(classes);
+    policies::Params p;
+    p.values = std::move(params);
+    policy_ = policies::make_policy(policy, p, env_);
+  }
+
+  // Offers one frame of `cells` cells to queue q; returns true if it was enqueued.
+  bool offer(uint32_t q, uint32_t cells, uint8_t class_id = 0) {
+    const uint32_t bytes = cells * buffer_->layout().cell_bytes();
+    frame_.resize(bytes);
+    const policies::ArrivalContext ctx{.now_ns = ++now_,
+                                       .queue = q,
+                                       .port = static_cast<uint16_t>(buffer_->layout().port_of(q)),
+                                       .class_id = class_id,
+                                       .cells = cells,
+                                       .bytes = bytes};
+    last_ = datapath::admit_frame(*policy_, *buffer_, *cache_, buffer_->view(), ctx, frame_,
+                                  buffer::FrameMeta{.arrival_ns = now_, .class_id = class_id});
+    return last_.enqueued;
+  }
+
+  // Removes the oldest frame of q (an egress departure); returns false if q was empty.
+  bool depart(uint32_t q) {
+    const uint32_t head = buffer_->dequeue(q);
+    if (head == buffer::kNoCell) return false;
+    buffer_->release(*cache_, head);
+    return true;
+  }
+
+  uint32_t occupancy(uint32_t q) const { return buffer_->state().queue_cells(q); }
+
+  policies::PolicyEnv env_;
+  std::unique_ptr<policies::Policy> policy_;
+  datapath::AdmissionOutcome last_;
+  std::vector<std::byte> frame_;
+  uint64_t now_ = 0;
+};
+
+}  // namespace sharebuf::testing
