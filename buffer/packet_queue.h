@@ -15,23 +15,69 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "buffer/cell_pool.h"
 #include "buffer/spin_lock.h"
 
 namespace sharebuf::buffer {
 
-class alignas(64) PacketQueue {
+// Lock is SpinLock in sharebuf; the benchmark instantiates std::mutex as the baseline.
+template <typename Lock>
+class alignas(64) BasicPacketQueue {
  public:
-  explicit PacketQueue(CellPool* pool = nullptr) : pool_(pool) {}
+  explicit BasicPacketQueue(CellPool* pool = nullptr) : pool_(pool) {}
   void attach(CellPool* pool) noexcept { pool_ = pool; }
 
-  void push(uint32_t head) noexcept;
-  // Each returns the removed frame's head cell, or kNoCell when the queue is empty.
-  uint32_t pop_head() noexcept;
-  uint32_t pop_tail() noexcept;
+  void push(uint32_t head) noexcept {
+    PacketDescriptor& d = pool_->descriptor(head);
+    std::lock_guard guard(lock_);
+    d.next = kNoCell;
+    d.prev = tail_;
+    if (tail_ != kNoCell) {
+      pool_->descriptor(tail_).next = head;
+    } else {
+      head_ = head;
+    }
+    tail_ = head;
+    length_.store(length_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+
+  // Removes the oldest frame; returns its head cell, or kNoCell when the queue is empty.
+  uint32_t pop_head() noexcept {
+    std::lock_guard guard(lock_);
+    const uint32_t h = head_;
+    if (h == kNoCell) return kNoCell;
+    head_ = pool_->descriptor(h).next;
+    if (head_ != kNoCell) {
+      pool_->descriptor(head_).prev = kNoCell;
+    } else {
+      tail_ = kNoCell;
+    }
+    length_.store(length_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    return h;
+  }
+
+  // Removes the newest frame (push-out from the tail); kNoCell when the queue is empty.
+  uint32_t pop_tail() noexcept {
+    std::lock_guard guard(lock_);
+    const uint32_t t = tail_;
+    if (t == kNoCell) return kNoCell;
+    tail_ = pool_->descriptor(t).prev;
+    if (tail_ != kNoCell) {
+      pool_->descriptor(tail_).next = kNoCell;
+    } else {
+      head_ = kNoCell;
+    }
+    length_.store(length_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    return t;
+  }
+
   // Head cell of the oldest frame without removing it (for sojourn times), or kNoCell.
-  uint32_t peek_head() const noexcept;
+  uint32_t peek_head() const noexcept {
+    std::lock_guard guard(lock_);
+    return head_;
+  }
 
   uint32_t length_packets_approx() const noexcept {
     return length_.load(std::memory_order_relaxed);
@@ -39,10 +85,13 @@ class alignas(64) PacketQueue {
 
  private:
   CellPool* pool_;
-  mutable SpinLock lock_;
+  mutable Lock lock_;
   uint32_t head_ = kNoCell;
   uint32_t tail_ = kNoCell;
+  // Written under lock_; read without it by length_packets_approx().
   std::atomic<uint32_t> length_{0};
 };
+
+using PacketQueue = BasicPacketQueue<SpinLock>;
 
 }  // namespace sharebuf::buffer

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# sharebuf's entry point. Every command installs what it needs first (Debian 12, as root).
+#   ./run.sh test      install, build, run every unit test (plain, ASan+UBSan, TSan builds)
+#   ./run.sh demo      install, build, run the main demo
+#   ./run.sh build     install and build (build/)
+#   ./run.sh bench     install, build, run the microbenchmarks and update README.md's table
+#   ./run.sh deps      install the Debian packages only
+set -euo pipefail
+cd "$(dirname "$0")"
+
+JOBS=${JOBS:-$(nproc)}
+PACKAGES=(
+  build-essential cmake pkg-config git
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev
+  clang-format python3
+)
+
+log() { printf '\033[1m== %s\033[0m\n' "$*"; }
+
+deps() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    log "dependencies already installed"
+    return
+  fi
+  log "installing: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "run.sh: need root (or sudo) to install ${missing[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# build DIR [cmake options...]
+build() {
+  local dir=$1
+  shift
+  log "building in $dir ($*)"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$JOBS"
+}
+
+unit_tests() {
+  local dir=$1
+  log "unit tests in $dir"
+  ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -L unit
+}
+
+case "${1:-}" in
+  deps)
+    deps
+    ;;
+  build)
+    deps
+    build build
+    ;;
+  test)
+    deps
+    build build
+    unit_tests build
+    # Sanitizer builds skip the benchmarks: they measure nothing useful there.
+    build build-asan -DSHAREBUF_ASAN=ON -DSHAREBUF_BENCH=OFF
+    unit_tests build-asan
+    build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF
+    TSAN_OPTIONS="halt_on_error=1" unit_tests build-tsan
+    log "all test suites passed (plain, asan+ubsan, tsan)"
+    ;;
+  demo)
+    deps
+    build build
+    log "demo: one burst, three policies, replayed through the shared buffer"
+    ./build/mgmt/sharebuf-replay --scenario burst --policies cs,static,dt
+    ;;
+  bench)
+    deps
+    build build
+    bench/run_benchmarks.sh build
+    ;;
+  *)
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    [ -n "${1:-}" ] && { echo "run.sh: unknown command '$1'" >&2; exit 2; }
+    exit 0
+    ;;
+esac
