@@ -21,7 +21,8 @@ void BM_CellCacheAllocFree(benchmark::State& state) {
   for (auto _ : state) {
     cache.alloc(cells, 8);
     benchmark::DoNotOptimize(cells);
-    for (uint32_t c : cells) cache.free(c);
+    for (uint32_t c : cells)
+      cache.free(c);
   }
   state.SetItemsProcessed(state.iterations() * 8);
 }
@@ -32,7 +33,8 @@ struct MutexFreeList {
   std::mutex mu;
   std::vector<uint32_t> cells;
   MutexFreeList() {
-    for (uint32_t i = 0; i < (1 << 16); ++i) cells.push_back(i);
+    for (uint32_t i = 0; i < (1 << 16); ++i)
+      cells.push_back(i);
   }
 };
 

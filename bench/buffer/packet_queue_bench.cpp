@@ -22,17 +22,21 @@ void BM_QueuePushPop(benchmark::State& state) {
   CellCache cache(pool());
   uint32_t cells[16];
   cache.alloc(cells, 16);
-  for (uint32_t c : cells) pool().descriptor(c).cells = 1;
+  for (uint32_t c : cells)
+    pool().descriptor(c).cells = 1;
   for (auto _ : state) {
-    for (uint32_t c : cells) queue.push(c);
+    for (uint32_t c : cells)
+      queue.push(c);
     for (uint32_t& c : cells) {
       c = queue.pop_head();
       // With two threads a pop may take the other thread's frame; both keep 16 in flight.
-      while (c == kNoCell) c = queue.pop_head();
+      while (c == kNoCell)
+        c = queue.pop_head();
     }
     benchmark::DoNotOptimize(cells);
   }
-  for (uint32_t c : cells) cache.free(c);
+  for (uint32_t c : cells)
+    cache.free(c);
   state.SetItemsProcessed(state.iterations() * 16);
 }
 BENCHMARK_TEMPLATE(BM_QueuePushPop, PacketQueue)->Threads(1)->Threads(2)->UseRealTime();

@@ -13,7 +13,8 @@ namespace sharebuf::datapath {
 namespace {
 
 void BM_AcceptPath(benchmark::State& state) {
-  buffer::SharedBuffer buffer({.capacity_cells = 21000, .ports = {buffer::PortSpec{.num_queues = 8}}});
+  buffer::SharedBuffer buffer(
+      {.capacity_cells = 21000, .ports = {buffer::PortSpec{.num_queues = 8}}});
   buffer::CellCache cache(buffer.pool());
   policies::PolicyEnv env{.layout = &buffer.layout()};
   auto policy = policies::make_policy("dt", policies::Params{}, env);

@@ -20,7 +20,8 @@ struct Fixture {
   std::unique_ptr<Policy> st = make_policy("static", Params{}, env);
   std::unique_ptr<Policy> dt = make_policy("dt", Params{}, env);
   Fixture() {
-    for (uint32_t q = 0; q < layout.num_queues(); q += 3) state.try_reserve(q, 300);
+    for (uint32_t q = 0; q < layout.num_queues(); q += 3)
+      state.try_reserve(q, 300);
   }
   Policy& get(int64_t i) { return i == 0 ? *cs : i == 1 ? *st : *dt; }
 };
