@@ -22,6 +22,7 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> dequeued_pkts{0};
   std::atomic<uint64_t> dequeued_cells{0};
   std::atomic<uint64_t> dequeued_bytes{0};
+  std::atomic<uint64_t> ecn_marked_pkts{0};  // enqueued with CE set by this switch
   std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
   std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
 

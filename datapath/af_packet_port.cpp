@@ -1,0 +1,188 @@
+#include "datapath/af_packet_port.h"
+
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace sharebuf::datapath {
+namespace {
+
+// Where frame data starts in a TX slot (the kernel's convention for TPACKET_V2).
+constexpr uint32_t kTxDataOffset = TPACKET2_HDRLEN - sizeof(sockaddr_ll);
+constexpr uint32_t kRingBlockBytes = 1u << 16;
+constexpr size_t kMaxRingBytes = size_t{128} << 20;
+
+std::runtime_error sys_error(const std::string& ifname, const std::string& what) {
+  return std::runtime_error("port '" + ifname + "': " + what + ": " + std::strerror(errno));
+}
+
+uint32_t round_up_pow2(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+void set_int(int fd, int level, int option, int value, const std::string& ifname,
+             const char* name) {
+  if (setsockopt(fd, level, option, &value, sizeof value) != 0) {
+    throw sys_error(ifname, std::string("setsockopt ") + name);
+  }
+}
+
+int open_socket(const std::string& ifname, uint16_t protocol) {
+  const int fd = socket(AF_PACKET, SOCK_RAW, htons(protocol));
+  if (fd < 0) throw sys_error(ifname, "socket(AF_PACKET) (root or CAP_NET_RAW needed)");
+  return fd;
+}
+
+void bind_socket(int fd, const std::string& ifname, int ifindex, uint16_t protocol) {
+  sockaddr_ll addr{};
+  addr.sll_family = AF_PACKET;
+  addr.sll_protocol = htons(protocol);
+  addr.sll_ifindex = ifindex;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    throw sys_error(ifname, "bind");
+  }
+}
+
+}  // namespace
+
+AfPacketPort::Ring AfPacketPort::setup_ring(int fd, int option, uint32_t frame_size,
+                                            uint32_t frames, const std::string& what) {
+  Ring ring;
+  ring.frame_size = frame_size;
+  const uint32_t per_block = kRingBlockBytes / frame_size;
+  uint32_t blocks = (frames + per_block - 1) / per_block;
+  while (size_t{blocks} * kRingBlockBytes > kMaxRingBytes && blocks > 1)
+    --blocks;
+  tpacket_req req{};
+  req.tp_block_size = kRingBlockBytes;
+  req.tp_block_nr = blocks;
+  req.tp_frame_size = frame_size;
+  req.tp_frame_nr = blocks * per_block;
+  if (setsockopt(fd, SOL_PACKET, option, &req, sizeof req) != 0) {
+    throw sys_error(what, option == PACKET_RX_RING ? "PACKET_RX_RING" : "PACKET_TX_RING");
+  }
+  ring.frames = req.tp_frame_nr;
+  ring.bytes = size_t{blocks} * kRingBlockBytes;
+  void* mem = mmap(nullptr, ring.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_LOCKED, fd, 0);
+  if (mem == MAP_FAILED) {
+    // MAP_LOCKED can fail under a low RLIMIT_MEMLOCK; the ring works without it.
+    mem = mmap(nullptr, ring.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  if (mem == MAP_FAILED) throw sys_error(what, "mmap ring");
+  ring.base = static_cast<uint8_t*>(mem);
+  return ring;
+}
+
+AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
+                           uint32_t tx_frames)
+    : name_(ifname), mtu_(mtu) {
+  // Room for the TPACKET header, Ethernet + two VLAN tags, and the MTU.
+  const uint32_t frame_size = round_up_pow2(TPACKET_ALIGN(TPACKET2_HDRLEN) + 14 + 8 + mtu + 64);
+  try {
+    rx_fd_ = open_socket(ifname, ETH_P_ALL);
+    set_int(rx_fd_, SOL_PACKET, PACKET_VERSION, TPACKET_V2, ifname, "PACKET_VERSION");
+    set_int(rx_fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, ifname, "PACKET_IGNORE_OUTGOING");
+    rx_ = setup_ring(rx_fd_, PACKET_RX_RING, frame_size, rx_frames, ifname);
+    bind_socket(rx_fd_, ifname, ifindex, ETH_P_ALL);
+
+    // Protocol 0: this socket receives nothing, it only sends.
+    tx_fd_ = open_socket(ifname, 0);
+    set_int(tx_fd_, SOL_PACKET, PACKET_VERSION, TPACKET_V2, ifname, "PACKET_VERSION");
+    set_int(tx_fd_, SOL_PACKET, PACKET_QDISC_BYPASS, 1, ifname, "PACKET_QDISC_BYPASS");
+    tx_ = setup_ring(tx_fd_, PACKET_TX_RING, frame_size, tx_frames, ifname);
+    bind_socket(tx_fd_, ifname, ifindex, 0);
+  } catch (...) {
+    close_all();
+    throw;
+  }
+  rx_ring_drops();  // discard what was counted before the ring was ready
+}
+
+AfPacketPort::~AfPacketPort() {
+  close_all();
+}
+
+void AfPacketPort::close_all() noexcept {
+  if (rx_.base != nullptr) munmap(rx_.base, rx_.bytes);
+  if (tx_.base != nullptr) munmap(tx_.base, tx_.bytes);
+  rx_.base = tx_.base = nullptr;
+  if (rx_fd_ >= 0) close(rx_fd_);
+  if (tx_fd_ >= 0) close(tx_fd_);
+  rx_fd_ = tx_fd_ = -1;
+}
+
+bool AfPacketPort::rx_peek(RxFrame& frame) noexcept {
+  auto* hdr = reinterpret_cast<tpacket2_hdr*>(rx_.frame(rx_.next));
+  // acquire pairs with the kernel's release of the slot (smp_wmb before setting tp_status).
+  const uint32_t status = __atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE);
+  if ((status & TP_STATUS_USER) == 0) return false;
+  frame.data = reinterpret_cast<const uint8_t*>(hdr) + hdr->tp_mac;
+  frame.len = hdr->tp_snaplen;
+  frame.wire_len = hdr->tp_len;
+  frame.vlan_valid = (status & TP_STATUS_VLAN_VALID) != 0;
+  frame.vlan_tci = hdr->tp_vlan_tci;
+  frame.vlan_tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? hdr->tp_vlan_tpid : 0x8100;
+  frame.checksum_partial = (status & TP_STATUS_CSUMNOTREADY) != 0;
+  return true;
+}
+
+void AfPacketPort::rx_release() noexcept {
+  auto* hdr = reinterpret_cast<tpacket2_hdr*>(rx_.frame(rx_.next));
+  __atomic_store_n(&hdr->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+  rx_.next = (rx_.next + 1) % rx_.frames;
+}
+
+uint64_t AfPacketPort::rx_ring_drops() noexcept {
+  tpacket_stats stats{};
+  socklen_t len = sizeof stats;
+  // Reading the statistics resets them in the kernel, so each call returns the delta.
+  if (getsockopt(rx_fd_, SOL_PACKET, PACKET_STATISTICS, &stats, &len) != 0) return 0;
+  return stats.tp_drops;
+}
+
+uint8_t* AfPacketPort::tx_slot(uint32_t* room) noexcept {
+  auto* hdr = reinterpret_cast<tpacket2_hdr*>(tx_.frame(tx_.next));
+  const uint32_t status = __atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE);
+  if (status != TP_STATUS_AVAILABLE && status != TP_STATUS_WRONG_FORMAT) return nullptr;
+  *room = tx_.frame_size - kTxDataOffset;
+  return reinterpret_cast<uint8_t*>(hdr) + kTxDataOffset;
+}
+
+void AfPacketPort::tx_commit(uint32_t len) noexcept {
+  auto* hdr = reinterpret_cast<tpacket2_hdr*>(tx_.frame(tx_.next));
+  hdr->tp_len = len;
+  hdr->tp_snaplen = len;
+  // release: the frame bytes are visible to the kernel before it sees SEND_REQUEST.
+  __atomic_store_n(&hdr->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+  tx_.next = (tx_.next + 1) % tx_.frames;
+  ++tx_pending_;
+}
+
+bool AfPacketPort::tx_kick() noexcept {
+  if (tx_pending_ == 0) return true;
+  tx_pending_ = 0;
+  for (;;) {
+    if (send(tx_fd_, nullptr, 0, MSG_DONTWAIT) >= 0) return true;
+    if (errno == EINTR) continue;
+    // ENOBUFS/EAGAIN: the device is busy; the slots stay queued and go with the next kick.
+    return errno == EAGAIN || errno == ENOBUFS || errno == EWOULDBLOCK;
+  }
+}
+
+void AfPacketPort::tx_wait(int timeout_ms) noexcept {
+  pollfd pfd{tx_fd_, POLLOUT, 0};
+  poll(&pfd, 1, timeout_ms);
+}
+
+}  // namespace sharebuf::datapath

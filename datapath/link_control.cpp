@@ -1,0 +1,121 @@
+#include "datapath/link_control.h"
+
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace sharebuf::datapath {
+namespace {
+
+struct NlSockDeleter {
+  void operator()(nl_sock* s) const noexcept { nl_socket_free(s); }
+};
+struct LinkDeleter {
+  void operator()(rtnl_link* l) const noexcept { rtnl_link_put(l); }
+};
+using NlSock = std::unique_ptr<nl_sock, NlSockDeleter>;
+using Link = std::unique_ptr<rtnl_link, LinkDeleter>;
+
+NlSock connect_route() {
+  NlSock sock(nl_socket_alloc());
+  if (!sock) throw std::runtime_error("netlink: out of memory");
+  if (int err = nl_connect(sock.get(), NETLINK_ROUTE); err < 0) {
+    throw std::runtime_error(std::string("netlink: cannot connect: ") + nl_geterror(err));
+  }
+  return sock;
+}
+
+Link get_link(nl_sock* sock, const std::string& name) {
+  rtnl_link* raw = nullptr;
+  if (int err = rtnl_link_get_kernel(sock, 0, name.c_str(), &raw); err < 0) {
+    throw std::runtime_error("interface '" + name + "': " + nl_geterror(err));
+  }
+  return Link(raw);
+}
+
+void change_flags(nl_sock* sock, rtnl_link* link, unsigned set, unsigned unset,
+                  const std::string& name) {
+  Link change(rtnl_link_alloc());
+  if (set != 0) rtnl_link_set_flags(change.get(), set);
+  if (unset != 0) rtnl_link_unset_flags(change.get(), unset);
+  if (int err = rtnl_link_change(sock, link, change.get(), 0); err < 0) {
+    throw std::runtime_error("interface '" + name + "': cannot change flags: " + nl_geterror(err));
+  }
+}
+
+bool ethtool_get(int fd, const std::string& name, uint32_t cmd, bool& out) noexcept {
+  ethtool_value value{};
+  value.cmd = cmd;
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  ifr.ifr_data = reinterpret_cast<char*>(&value);
+  if (ioctl(fd, SIOCETHTOOL, &ifr) != 0) return false;
+  out = value.data != 0;
+  return true;
+}
+
+}  // namespace
+
+LinkInfo bring_up_link(const std::string& name, bool promisc) {
+  NlSock sock = connect_route();
+  Link link = get_link(sock.get(), name);
+  LinkInfo info;
+  info.name = name;
+  info.ifindex = rtnl_link_get_ifindex(link.get());
+  info.mtu = rtnl_link_get_mtu(link.get());
+  const unsigned flags = rtnl_link_get_flags(link.get());
+  info.was_promisc = (flags & IFF_PROMISC) != 0;
+  if (nl_addr* addr = rtnl_link_get_addr(link.get());
+      addr != nullptr && nl_addr_get_len(addr) == 6) {
+    const auto* b = static_cast<const uint8_t*>(nl_addr_get_binary_addr(addr));
+    for (int i = 0; i < 6; ++i)
+      info.mac = (info.mac << 8) | b[i];
+  }
+  unsigned want = IFF_UP;
+  if (promisc) want |= IFF_PROMISC;
+  if ((flags & want) != want) change_flags(sock.get(), link.get(), want, 0, name);
+  return info;
+}
+
+void restore_link(const LinkInfo& link) noexcept {
+  if (link.was_promisc) return;
+  try {
+    NlSock sock = connect_route();
+    Link l = get_link(sock.get(), link.name);
+    change_flags(sock.get(), l.get(), 0, IFF_PROMISC, link.name);
+  } catch (...) {
+    // The interface may be gone already (namespace torn down): nothing to restore.
+  }
+}
+
+OffloadState read_offloads(const std::string& name) noexcept {
+  OffloadState s;
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd < 0) return s;
+  s.readable = ethtool_get(fd, name, ETHTOOL_GTXCSUM, s.tx_checksum);
+  s.readable = ethtool_get(fd, name, ETHTOOL_GTSO, s.tso) && s.readable;
+  s.readable = ethtool_get(fd, name, ETHTOOL_GGSO, s.gso) && s.readable;
+  s.readable = ethtool_get(fd, name, ETHTOOL_GGRO, s.gro) && s.readable;
+  close(fd);
+  return s;
+}
+
+std::vector<std::string> risky_offloads(const OffloadState& s) {
+  std::vector<std::string> out;
+  if (s.tx_checksum) out.emplace_back("tx-checksumming");
+  if (s.tso) out.emplace_back("tcp-segmentation-offload");
+  if (s.gso) out.emplace_back("generic-segmentation-offload");
+  if (s.gro) out.emplace_back("generic-receive-offload");
+  return out;
+}
+
+}  // namespace sharebuf::datapath

@@ -1,0 +1,41 @@
+// PortCounters: what happened to frames at one port, besides the per-queue counters of the shared
+// buffer. Every frame the RX ring hands over is counted once in rx_frames and then either
+// forwarded (one admission per copy), or dropped for exactly one of: malformed (per reason),
+// truncated, filtered; copies may also be refused per out port as oversize.
+// Thread-safety: RX-side fields are written by the port's RX worker, TX-side fields by its egress
+// worker, `oversize` by any RX worker (atomic); readers anywhere (relaxed).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "datapath/frame_parser.h"
+
+namespace sharebuf::datapath {
+
+struct alignas(64) PortCounters {
+  // RX side (this port's RX worker).
+  std::atomic<uint64_t> rx_frames{0};
+  std::atomic<uint64_t> rx_bytes{0};
+  std::atomic<uint64_t> ring_drops{0};          // dropped by the kernel: RX ring full
+  std::atomic<uint64_t> truncated{0};           // larger than a ring slot (offloads on?)
+  std::atomic<uint64_t> filtered{0};            // destination learned on the ingress port
+  std::atomic<uint64_t> flooded{0};             // frames flooded (unknown or group destination)
+  std::atomic<uint64_t> checksum_completed{0};  // partial L4 checksums completed in software
+  std::atomic<uint64_t> malformed[kNumParseErrors] = {};
+  // Copies refused at this port as egress: larger than its MTU (any RX worker).
+  std::atomic<uint64_t> oversize{0};
+  // TX side (this port's egress worker).
+  std::atomic<uint64_t> tx_frames{0};
+  std::atomic<uint64_t> tx_bytes{0};
+  std::atomic<uint64_t> tx_errors{0};
+
+  uint64_t malformed_total() const noexcept {
+    uint64_t n = 0;
+    for (size_t i = 1; i < kNumParseErrors; ++i)
+      n += malformed[i].load(std::memory_order_relaxed);
+    return n;
+  }
+};
+
+}  // namespace sharebuf::datapath

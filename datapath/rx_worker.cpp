@@ -1,0 +1,144 @@
+#include "datapath/rx_worker.h"
+
+#include <poll.h>
+
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "datapath/admission_step.h"
+#include "datapath/checksum.h"
+#include "datapath/ecn.h"
+
+namespace sharebuf::datapath {
+
+void RxWorker::run() {
+  buffer::CellCache cache(core_.buffer.pool());
+  PortRuntime& port = *core_.ports[port_];
+  scratch_.resize(port.io->mtu() + 64);
+  pollfd fds[2] = {{port.io->rx_fd(), POLLIN, 0}, {core_.stop_fd, POLLIN, 0}};
+  uint32_t batches = 0;
+  while (!core_.stop_rx.load(std::memory_order_relaxed)) {
+    RxFrame rx;
+    if (!port.io->rx_peek(rx)) {
+      poll(fds, 2, 100);
+      continue;
+    }
+    // acquire pairs with the release store of a newly published policy.
+    policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+    const buffer::BufferView view = core_.buffer.view();
+    const uint64_t now = monotonic_ns();
+    for (int i = 0; i < kBurst && port.io->rx_peek(rx); ++i) {
+      handle(rx, policy, view, now, cache);
+      port.io->rx_release();
+    }
+    if (++batches % 64 == 0) {
+      port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(), std::memory_order_relaxed);
+    }
+  }
+  port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(), std::memory_order_relaxed);
+}
+
+void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer::BufferView& view,
+                      uint64_t now_ns, buffer::CellCache& cache) {
+  PortRuntime& port = *core_.ports[port_];
+  PortCounters& c = port.counters;
+  c.rx_frames.fetch_add(1, std::memory_order_relaxed);
+  c.rx_bytes.fetch_add(rx.wire_len, std::memory_order_relaxed);
+  if (rx.len < rx.wire_len) {
+    c.truncated.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  // The ring slot is ours until released, so the frame may be edited in place (ECN, checksums).
+  std::span<uint8_t> frame(const_cast<uint8_t*>(rx.data), rx.len);
+  if (rx.vlan_valid && rx.len >= 12 && rx.len + 4 <= scratch_.size()) {
+    // The kernel stripped the tag into the ring header; put it back so it is forwarded.
+    std::memcpy(scratch_.data(), rx.data, 12);
+    scratch_[12] = static_cast<uint8_t>(rx.vlan_tpid >> 8);
+    scratch_[13] = static_cast<uint8_t>(rx.vlan_tpid);
+    scratch_[14] = static_cast<uint8_t>(rx.vlan_tci >> 8);
+    scratch_[15] = static_cast<uint8_t>(rx.vlan_tci);
+    std::memcpy(scratch_.data() + 16, rx.data + 12, rx.len - 12);
+    frame = std::span<uint8_t>(scratch_.data(), rx.len + 4);
+  }
+  const ParsedFrame parsed = parse_frame(frame);
+  if (!parsed.ok()) {
+    c.malformed[static_cast<size_t>(parsed.error)].fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (rx.checksum_partial && complete_l4_checksum(frame, parsed)) {
+    if (c.checksum_completed.fetch_add(1, std::memory_order_relaxed) == 0) {
+      spdlog::warn(
+          "port {}: frames arrive with partial checksums (checksum offload on the "
+          "sender's veth); completing them in software. Turn it off: ethtool -K <dev> "
+          "tx off",
+          port.config.name);
+    }
+  }
+  const MacAddress src = mac_from_bytes(parsed.src_mac);
+  if (!parsed.src_is_group()) core_.macs.learn(src, static_cast<uint16_t>(port_), now_ns);
+
+  const uint8_t class_id = core_.classifier.classify(parsed, static_cast<uint16_t>(port_));
+  bool marked = false;
+  if (!parsed.dst_is_group()) {
+    const uint16_t out = core_.macs.lookup(mac_from_bytes(parsed.dst_mac), now_ns);
+    if (out == port_) {
+      c.filtered.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    if (out != MacTable::kNoPort && out < core_.ports.size()) {
+      admit_copy(out, frame, parsed, class_id, marked, policy, view, now_ns, cache);
+      return;
+    }
+  }
+  // Unknown unicast, broadcast, multicast: one copy per other port, each admitted on its own.
+  c.flooded.fetch_add(1, std::memory_order_relaxed);
+  for (uint32_t out = 0; out < core_.ports.size(); ++out) {
+    if (out != port_) admit_copy(out, frame, parsed, class_id, marked, policy, view, now_ns, cache);
+  }
+}
+
+void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
+                          uint8_t class_id, bool& marked, policies::Policy& policy,
+                          const buffer::BufferView& view, uint64_t now_ns,
+                          buffer::CellCache& cache) {
+  PortRuntime& out = *core_.ports[out_port];
+  const uint32_t l2_header = parsed.l3_offset != 0 ? parsed.l3_offset : (parsed.has_vlan ? 18 : 14);
+  if (frame.size() > out.io->mtu() + l2_header) {
+    out.counters.oversize.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const buffer::BufferLayout& layout = core_.buffer.layout();
+  const uint32_t k =
+      std::min(core_.classifier.queue_of(class_id), layout.queues_on_port(out_port) - 1);
+  const uint32_t q = layout.queue_id(out_port, k);
+  const uint32_t bytes = static_cast<uint32_t>(frame.size());
+  // DCTCP marking on the instantaneous queue: CE while the queue holds more than K cells. A
+  // flooded copy shares the frame bytes, so a mark made for one copy stays on the later ones.
+  const uint32_t ecn_k = core_.classifier.ecn_threshold_cells(class_id);
+  bool mark_this = false;
+  if (ecn_k != 0 && parsed.ect() && core_.buffer.state().queue_cells(q) > ecn_k) {
+    if (!marked) marked = mark_ce(frame, parsed);
+    mark_this = marked;
+  }
+  const policies::ArrivalContext ctx{.now_ns = now_ns,
+                                     .queue = q,
+                                     .port = static_cast<uint16_t>(out_port),
+                                     .class_id = class_id,
+                                     .cells = layout.cells_for(bytes),
+                                     .bytes = bytes};
+  const buffer::FrameMeta meta{
+      .arrival_ns = now_ns,
+      .in_port = static_cast<uint16_t>(port_),
+      .class_id = class_id,
+      .flags = static_cast<uint8_t>(mark_this ? buffer::kFlagEcnMarked : 0)};
+  const AdmissionOutcome outcome = admit_frame(
+      policy, core_.buffer, cache, view, ctx,
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
+  if (outcome.enqueued) {
+    if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
+    out.signal.wake_if_sleeping();
+  }
+}
+
+}  // namespace sharebuf::datapath

@@ -1,0 +1,83 @@
+#include "datapath/switch.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "datapath/egress_worker.h"
+#include "datapath/rx_worker.h"
+
+namespace sharebuf::datapath {
+
+Switch::Switch(const SwitchConfig& config) : core_(std::make_unique<SwitchCore>(config)) {
+  core_->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (core_->stop_fd < 0) throw std::runtime_error("eventfd failed");
+  for (auto& port : core_->ports) {
+    port->link = bring_up_link(port->config.name, /*promisc=*/true);
+    const auto offloads = risky_offloads(read_offloads(port->config.name));
+    if (!offloads.empty()) {
+      std::string list;
+      for (const auto& o : offloads)
+        list += (list.empty() ? "" : ", ") + o;
+      warnings_.push_back("port " + port->config.name + " has offloads on (" + list +
+                          "): frames larger than the MTU or with partial checksums may reach the "
+                          "switch; turn them off on both veth ends: ethtool -K " +
+                          port->config.name + " tx off tso off gso off gro off");
+    }
+    port->io =
+        std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
+                                       port->config.rx_ring_frames, port->config.tx_ring_frames);
+  }
+}
+
+Switch::~Switch() {
+  stop();
+  release_queued();
+  for (auto& port : core_->ports) {
+    if (port->link.ifindex != 0) restore_link(port->link);
+  }
+  if (core_->stop_fd >= 0) close(core_->stop_fd);
+}
+
+void Switch::start() {
+  if (running_) return;
+  running_ = true;
+  for (uint32_t p = 0; p < core_->ports.size(); ++p) {
+    egress_threads_.emplace_back([this, p] { EgressWorker(*core_, p).run(); });
+    rx_threads_.emplace_back([this, p] { RxWorker(*core_, p).run(); });
+  }
+}
+
+void Switch::stop() {
+  if (!running_) return;
+  running_ = false;
+  core_->stop_rx.store(true, std::memory_order_relaxed);
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t w = write(core_->stop_fd, &one, sizeof one);
+  for (auto& t : rx_threads_)
+    t.join();
+  rx_threads_.clear();
+  if (core_->config.drain_on_stop) {
+    // Give the egress workers up to 800 ms to send what is queued.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
+    while (core_->buffer.state().total_cells() != 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  core_->stop_egress.store(true, std::memory_order_relaxed);
+  for (auto& port : core_->ports)
+    port->signal.wake();
+  for (auto& t : egress_threads_)
+    t.join();
+  egress_threads_.clear();
+}
+
+void Switch::release_queued() {
+  buffer::CellCache cache(core_->buffer.pool());
+  core_->buffer.drain_all(cache);
+}
+
+}  // namespace sharebuf::datapath

@@ -1,0 +1,45 @@
+// Switch: a running sharebuf switch. It opens the ports (libnl + AF_PACKET), starts one RX and
+// one egress worker per port, and stops them in order: RX first (no new frames), then egress
+// (after draining, if configured), so the queues can be reported before their frames are freed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "datapath/switch_config.h"
+#include "datapath/switch_core.h"
+
+namespace sharebuf::datapath {
+
+class Switch {
+ public:
+  // Opens every port. Throws std::runtime_error (interface missing, no permission, ...) or
+  // policies::ConfigError (bad policy parameters).
+  explicit Switch(const SwitchConfig& config);
+  ~Switch();
+  Switch(const Switch&) = delete;
+  Switch& operator=(const Switch&) = delete;
+
+  void start();
+  // Stops every worker; returns within about a second. Queued frames stay in the buffer (and
+  // accounted) until release_queued().
+  void stop();
+  // Frees every queued frame; afterwards every cell is back in the pool.
+  void release_queued();
+
+  SwitchCore& core() noexcept { return *core_; }
+  const SwitchCore& core() const noexcept { return *core_; }
+  // Problems found at start that the user should hear about (offloads, ...).
+  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+
+ private:
+  std::unique_ptr<SwitchCore> core_;
+  std::vector<std::thread> rx_threads_;
+  std::vector<std::thread> egress_threads_;
+  std::vector<std::string> warnings_;
+  bool running_ = false;
+};
+
+}  // namespace sharebuf::datapath

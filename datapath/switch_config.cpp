@@ -1,0 +1,50 @@
+#include "datapath/switch_config.h"
+
+namespace sharebuf::datapath {
+
+std::string_view to_string(SchedulerKind k) noexcept {
+  switch (k) {
+    case SchedulerKind::kStrictPriority:
+      return "sp";
+    case SchedulerKind::kRoundRobin:
+      return "rr";
+    case SchedulerKind::kDrr:
+      return "drr";
+  }
+  return "?";
+}
+
+std::string_view to_string(ClassifyMode m) noexcept {
+  switch (m) {
+    case ClassifyMode::kDscp:
+      return "dscp";
+    case ClassifyMode::kPcp:
+      return "pcp";
+    case ClassifyMode::kRules:
+      return "rules";
+  }
+  return "?";
+}
+
+policies::PolicyEnv policy_env(const SwitchConfig& config, const buffer::BufferLayout& layout) {
+  policies::PolicyEnv env;
+  env.layout = &layout;
+  for (const ClassConfig& c : config.classes)
+    env.classes.push_back(c.traffic);
+  for (const PortConfig& p : config.ports)
+    env.port_rate_bps.push_back(p.rate_bps);
+  // Each queue is shown with the first class that maps to it.
+  env.queue_class.assign(layout.num_queues(), 0);
+  for (uint32_t port = 0; port < layout.num_ports(); ++port) {
+    for (uint32_t k = 0; k < layout.queues_on_port(port); ++k) {
+      for (size_t c = config.classes.size(); c-- > 0;) {
+        if (config.classes[c].queue == k) {
+          env.queue_class[layout.queue_id(port, k)] = static_cast<uint8_t>(c);
+        }
+      }
+    }
+  }
+  return env;
+}
+
+}  // namespace sharebuf::datapath

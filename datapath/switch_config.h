@@ -1,0 +1,76 @@
+// SwitchConfig: the typed, validated description of one switch — buffer, policy, traffic classes,
+// classification, ports, static MACs — that the datapath is built from. mgmt/ produces it from a
+// TOML file (mgmt/config_loader.h); tests build it directly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "buffer/shared_buffer.h"
+#include "datapath/mac_table.h"
+#include "policies/params.h"
+#include "policies/policy.h"
+
+namespace sharebuf::datapath {
+
+enum class SchedulerKind : uint8_t { kStrictPriority, kRoundRobin, kDrr };
+std::string_view to_string(SchedulerKind k) noexcept;
+
+enum class ClassifyMode : uint8_t { kDscp, kPcp, kRules };
+std::string_view to_string(ClassifyMode m) noexcept;
+
+struct ClassConfig {
+  policies::TrafficClass traffic;    // name, alpha, group, Protean role
+  uint32_t queue = 0;                // queue index on the egress port
+  uint32_t ecn_threshold_cells = 0;  // K: mark ECT frames while the queue holds more; 0 = off
+  std::vector<uint8_t> dscp;         // DSCP values mapped to this class (mode "dscp")
+  std::vector<uint8_t> pcp;          // 802.1p priorities mapped to this class (mode "pcp")
+};
+
+// A 5-tuple rule (mode "rules"); unset fields match anything. First match wins.
+struct RuleConfig {
+  std::optional<uint8_t> proto;
+  std::optional<uint32_t> src_ip, dst_ip;  // IPv4, host order
+  uint8_t src_prefix = 32, dst_prefix = 32;
+  std::optional<uint16_t> src_port, dst_port;
+  uint8_t class_id = 0;
+};
+
+struct PortConfig {
+  std::string name;       // interface name
+  uint64_t rate_bps = 0;  // shaped rate; 0 = unshaped
+  uint32_t num_queues = 1;
+  SchedulerKind scheduler = SchedulerKind::kRoundRobin;
+  std::vector<uint32_t> weights;  // DRR weights per queue (quantum = weight x 1514 bytes)
+  uint8_t default_class = 0;      // class of frames arriving here that match nothing
+  uint32_t rx_ring_frames = 8192;
+  uint32_t tx_ring_frames = 2048;
+};
+
+struct StaticMacConfig {
+  MacAddress mac = 0;
+  uint16_t port = 0;
+};
+
+struct SwitchConfig {
+  std::string name = "sharebuf";
+  std::string source;  // where it was loaded from (for messages)
+  buffer::BufferConfig buffer;
+  std::string policy = "dt";
+  policies::Params policy_params;
+  std::vector<ClassConfig> classes;  // at least one; class id = index
+  ClassifyMode classify = ClassifyMode::kDscp;
+  std::vector<RuleConfig> rules;
+  std::vector<PortConfig> ports;
+  std::vector<StaticMacConfig> static_macs;
+  uint64_t mac_ageing_ns = 300'000'000'000ull;
+  uint32_t mac_table_size = 4096;
+  bool drain_on_stop = false;  // on SIGTERM: transmit what is queued (true) or drop it (false)
+};
+
+// The policy environment (classes, port rates, queue classes) a SwitchConfig implies.
+policies::PolicyEnv policy_env(const SwitchConfig& config, const buffer::BufferLayout& layout);
+
+}  // namespace sharebuf::datapath

@@ -1,0 +1,469 @@
+#include "mgmt/config_loader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "datapath/frame_parser.h"
+#include "datapath/mac_table.h"
+#include "datapath/switch_core.h"
+#include "mgmt/units.h"
+#include "policies/registry.h"
+
+namespace sharebuf::mgmt {
+namespace {
+
+using datapath::ClassConfig;
+using datapath::PortConfig;
+using datapath::SwitchConfig;
+
+std::string location(const std::string& file, const toml::source_region& src) {
+  std::ostringstream out;
+  out << file;
+  if (src.begin.line != 0) out << ":" << src.begin.line << ":" << src.begin.column;
+  return out.str();
+}
+
+// Reads one TOML table strictly: typed getters, units, and an error for every key not read.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string file, std::string section)
+      : table_(table), file_(std::move(file)), section_(std::move(section)) {}
+
+  [[noreturn]] void fail(std::string_view key, const std::string& problem) const {
+    const toml::node* n = table_.get(key);
+    const std::string where = location(file_, n != nullptr ? n->source() : table_.source());
+    throw ConfigError(where + ": " + section_ + " key '" + std::string(key) + "': " + problem);
+  }
+  [[noreturn]] void fail_table(const std::string& problem) const {
+    throw ConfigError(location(file_, table_.source()) + ": " + section_ + ": " + problem);
+  }
+
+  const toml::node* get(std::string_view key) {
+    used_.insert(std::string(key));
+    return table_.get(key);
+  }
+
+  std::optional<std::string> string(std::string_view key) {
+    const toml::node* n = get(key);
+    if (n == nullptr) return std::nullopt;
+    if (!n->is_string()) fail(key, "must be a string");
+    return n->as_string()->get();
+  }
+  std::optional<int64_t> integer(std::string_view key, int64_t min, int64_t max) {
+    const toml::node* n = get(key);
+    if (n == nullptr) return std::nullopt;
+    if (!n->is_integer()) fail(key, "must be an integer");
+    const int64_t v = n->as_integer()->get();
+    if (v < min || v > max) {
+      fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                    ", got " + std::to_string(v));
+    }
+    return v;
+  }
+  std::optional<double> number(std::string_view key, double min, double max) {
+    const toml::node* n = get(key);
+    if (n == nullptr) return std::nullopt;
+    if (!n->is_number()) fail(key, "must be a number");
+    const double v = n->value<double>().value_or(0);
+    if (!(v >= min && v <= max)) {
+      std::ostringstream out;
+      out << "must be between " << min << " and " << max << ", got " << v;
+      fail(key, out.str());
+    }
+    return v;
+  }
+  std::optional<bool> boolean(std::string_view key) {
+    const toml::node* n = get(key);
+    if (n == nullptr) return std::nullopt;
+    if (!n->is_boolean()) fail(key, "must be true or false");
+    return n->as_boolean()->get();
+  }
+  std::string choice(std::string_view key, std::string fallback,
+                     std::initializer_list<std::string_view> options) {
+    const auto s = string(key);
+    if (!s) return fallback;
+    for (std::string_view o : options) {
+      if (o == *s) return *s;
+    }
+    std::string list;
+    for (std::string_view o : options)
+      list += (list.empty() ? "" : ", ") + std::string(o);
+    fail(key, "must be one of " + list + ", got '" + *s + "'");
+  }
+  // Integers are taken as is; strings go through a unit parser.
+  template <typename Parse>
+  std::optional<uint64_t> with_unit(std::string_view key, Parse&& parse) {
+    const toml::node* n = get(key);
+    if (n == nullptr) return std::nullopt;
+    if (n->is_integer()) {
+      const int64_t v = n->as_integer()->get();
+      if (v < 0) fail(key, "must not be negative");
+      return static_cast<uint64_t>(v);
+    }
+    if (!n->is_string()) fail(key, "must be a number or a string with a unit");
+    try {
+      return parse(n->as_string()->get());
+    } catch (const std::invalid_argument& e) {
+      fail(key, e.what());
+    }
+  }
+  std::vector<int64_t> integer_list(std::string_view key, int64_t min, int64_t max) {
+    std::vector<int64_t> out;
+    const toml::node* n = get(key);
+    if (n == nullptr) return out;
+    const toml::array* a = n->as_array();
+    if (a == nullptr) fail(key, "must be a list of integers");
+    for (const toml::node& e : *a) {
+      if (!e.is_integer()) fail(key, "must be a list of integers");
+      const int64_t v = e.as_integer()->get();
+      if (v < min || v > max) {
+        fail(key, "entries must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                      ", got " + std::to_string(v));
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
+  // Every key must have been read.
+  void finish() const {
+    for (const auto& [k, v] : table_) {
+      if (!used_.contains(std::string(k.str()))) {
+        std::string known;
+        for (const auto& u : used_)
+          known += (known.empty() ? "" : ", ") + u;
+        throw ConfigError(location(file_, v.source()) + ": " + section_ + ": unknown key '" +
+                          std::string(k.str()) + "' (known keys: " + known + ")");
+      }
+    }
+  }
+  const toml::table& table() const { return table_; }
+  const std::string& file() const { return file_; }
+
+ private:
+  const toml::table& table_;
+  std::string file_;
+  std::string section_;
+  std::set<std::string> used_;
+};
+
+// Array of tables (`[[name]]`); an absent key is an empty list.
+std::vector<const toml::table*> tables_of(TableReader& parent, std::string_view key) {
+  std::vector<const toml::table*> out;
+  const toml::node* n = parent.get(key);
+  if (n == nullptr) return out;
+  const toml::array* a = n->as_array();
+  if (a == nullptr) parent.fail(key, "must be an array of tables ([[" + std::string(key) + "]])");
+  for (const toml::node& e : *a) {
+    if (!e.is_table())
+      parent.fail(key, "must be an array of tables ([[" + std::string(key) + "]])");
+    out.push_back(e.as_table());
+  }
+  return out;
+}
+
+nlohmann::json to_json(const toml::node& n) {
+  if (n.is_integer()) return n.as_integer()->get();
+  if (n.is_floating_point()) return n.as_floating_point()->get();
+  if (n.is_boolean()) return n.as_boolean()->get();
+  if (n.is_string()) return n.as_string()->get();
+  if (const toml::array* a = n.as_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const toml::node& e : *a)
+      out.push_back(to_json(e));
+    return out;
+  }
+  if (const toml::table* t = n.as_table()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [k, v] : *t)
+      out[std::string(k.str())] = to_json(v);
+    return out;
+  }
+  return nullptr;
+}
+
+std::pair<uint32_t, uint8_t> parse_prefix(TableReader& r, std::string_view key) {
+  const auto s = r.string(key);
+  const std::string text = *s;
+  const auto slash = text.find('/');
+  const std::string addr = text.substr(0, slash);
+  int prefix = 32;
+  if (slash != std::string::npos) {
+    try {
+      prefix = std::stoi(text.substr(slash + 1));
+    } catch (...) {
+      prefix = -1;
+    }
+  }
+  uint32_t v = 0;
+  int parts = 0;
+  std::stringstream in(addr);
+  for (std::string part; std::getline(in, part, '.');) {
+    int octet = -1;
+    try {
+      octet = std::stoi(part);
+    } catch (...) {
+    }
+    if (octet < 0 || octet > 255) parts = 99;
+    v = (v << 8) | static_cast<uint32_t>(octet & 0xff);
+    ++parts;
+  }
+  if (parts != 4 || prefix < 0 || prefix > 32) {
+    r.fail(key, "must be an IPv4 address or prefix like \"198.18.0.0/24\", got '" + text + "'");
+  }
+  return {v, static_cast<uint8_t>(prefix)};
+}
+
+void read_buffer(TableReader& r, SwitchConfig& sw) {
+  sw.buffer.cell_bytes = static_cast<uint32_t>(r.integer("cell_bytes", 16, 16384).value_or(80));
+  const uint32_t cell = sw.buffer.cell_bytes;
+  const auto size =
+      r.with_unit("size", [cell](std::string_view s) { return parse_size_cells(s, cell); });
+  if (!size) r.fail_table("key 'size' is required (e.g. size = \"21000 cells\" or \"1.6MB\")");
+  if (*size == 0 || *size > (1u << 30)) r.fail("size", "must be between 1 cell and 2^30 cells");
+  sw.buffer.capacity_cells = static_cast<uint32_t>(*size);
+  sw.buffer.view_mode = r.choice("view", "exact", {"exact", "probe"}) == "exact"
+                            ? buffer::ViewMode::kExact
+                            : buffer::ViewMode::kProbe;
+  const auto probe = r.with_unit("probe_interval", parse_duration_ns);
+  if (probe) {
+    if (*probe < 1000 || *probe > 1'000'000'000) {
+      r.fail("probe_interval", "must be between 1us and 1s");
+    }
+    sw.buffer.probe_interval_ns = *probe;
+  }
+  r.finish();
+}
+
+ClassConfig read_class(TableReader& r, uint32_t cell_bytes) {
+  ClassConfig c;
+  const auto name = r.string("name");
+  if (!name || name->empty()) r.fail_table("key 'name' is required");
+  c.traffic.name = *name;
+  c.queue = static_cast<uint32_t>(r.integer("queue", 0, 63).value_or(0));
+  c.traffic.alpha = r.number("alpha", 1.0 / 1024, 1024);
+  c.traffic.group = r.choice("group", "low", {"low", "high"}) == "high"
+                        ? buffer::PriorityGroup::kHigh
+                        : buffer::PriorityGroup::kLow;
+  const std::string role = r.choice("role", "incast", {"short", "long", "incast"});
+  c.traffic.role = role == "short"  ? policies::ProteanRole::kShort
+                   : role == "long" ? policies::ProteanRole::kLong
+                                    : policies::ProteanRole::kIncast;
+  const auto k = r.with_unit("ecn_threshold", [cell_bytes](std::string_view s) {
+    return parse_size_cells(s, cell_bytes);
+  });
+  c.ecn_threshold_cells = static_cast<uint32_t>(k.value_or(0));
+  for (int64_t d : r.integer_list("dscp", 0, 63))
+    c.dscp.push_back(static_cast<uint8_t>(d));
+  for (int64_t p : r.integer_list("pcp", 0, 7))
+    c.pcp.push_back(static_cast<uint8_t>(p));
+  r.finish();
+  return c;
+}
+
+uint8_t class_index(TableReader& r, std::string_view key, const SwitchConfig& sw) {
+  const auto name = r.string(key);
+  for (size_t i = 0; i < sw.classes.size(); ++i) {
+    if (sw.classes[i].traffic.name == *name) return static_cast<uint8_t>(i);
+  }
+  std::string known;
+  for (const auto& c : sw.classes)
+    known += (known.empty() ? "" : ", ") + c.traffic.name;
+  r.fail(key, "no class named '" + *name + "' (classes: " + known + ")");
+}
+
+PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
+  PortConfig p;
+  const auto name = r.string("interface");
+  if (!name || name->empty()) r.fail_table("key 'interface' is required");
+  if (name->size() >= 16) r.fail("interface", "interface names are at most 15 characters");
+  p.name = *name;
+  p.rate_bps = r.with_unit("rate", parse_rate_bps).value_or(0);
+  p.num_queues = static_cast<uint32_t>(r.integer("queues", 1, 64).value_or(1));
+  const std::string sched = r.choice("scheduler", "rr", {"sp", "rr", "drr"});
+  p.scheduler = sched == "sp"    ? datapath::SchedulerKind::kStrictPriority
+                : sched == "drr" ? datapath::SchedulerKind::kDrr
+                                 : datapath::SchedulerKind::kRoundRobin;
+  for (int64_t w : r.integer_list("weights", 1, 1000))
+    p.weights.push_back(static_cast<uint32_t>(w));
+  if (!p.weights.empty() && p.weights.size() != p.num_queues) {
+    r.fail("weights", "lists " + std::to_string(p.weights.size()) + " weights for " +
+                          std::to_string(p.num_queues) + " queues");
+  }
+  if (r.table().get("default_class") != nullptr)
+    p.default_class = class_index(r, "default_class", sw);
+  p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 20).value_or(8192));
+  p.tx_ring_frames = static_cast<uint32_t>(r.integer("tx_ring_frames", 64, 1 << 20).value_or(2048));
+  r.finish();
+  return p;
+}
+
+DaemonConfig parse_table(const toml::table& root, const std::string& file) {
+  DaemonConfig cfg;
+  SwitchConfig& sw = cfg.sw;
+  sw.source = file;
+  TableReader top(root, file, "top level");
+  auto section = [&](std::string_view key) -> const toml::table* {
+    const toml::node* n = top.get(key);
+    if (n == nullptr) return nullptr;
+    if (!n->is_table()) top.fail(key, "must be a table ([" + std::string(key) + "])");
+    return n->as_table();
+  };
+
+  if (const toml::table* t = section("switch")) {
+    TableReader r(*t, file, "[switch]");
+    sw.name = r.string("name").value_or(sw.name);
+    if (sw.name.empty() || sw.name.find('/') != std::string::npos) {
+      r.fail("name", "must be a non-empty name without '/'");
+    }
+    sw.mac_ageing_ns = r.with_unit("mac_ageing", parse_duration_ns).value_or(sw.mac_ageing_ns);
+    sw.mac_table_size =
+        static_cast<uint32_t>(r.integer("mac_table_size", 16, 1 << 20).value_or(4096));
+    sw.drain_on_stop = r.choice("on_stop", "drop", {"drop", "drain"}) == "drain";
+    cfg.stats_file = r.string("stats_file").value_or("");
+    r.finish();
+  }
+  const toml::table* buf = section("buffer");
+  if (buf == nullptr) top.fail_table("a [buffer] table with 'size' is required");
+  TableReader buffer_reader(*buf, file, "[buffer]");
+  read_buffer(buffer_reader, sw);
+
+  if (const toml::table* t = section("policy")) {
+    sw.policy_params.origin = file + " [policy]";
+    for (const auto& [k, v] : *t) {
+      const std::string key(k.str());
+      if (key == "name") {
+        if (!v.is_string()) {
+          throw ConfigError(location(file, v.source()) + ": [policy] key 'name': must be a string");
+        }
+        sw.policy = v.as_string()->get();
+        continue;
+      }
+      sw.policy_params.values[key] = to_json(v);
+      sw.policy_params.key_origins[key] = location(file, v.source());
+    }
+    if (policies::find_policy(sw.policy) == nullptr) {
+      std::string known;
+      for (const auto& p : policies::builtin_policies())
+        known += (known.empty() ? "" : ", ") + std::string(p.name);
+      throw ConfigError(location(file, t->get("name") ? t->get("name")->source() : t->source()) +
+                        ": [policy] key 'name': unknown policy '" + sw.policy +
+                        "' (known policies: " + known + ")");
+    }
+  }
+
+  int index = 0;
+  for (const toml::table* t : tables_of(top, "classes")) {
+    TableReader r(*t, file, "[[classes]] #" + std::to_string(++index));
+    sw.classes.push_back(read_class(r, sw.buffer.cell_bytes));
+    for (size_t i = 0; i + 1 < sw.classes.size(); ++i) {
+      if (sw.classes[i].traffic.name == sw.classes.back().traffic.name) {
+        r.fail("name", "class '" + sw.classes.back().traffic.name + "' is defined twice");
+      }
+    }
+  }
+  if (sw.classes.empty()) sw.classes.push_back(ClassConfig{});
+  if (sw.classes.size() > 255) top.fail("classes", "at most 255 classes");
+
+  if (const toml::table* t = section("classify")) {
+    TableReader r(*t, file, "[classify]");
+    const std::string mode = r.choice("mode", "dscp", {"dscp", "pcp", "rules"});
+    sw.classify = mode == "pcp"     ? datapath::ClassifyMode::kPcp
+                  : mode == "rules" ? datapath::ClassifyMode::kRules
+                                    : datapath::ClassifyMode::kDscp;
+    int n = 0;
+    for (const toml::table* rt : tables_of(r, "rules")) {
+      TableReader rr(*rt, file, "[[classify.rules]] #" + std::to_string(++n));
+      datapath::RuleConfig rule;
+      if (rr.table().get("proto") != nullptr) {
+        const std::string proto = rr.choice("proto", "", {"tcp", "udp"});
+        rule.proto = proto == "tcp" ? datapath::kIpProtoTcp : datapath::kIpProtoUdp;
+      }
+      if (rr.table().get("src") != nullptr)
+        std::tie(rule.src_ip, rule.src_prefix) = parse_prefix(rr, "src");
+      if (rr.table().get("dst") != nullptr)
+        std::tie(rule.dst_ip, rule.dst_prefix) = parse_prefix(rr, "dst");
+      if (auto v = rr.integer("src_port", 0, 65535)) rule.src_port = static_cast<uint16_t>(*v);
+      if (auto v = rr.integer("dst_port", 0, 65535)) rule.dst_port = static_cast<uint16_t>(*v);
+      if (rr.table().get("class") == nullptr) rr.fail_table("key 'class' is required");
+      rule.class_id = class_index(rr, "class", sw);
+      rr.finish();
+      sw.rules.push_back(rule);
+    }
+    r.finish();
+  }
+
+  index = 0;
+  for (const toml::table* t : tables_of(top, "ports")) {
+    TableReader r(*t, file, "[[ports]] #" + std::to_string(++index));
+    sw.ports.push_back(read_port(r, sw));
+    for (size_t i = 0; i + 1 < sw.ports.size(); ++i) {
+      if (sw.ports[i].name == sw.ports.back().name) {
+        r.fail("interface", "interface '" + sw.ports.back().name + "' is listed twice");
+      }
+    }
+    for (const ClassConfig& c : sw.classes) {
+      if (c.queue >= sw.ports.back().num_queues) {
+        r.fail("queues", "class '" + c.traffic.name + "' uses queue " + std::to_string(c.queue) +
+                             " but this port has " + std::to_string(sw.ports.back().num_queues) +
+                             " queue(s) (queues are numbered from 0)");
+      }
+    }
+  }
+  if (sw.ports.empty()) top.fail_table("at least one [[ports]] table is required");
+  if (sw.ports.size() > 64) top.fail("ports", "at most 64 ports");
+
+  index = 0;
+  for (const toml::table* t : tables_of(top, "static_macs")) {
+    TableReader r(*t, file, "[[static_macs]] #" + std::to_string(++index));
+    const auto mac = r.string("mac");
+    if (!mac) r.fail_table("key 'mac' is required");
+    const auto parsed = datapath::parse_mac(*mac);
+    if (!parsed) r.fail("mac", "must look like 02:00:00:00:00:01, got '" + *mac + "'");
+    const auto port = r.string("port");
+    if (!port) r.fail_table("key 'port' (an interface of a [[ports]] table) is required");
+    const auto it = std::find_if(sw.ports.begin(), sw.ports.end(),
+                                 [&](const PortConfig& p) { return p.name == *port; });
+    if (it == sw.ports.end()) r.fail("port", "no port with interface '" + *port + "'");
+    sw.static_macs.push_back({*parsed, static_cast<uint16_t>(it - sw.ports.begin())});
+    r.finish();
+  }
+
+  if (const toml::table* t = section("log")) {
+    TableReader r(*t, file, "[log]");
+    cfg.log_level =
+        r.choice("level", "info", {"trace", "debug", "info", "warn", "error", "critical", "off"});
+    r.finish();
+  }
+  top.finish();
+  return cfg;
+}
+
+}  // namespace
+
+DaemonConfig parse_config(std::string_view text, const std::string& source_name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(location(source_name, e.source()) + ": " + std::string(e.description()));
+  }
+  return parse_table(root, source_name);
+}
+
+DaemonConfig load_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path + ": cannot open the configuration file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+void validate_policy(const datapath::SwitchConfig& config) {
+  datapath::SwitchCore core(config);  // builds the buffer and the policy, opens nothing
+}
+
+}  // namespace sharebuf::mgmt

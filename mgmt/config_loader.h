@@ -1,0 +1,31 @@
+// The TOML configuration of sharebufd. Every key is documented in README.md ("Configuration");
+// every error names the file, line, column and key, e.g.
+//   sw.toml:12:9: [[ports]] #2 key 'rate': '100 Mbitz': unknown rate unit (...)
+// Unknown keys are errors (a typo must never silently fall back to a default).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "datapath/switch_config.h"
+#include "policies/params.h"
+
+namespace sharebuf::mgmt {
+
+using ConfigError = policies::ConfigError;
+
+struct DaemonConfig {
+  datapath::SwitchConfig sw;
+  std::string log_level = "info";
+  std::string stats_file;  // written on exit (and on SIGUSR1) if set
+};
+
+// Throws ConfigError.
+DaemonConfig load_config_file(const std::string& path);
+DaemonConfig parse_config(std::string_view text, const std::string& source_name);
+
+// Builds the buffer and the policy without opening any port, so policy parameters are validated
+// too (what --check-config does). Throws ConfigError.
+void validate_policy(const datapath::SwitchConfig& config);
+
+}  // namespace sharebuf::mgmt

@@ -1,0 +1,132 @@
+// sharebufd: the sharebuf switch daemon. Runs in the foreground, logs to stderr, stops cleanly on
+// SIGTERM/SIGINT (within a second, every cell back in the pool), writes its counters to the stats
+// file on exit and on SIGUSR1.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "buffer/accounting_check.h"
+#include "datapath/switch.h"
+#include "mgmt/config_loader.h"
+#include "mgmt/switch_report.h"
+
+namespace {
+
+using sharebuf::mgmt::DaemonConfig;
+
+bool write_stats(const sharebuf::datapath::SwitchCore& core, const std::string& path) {
+  if (path.empty()) return true;
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) return false;
+    out << sharebuf::mgmt::switch_stats_json(core).dump(2) << "\n";
+    if (!out) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+int run(const DaemonConfig& cfg, bool print_stats) {
+  // Block the stop signals in every thread; the main thread takes them with sigwait.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  sharebuf::datapath::Switch sw(cfg.sw);
+  for (const auto& w : sw.warnings())
+    spdlog::warn("{}", w);
+  sw.start();
+  const auto& layout = sw.core().buffer.layout();
+  spdlog::info("sharebufd '{}' running: {} ports, {} queues, buffer {} cells of {} B, policy {}",
+               cfg.sw.name, layout.num_ports(), layout.num_queues(), layout.capacity_cells(),
+               layout.cell_bytes(), cfg.sw.policy);
+  for (const auto& p : sw.core().ports) {
+    spdlog::info("port {}: ifindex {}, mtu {}, rate {}, {} queue(s), scheduler {}", p->config.name,
+                 p->link.ifindex, p->link.mtu,
+                 p->config.rate_bps == 0 ? std::string("unshaped")
+                                         : std::to_string(p->config.rate_bps) + " bit/s",
+                 p->config.num_queues, sharebuf::datapath::to_string(p->config.scheduler));
+  }
+  for (;;) {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig == SIGUSR1) {
+      if (!write_stats(sw.core(), cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
+      continue;
+    }
+    spdlog::info("{} received, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    break;
+  }
+  sw.stop();
+  // Report with the queues as they were at the stop, then free every frame.
+  if (!write_stats(sw.core(), cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
+  if (print_stats) std::cout << sharebuf::mgmt::switch_stats_table(sw.core()) << std::flush;
+  sw.release_queued();
+  const auto errors = sharebuf::buffer::check_accounting(sw.core().buffer);
+  for (const auto& e : errors)
+    spdlog::error("accounting: {}", e);
+  const auto& pool = sw.core().buffer.pool();
+  spdlog::info("stopped; {} of {} pool cells free", pool.free_cells_approx(),
+               pool.physical_cells());
+  return errors.empty() ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sharebufd: user-space Ethernet switch with a shared cell buffer"};
+  std::string config_path;
+  std::string log_level;
+  std::string stats_file;
+  bool check_only = false;
+  bool print_stats = false;
+  app.add_option("-c,--config", config_path, "TOML configuration file")->required();
+  app.add_option("--log-level", log_level,
+                 "trace, debug, info, warn, error, critical or off (overrides [log] level)");
+  app.add_option(
+      "--stats-file", stats_file,
+      "write counters as JSON here on exit and on SIGUSR1 (overrides [switch] stats_file)");
+  app.add_flag("--check-config", check_only, "validate the configuration and exit");
+  app.add_flag("--print-stats", print_stats, "print the port and queue counters on exit");
+  CLI11_PARSE(app, argc, argv);
+
+  auto logger = spdlog::stderr_color_mt("sharebufd");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
+  try {
+    DaemonConfig cfg = sharebuf::mgmt::load_config_file(config_path);
+    if (!log_level.empty()) cfg.log_level = log_level;
+    if (!stats_file.empty()) cfg.stats_file = stats_file;
+    const auto level = spdlog::level::from_str(cfg.log_level);
+    if (level == spdlog::level::off && cfg.log_level != "off") {
+      std::cerr << "sharebufd: --log-level: unknown level '" << cfg.log_level << "'\n";
+      return 2;
+    }
+    spdlog::set_level(level);
+    sharebuf::mgmt::validate_policy(cfg.sw);
+    if (check_only) {
+      std::cout << config_path << ": OK (" << cfg.sw.ports.size() << " ports, "
+                << cfg.sw.classes.size() << " classes, policy " << cfg.sw.policy << ", buffer "
+                << cfg.sw.buffer.capacity_cells << " cells of " << cfg.sw.buffer.cell_bytes
+                << " B)\n";
+      return 0;
+    }
+    return run(cfg, print_stats);
+  } catch (const sharebuf::policies::ConfigError& e) {
+    std::cerr << "sharebufd: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,173 @@
+# shellcheck shell=bash
+# sharebuf testbed library: N host namespaces star-connected to one switch namespace by veth
+# pairs, sharebufd on the switch side. Source it, then call tb_init before anything else; it
+# installs an EXIT/INT/TERM trap that tears down everything this run created, also on failure.
+#
+# Conventions (EXPERIMENTS.md): namespaces "<prefix>-sw" and "<prefix>-h<i>", a unique prefix per
+# run; host i has eth0 = 198.18.0.<i>/24 (198.18.0.0/15 is reserved for benchmarking; addresses
+# exist only inside our namespaces) and MAC 02:5b:00:00:00:<i>; the switch's port i is "p<i>".
+# Offloads (tx checksum, TSO, GSO, GRO) are off on both ends of every veth.
+
+TB_PREFIX=""
+TB_HOSTS=0
+TB_DIR=""
+TB_SWITCH_PID=""
+TB_PIDS=()
+TB_RESTORE_ALLOWED_CC=""
+
+tb_log() { printf '[testbed %s] %s\n' "$TB_PREFIX" "$*" >&2; }
+tb_die() { tb_log "error: $*"; exit 1; }
+
+# tb_init [PREFIX]: unique prefix (default sb<pid><random>), work dir, cleanup trap.
+tb_init() {
+  [ "$(id -u)" -eq 0 ] || tb_die "needs root (network namespaces)"
+  for tool in ip ethtool; do command -v "$tool" >/dev/null || tb_die "missing '$tool' (./run.sh deps)"; done
+  TB_PREFIX=${1:-sb$(printf '%x%02x' $$ $((RANDOM % 256)))}
+  TB_DIR=$(mktemp -d "/tmp/${TB_PREFIX}.XXXX")
+  trap tb_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
+
+tb_ns_sw() { echo "${TB_PREFIX}-sw"; }
+tb_ns_host() { echo "${TB_PREFIX}-h$1"; }
+tb_ip() { echo "198.18.0.$1"; }
+tb_mac() { printf '02:5b:00:00:00:%02x' "$1"; }
+# tb_exec HOST CMD...: run in host namespace HOST (a number) or "sw".
+tb_exec() {
+  local h=$1
+  shift
+  if [ "$h" = sw ]; then ip netns exec "$(tb_ns_sw)" "$@"; else ip netns exec "$(tb_ns_host "$h")" "$@"; fi
+}
+
+# tb_create N [cc] [ecn] [rto_min]: N hosts with TCP congestion control cc (default cubic), ECN
+# (0/1, default 0) and rto_min (default 200ms).
+tb_create() {
+  local n=$1 cc=${2:-cubic} ecn=${3:-0} rto=${4:-200ms}
+  TB_HOSTS=$n
+  grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control ||
+    tb_die "TCP congestion control '$cc' is not available in this kernel ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control))"
+  # A namespace may only pick an algorithm the host allows; allow it for this run, restored on exit.
+  local allowed
+  allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+  if ! grep -qw "$cc" <<<"$allowed"; then
+    TB_RESTORE_ALLOWED_CC=$allowed
+    sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed $cc"
+  fi
+  ip netns add "$(tb_ns_sw)"
+  ip -n "$(tb_ns_sw)" link set lo up
+  local i
+  for i in $(seq 1 "$n"); do
+    local ns tmp_h tmp_s
+    ns=$(tb_ns_host "$i")
+    tmp_h="${TB_PREFIX}h$i"
+    tmp_s="${TB_PREFIX}s$i"
+    ip netns add "$ns"
+    ip link add "$tmp_h" type veth peer name "$tmp_s"
+    ip link set "$tmp_h" netns "$ns"
+    ip link set "$tmp_s" netns "$(tb_ns_sw)"
+    ip -n "$ns" link set "$tmp_h" name eth0
+    ip -n "$(tb_ns_sw)" link set "$tmp_s" name "p$i"
+    ip -n "$ns" link set eth0 address "$(tb_mac "$i")"
+    ip -n "$ns" link set lo up
+    ip -n "$ns" link set eth0 up
+    ip -n "$(tb_ns_sw)" link set "p$i" up
+    ip -n "$ns" addr add "$(tb_ip "$i")/24" dev eth0
+    ip netns exec "$ns" ethtool -K eth0 tx off tso off gso off gro off >/dev/null 2>&1 || true
+    ip netns exec "$(tb_ns_sw)" ethtool -K "p$i" tx off tso off gso off gro off >/dev/null 2>&1 || true
+    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
+    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn="$ecn"
+    ip -n "$ns" route change 198.18.0.0/24 dev eth0 proto kernel scope link src "$(tb_ip "$i")" rto_min "$rto"
+    ip -n "$ns" -6 addr flush dev eth0 2>/dev/null || true
+  done
+  tb_log "created $n hosts (cc $cc, ecn $ecn, rto_min $rto) around $(tb_ns_sw)"
+}
+
+# tb_start_switch CONFIG [extra sharebufd args...]: starts sharebufd in the switch namespace with
+# its stats file at $TB_DIR/stats.json and its log at $TB_DIR/sharebufd.log; waits until it runs.
+tb_start_switch() {
+  local config=$1
+  shift
+  local bin=${SHAREBUFD:-$TB_ROOT/build/mgmt/sharebufd}
+  [ -x "$bin" ] || tb_die "sharebufd not built at $bin (./run.sh build)"
+  ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" --stats-file "$TB_DIR/stats.json" "$@" \
+    >"$TB_DIR/sharebufd.out" 2>"$TB_DIR/sharebufd.log" &
+  TB_SWITCH_PID=$!
+  local i
+  for i in $(seq 1 50); do
+    grep -q "running:" "$TB_DIR/sharebufd.log" 2>/dev/null && return 0
+    kill -0 "$TB_SWITCH_PID" 2>/dev/null || { cat "$TB_DIR/sharebufd.log" >&2; tb_die "sharebufd exited at start"; }
+    sleep 0.1
+  done
+  tb_die "sharebufd did not start within 5 s"
+}
+
+# tb_stop_switch: SIGTERM, wait (bounded); returns sharebufd's exit status.
+tb_stop_switch() {
+  [ -n "$TB_SWITCH_PID" ] || return 0
+  local pid=$TB_SWITCH_PID rc=0 i
+  TB_SWITCH_PID=""
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    tb_log "sharebufd did not stop within 5 s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" || rc=$?
+  return $rc
+}
+
+# tb_bg HOST CMD...: start a background command in a namespace; remembered for cleanup.
+tb_bg() {
+  tb_exec "$@" &
+  TB_PIDS+=($!)
+}
+
+# tb_write_config FILE POLICY RATE [BUFFER] [extra TOML appended]: a config for the star testbed.
+tb_write_config() {
+  local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} extra=${5:-}
+  {
+    echo "[switch]"
+    echo "name = \"$TB_PREFIX\""
+    echo "[buffer]"
+    echo "size = \"$size\""
+    echo "cell_bytes = 80"
+    echo "[policy]"
+    echo "name = \"$policy\""
+    local i
+    for i in $(seq 1 "$TB_HOSTS"); do
+      echo "[[ports]]"
+      echo "interface = \"p$i\""
+      echo "rate = \"$rate\""
+    done
+    printf '%s\n' "$extra"
+  } >"$file"
+}
+
+tb_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  local pid
+  for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${TB_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  TB_PIDS=()
+  tb_stop_switch >/dev/null 2>&1 || true
+  if [ -n "$TB_PREFIX" ]; then
+    local ns
+    for ns in $(ip netns list | awk '{print $1}' | grep "^${TB_PREFIX}-" || true); do
+      ip netns pids "$ns" 2>/dev/null | while read -r p; do kill -KILL "$p" 2>/dev/null || true; done
+      ip netns del "$ns" 2>/dev/null || true
+    done
+  fi
+  # Another run may have allowed the same algorithm meanwhile; restore only what we added.
+  if [ -n "$TB_RESTORE_ALLOWED_CC" ] && [ -z "$(ip netns list | grep -v "^${TB_PREFIX}-" | head -1)" ]; then
+    sysctl -qw net.ipv4.tcp_allowed_congestion_control="$TB_RESTORE_ALLOWED_CC" 2>/dev/null || true
+  fi
+  [ -n "${TB_KEEP_DIR:-}" ] || [ -z "$TB_DIR" ] || rm -rf "$TB_DIR"
+  exit $rc
+}
+
+TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
