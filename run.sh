@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sharebuf's entry point. Every command installs what it needs first (Debian 12, as root).
-#   ./run.sh test      install, build, run every unit test (plain, ASan+UBSan, TSan builds)
-#   ./run.sh demo      install, build, run the main demo
+#   ./run.sh test      install, build, run every test: unit tests (plain, ASan+UBSan, TSan builds)
+#                      and the netns integration tests (root)
+#   ./run.sh demo      install, build, run the main demo (root: network namespaces)
 #   ./run.sh build     install and build (build/)
 #   ./run.sh bench     install, build, run the microbenchmarks and update README.md's table
 #   ./run.sh deps      install the Debian packages only
@@ -12,8 +13,10 @@ JOBS=${JOBS:-$(nproc)}
 PACKAGES=(
   build-essential cmake pkg-config git
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev
-  clang-format python3
+  nlohmann-json3-dev libcli11-dev libspdlog-dev libtomlplusplus-dev
+  libnl-3-dev libnl-route-3-dev
+  iproute2 ethtool iperf3 iputils-ping procps python3
+  clang-format
 )
 
 log() { printf '\033[1m== %s\033[0m\n' "$*"; }
@@ -52,6 +55,11 @@ unit_tests() {
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -L unit
 }
 
+netns_tests() {
+  log "netns integration tests in $1 (skipped unless root)"
+  ctest --test-dir "$1" --output-on-failure -L netns
+}
+
 case "${1:-}" in
   deps)
     deps
@@ -64,18 +72,19 @@ case "${1:-}" in
     deps
     build build
     unit_tests build
+    netns_tests build
     # Sanitizer builds skip the benchmarks: they measure nothing useful there.
     build build-asan -DSHAREBUF_ASAN=ON -DSHAREBUF_BENCH=OFF
     unit_tests build-asan
     build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF
     TSAN_OPTIONS="halt_on_error=1" unit_tests build-tsan
-    log "all test suites passed (plain, asan+ubsan, tsan)"
+    log "all test suites passed (unit: plain, asan+ubsan, tsan; netns)"
     ;;
   demo)
     deps
     build build
-    log "demo: one burst, three policies, replayed through the shared buffer"
-    ./build/mgmt/sharebuf-replay --scenario burst --policies cs,static,dt
+    shift
+    netns-scripts/demo.sh "$@"
     ;;
   bench)
     deps
@@ -83,7 +92,7 @@ case "${1:-}" in
     bench/run_benchmarks.sh build
     ;;
   *)
-    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
     [ -n "${1:-}" ] && { echo "run.sh: unknown command '$1'" >&2; exit 2; }
     exit 0
     ;;

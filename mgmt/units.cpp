@@ -81,9 +81,9 @@ uint64_t parse_size_cells(std::string_view text, uint32_t cell_bytes) {
 uint64_t parse_rate_bps(std::string_view text) {
   Quantity q = split(text, "rate");
   if (q.unit.ends_with("/s")) q.unit.resize(q.unit.size() - 2);
-  if (q.unit.ends_with("ps") && q.unit != "bps") {
-    q.unit.resize(q.unit.size() - 2);
-    q.unit += "bit";  // "Mbps" -> "mbit"
+  if (q.unit.ends_with("bps") && q.unit != "bps") {
+    q.unit.resize(q.unit.size() - 3);
+    q.unit += "bit";  // "Mbps" -> "mbit": rates are always bits per second here
   }
   double scale;
   if (q.unit.empty() || q.unit == "bit" || q.unit == "bps") {

@@ -126,9 +126,10 @@ tb_bg() {
   TB_PIDS+=($!)
 }
 
-# tb_write_config FILE POLICY RATE [BUFFER] [extra TOML appended]: a config for the star testbed.
+# tb_write_config FILE POLICY RATE [BUFFER] [QUEUES] [extra TOML appended]: a config for the star
+# testbed, one port per host.
 tb_write_config() {
-  local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} extra=${5:-}
+  local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} queues=${5:-1} extra=${6:-}
   {
     echo "[switch]"
     echo "name = \"$TB_PREFIX\""
@@ -142,6 +143,7 @@ tb_write_config() {
       echo "[[ports]]"
       echo "interface = \"p$i\""
       echo "rate = \"$rate\""
+      echo "queues = $queues"
     done
     printf '%s\n' "$extra"
   } >"$file"

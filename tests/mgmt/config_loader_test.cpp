@@ -1,0 +1,206 @@
+// Configuration files: a complete example parses into the expected SwitchConfig, and every kind
+// of mistake is an error naming file, line, column and key.
+#include "mgmt/config_loader.h"
+
+#include <fstream>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace sharebuf::mgmt {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+constexpr const char* kFull = R"(
+[switch]
+name = "lab"
+mac_ageing = "60s"
+on_stop = "drain"
+
+[buffer]
+size = "1.6MB"
+cell_bytes = 80
+view = "probe"
+probe_interval = "20us"
+
+[policy]
+name = "dt"
+alpha = 0.5
+
+[classify]
+mode = "rules"
+[[classify.rules]]
+proto = "udp"
+dst_port = 5001
+class = "bulk"
+[[classify.rules]]
+src = "198.18.0.0/24"
+class = "interactive"
+
+[[classes]]
+name = "interactive"
+queue = 0
+group = "high"
+role = "short"
+alpha = 2.0
+dscp = [46]
+
+[[classes]]
+name = "bulk"
+queue = 1
+ecn_threshold = "65 cells"
+
+[[ports]]
+interface = "p1"
+rate = "100Mbit"
+queues = 2
+scheduler = "drr"
+weights = [1, 3]
+default_class = "bulk"
+
+[[ports]]
+interface = "p2"
+queues = 2
+
+[[static_macs]]
+mac = "02:5b:00:00:00:01"
+port = "p2"
+
+[log]
+level = "debug"
+)";
+
+TEST(ConfigLoader, FullExample) {
+  const DaemonConfig c = parse_config(kFull, "lab.toml");
+  const auto& sw = c.sw;
+  EXPECT_EQ(sw.name, "lab");
+  EXPECT_EQ(sw.mac_ageing_ns, 60'000'000'000u);
+  EXPECT_TRUE(sw.drain_on_stop);
+  EXPECT_EQ(sw.buffer.capacity_cells, 20000u);
+  EXPECT_EQ(sw.buffer.view_mode, buffer::ViewMode::kProbe);
+  EXPECT_EQ(sw.buffer.probe_interval_ns, 20'000u);
+  EXPECT_EQ(sw.policy, "dt");
+  EXPECT_EQ(sw.policy_params.values["alpha"], 0.5);
+  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:15:"));
+  ASSERT_EQ(sw.classes.size(), 2u);
+  EXPECT_EQ(sw.classes[0].traffic.group, buffer::PriorityGroup::kHigh);
+  EXPECT_EQ(sw.classes[0].traffic.role, policies::ProteanRole::kShort);
+  EXPECT_EQ(sw.classes[0].traffic.alpha, 2.0);
+  EXPECT_EQ(sw.classes[1].ecn_threshold_cells, 65u);
+  EXPECT_EQ(sw.classify, datapath::ClassifyMode::kRules);
+  ASSERT_EQ(sw.rules.size(), 2u);
+  EXPECT_EQ(sw.rules[0].class_id, 1);
+  EXPECT_EQ(sw.rules[1].src_ip, 0xc6120000u);
+  EXPECT_EQ(sw.rules[1].src_prefix, 24);
+  ASSERT_EQ(sw.ports.size(), 2u);
+  EXPECT_EQ(sw.ports[0].rate_bps, 100'000'000u);
+  EXPECT_EQ(sw.ports[0].scheduler, datapath::SchedulerKind::kDrr);
+  EXPECT_EQ(sw.ports[0].default_class, 1);
+  EXPECT_EQ(sw.ports[1].rate_bps, 0u);
+  ASSERT_EQ(sw.static_macs.size(), 1u);
+  EXPECT_EQ(sw.static_macs[0].port, 1);
+  EXPECT_EQ(c.log_level, "debug");
+  EXPECT_NO_THROW(validate_policy(sw));
+}
+
+TEST(ConfigLoader, MinimalConfigGetsDefaults) {
+  const DaemonConfig c =
+      parse_config("[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n", "m.toml");
+  EXPECT_EQ(c.sw.policy, "dt");
+  ASSERT_EQ(c.sw.classes.size(), 1u);
+  EXPECT_EQ(c.sw.buffer.cell_bytes, 80u);
+  EXPECT_EQ(c.sw.ports[0].num_queues, 1u);
+}
+
+struct BadCase {
+  const char* name;
+  std::string text;
+  std::vector<std::string> expect;  // substrings of the error
+};
+
+std::string with_ports(const std::string& extra) {
+  return "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n" + extra;
+}
+
+TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
+  const BadCase cases[] = {
+      {"syntax", "[buffer\nsize = 1", {"bad.toml:1:"}},
+      {"unknown top key", with_ports("colour = 1\n"), {"bad.toml:5:1", "unknown key 'colour'"}},
+      {"unknown buffer key",
+       "[buffer]\nsize = 10\nsise = 3\n[[ports]]\ninterface = \"a\"\n",
+       {"bad.toml:3:", "[buffer]", "unknown key 'sise'"}},
+      {"no buffer", "[[ports]]\ninterface = \"a\"\n", {"[buffer]", "required"}},
+      {"bad size unit",
+       "[buffer]\nsize = \"3 parsecs\"\n[[ports]]\ninterface = \"a\"\n",
+       {"bad.toml:2:", "key 'size'", "unknown size unit"}},
+      {"bad rate",
+       "[buffer]\nsize = 10\n[[ports]]\ninterface = \"a\"\nrate = \"fast\"\n",
+       {"bad.toml:5:", "[[ports]] #1", "key 'rate'"}},
+      {"bad view",
+       "[buffer]\nsize = 10\nview = \"fuzzy\"\n[[ports]]\ninterface = \"a\"\n",
+       {"bad.toml:3:", "key 'view'", "exact, probe"}},
+      {"unknown policy",
+       with_ports("[policy]\nname = \"magic\"\n"),
+       {"bad.toml:6:", "unknown policy 'magic'", "dt"}},
+      {"no ports", "[buffer]\nsize = 10\n", {"at least one [[ports]]"}},
+      {"duplicate port", with_ports("[[ports]]\ninterface = \"a\"\n"), {"listed twice"}},
+      {"class queue beyond port",
+       with_ports("[[classes]]\nname = \"x\"\nqueue = 3\n"),
+       {"[[ports]] #1", "queue 3"}},
+      {"unknown default class",
+       with_ports("default_class = \"nope\"\n"),
+       {"key 'default_class'", "no class named 'nope'"}},
+      {"bad dscp",
+       with_ports("[[classes]]\nname = \"x\"\ndscp = [64]\n"),
+       {"key 'dscp'", "between 0 and 63"}},
+      {"bad mac", with_ports("[[static_macs]]\nmac = \"zz\"\nport = \"a\"\n"), {"key 'mac'"}},
+      {"static mac port",
+       with_ports("[[static_macs]]\nmac = \"02:00:00:00:00:01\"\nport = \"q\"\n"),
+       {"key 'port'", "no port with interface 'q'"}},
+      {"weights count",
+       with_ports("queues = 2\nweights = [1]\n"),
+       {"key 'weights'", "1 weights for 2 queues"}},
+      {"rule prefix",
+       with_ports("[classify]\nmode = \"rules\"\n[[classify.rules]]\nsrc = \"1.2.3/8\"\nclass = "
+                  "\"default\"\n"),
+       {"key 'src'", "IPv4 address or prefix"}},
+      {"long interface",
+       "[buffer]\nsize = 10\n[[ports]]\ninterface = \"a-very-long-interface-name\"\n",
+       {"key 'interface'", "15 characters"}},
+  };
+  for (const BadCase& c : cases) {
+    try {
+      parse_config(c.text, "bad.toml");
+      ADD_FAILURE() << c.name << ": no error";
+    } catch (const ConfigError& e) {
+      for (const auto& s : c.expect) {
+        EXPECT_THAT(e.what(), HasSubstr(s)) << c.name;
+      }
+    }
+  }
+}
+
+TEST(ConfigLoader, PolicyParametersAreValidatedWithTheirLine) {
+  const DaemonConfig c = parse_config(with_ports("[policy]\nname = \"dt\"\nalhpa = 2\n"), "p.toml");
+  EXPECT_THAT([&] { validate_policy(c.sw); },
+              ThrowsMessage<ConfigError>(AllOf(HasSubstr("p.toml:7:"), HasSubstr("'alhpa'"))));
+}
+
+TEST(ConfigLoader, MissingFile) {
+  EXPECT_THAT([] { load_config_file("/nonexistent/sharebuf.toml"); },
+              ThrowsMessage<ConfigError>(HasSubstr("/nonexistent/sharebuf.toml: cannot open")));
+}
+
+TEST(ConfigLoader, ShippedExamplesAreValid) {
+  for (const char* name : {"demo.toml", "two-queues.toml"}) {
+    const std::string path = std::string(SHAREBUF_SOURCE_DIR) + "/mgmt/examples/" + name;
+    EXPECT_NO_THROW(validate_policy(load_config_file(path).sw)) << path;
+  }
+}
+
+}  // namespace
+}  // namespace sharebuf::mgmt

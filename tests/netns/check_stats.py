@@ -1,0 +1,48 @@
+"""Evaluates assertions over sharebufd's stats JSON for the netns tests.
+
+usage: check_stats.py STATS_JSON EXPR [EXPR ...]
+Each EXPR is a Python expression over `s` (the JSON), `port(name)`, `queue(name, k)`,
+`accounted(q)` and `drops(q)`; all must be true. Prints each with its verdict.
+"""
+import json
+import sys
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        s = json.load(f)
+
+    def port(name):
+        for p in s["ports"]:
+            if p["interface"] == name:
+                return p
+        raise KeyError(f"no port {name}")
+
+    def queue(name, k=0):
+        return port(name)["queues"][k]
+
+    def drops(q):
+        return sum(q["dropped"][r] for r in q["dropped"] if r != "pushed_out")
+
+    def accounted(q):
+        """received = admitted + dropped before admission; admitted = transmitted + pushed out +
+        queued."""
+        return (q["received"] == q["admitted"] + drops(q) and
+                q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"] + q["queued"])
+
+    env = {"s": s, "port": port, "queue": queue, "drops": drops, "accounted": accounted,
+           "all": all, "sum": sum, "len": len, "abs": abs, "max": max, "min": min}
+    ok = True
+    for expr in sys.argv[2:]:
+        try:
+            value = eval(expr, env)  # the expressions come from our own test scripts
+        except Exception as e:  # noqa: BLE001 - report any failure of the expression
+            value = f"error: {e}"
+        good = value is True
+        ok = ok and good
+        print(f"  {'ok  ' if good else 'FAIL'} {expr}" + ("" if good else f"  -> {value}"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
