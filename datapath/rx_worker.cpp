@@ -9,6 +9,7 @@
 #include "datapath/admission_step.h"
 #include "datapath/checksum.h"
 #include "datapath/ecn.h"
+#include "datapath/egress_path.h"
 
 namespace sharebuf::datapath {
 
@@ -135,10 +136,21 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
   const AdmissionOutcome outcome = admit_frame(
       policy, core_.buffer, cache, view, ctx,
       std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
-  if (outcome.enqueued) {
-    if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
-    out.signal.wake_if_sleeping();
+  if (!outcome.enqueued) return;
+  if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
+  // An idle port: send inline instead of waking its egress worker (see egress_path.h). If frames
+  // remain (shaper, ring full, budget), the worker takes over.
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the worker's sleep check
+  if (!out.signal.sleeping.load(std::memory_order_relaxed)) return;
+  EgressPath path(core_, out_port);
+  if (!path.try_acquire()) {
+    out.signal.wake();
+    return;
   }
+  path.send_burst(cache, kInlineBudget);
+  const bool more = path.any_queued();
+  path.release();
+  if (more) out.signal.wake();
 }
 
 }  // namespace sharebuf::datapath

@@ -16,6 +16,8 @@ namespace sharebuf::datapath {
 class RxWorker {
  public:
   static constexpr int kBurst = 64;
+  // Frames an RX worker sends inline for an idle port before handing over to its egress worker.
+  static constexpr uint32_t kInlineBudget = 8;
 
   RxWorker(SwitchCore& core, uint32_t port) : core_(core), port_(port) {}
   void run();

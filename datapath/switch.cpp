@@ -3,6 +3,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -29,6 +30,11 @@ Switch::Switch(const SwitchConfig& config) : core_(std::make_unique<SwitchCore>(
     port->io =
         std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
                                        port->config.rx_ring_frames, port->config.tx_ring_frames);
+    // Shaper depth: two full frames, or 200 us at the port rate, whichever is larger: enough to
+    // absorb wake-up jitter, small enough not to burst.
+    const uint64_t max_frame = port->link.mtu + 64;
+    port->shaper.set_rate(port->config.rate_bps,
+                          std::max<uint64_t>(2 * max_frame, port->config.rate_bps / 8 / 5000));
   }
 }
 

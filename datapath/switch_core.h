@@ -53,6 +53,9 @@ struct PortRuntime {
   std::unique_ptr<AfPacketPort> io;
   PortCounters counters;
   EgressSignal signal;
+  // Owned by whoever holds tx_owned (EgressPath): the egress worker, or an RX worker sending
+  // inline while the egress worker sleeps.
+  std::atomic<bool> tx_owned{false};
   Scheduler scheduler;
   TokenBucket shaper;
 };

@@ -120,6 +120,23 @@ tb_stop_switch() {
   return $rc
 }
 
+# tb_snapshot_stats OUT: asks the running sharebufd for its counters (SIGUSR1) and copies the
+# fresh stats JSON to OUT; prints the monotonic time (s) at which it was requested.
+tb_snapshot_stats() {
+  local out=$1 before="" i
+  [ -f "$TB_DIR/stats.json" ] && before=$(stat -c %Y.%N "$TB_DIR/stats.json" 2>/dev/null || true)
+  cut -d' ' -f1 /proc/uptime
+  kill -USR1 "$TB_SWITCH_PID"
+  for i in $(seq 1 100); do
+    if [ -f "$TB_DIR/stats.json" ] && [ "$(stat -c %Y.%N "$TB_DIR/stats.json")" != "$before" ]; then
+      cp "$TB_DIR/stats.json" "$out"
+      return 0
+    fi
+    sleep 0.01
+  done
+  tb_die "sharebufd did not write its stats within 1 s"
+}
+
 # tb_bg HOST CMD...: start a background command in a namespace; remembered for cleanup.
 tb_bg() {
   tb_exec "$@" &

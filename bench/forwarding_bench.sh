@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Forwarding benchmark: the same two-host testbed (offloads off, unshaped) switched by sharebufd,
+# by a Linux bridge, and by Open vSwitch with its userspace datapath (netdev, AF_PACKET ports),
+# back to back in one run. For each: iperf3 TCP goodput with 1 and 4 streams, the 64-byte frame
+# rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT p50/p99. Each
+# measurement is repeated and the median reported. Writes bench/forwarding-results.md and the
+# README table between the fwd markers.
+#   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
+# Needs root; installs openvswitch-switch if missing.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$here/../netns-scripts/lib/testbed.sh"
+
+build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,bridge,ovs"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "forwarding_bench.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+export SHAREBUFD=$build/mgmt/sharebufd
+blaster=$build/tools/sharebuf-blaster
+[ -x "$blaster" ] || { echo "build first: ./run.sh build" >&2; exit 1; }
+if [[ $only == *ovs* ]] && ! command -v ovs-vswitchd >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openvswitch-switch >/dev/null
+fi
+
+tb_init
+tb_create 2 cubic 0 200ms
+results="$TB_DIR/results.jsonl"
+OVS_DIR=""
+
+start_switch() {
+  case "$1" in
+    sharebufd)
+      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
+      tb_start_switch "$TB_DIR/sw.toml"
+      ;;
+    bridge)
+      tb_exec sw ip link add br0 type bridge
+      tb_exec sw ip link set p1 master br0
+      tb_exec sw ip link set p2 master br0
+      tb_exec sw ip link set br0 up
+      ;;
+    ovs)
+      OVS_DIR="$TB_DIR/ovs"
+      mkdir -p "$OVS_DIR"
+      ovsdb-tool create "$OVS_DIR/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+      tb_exec sw ovsdb-server "$OVS_DIR/conf.db" --remote="punix:$OVS_DIR/db.sock" \
+        --pidfile="$OVS_DIR/ovsdb.pid" --unixctl="$OVS_DIR/ovsdb.ctl" --detach --no-chdir \
+        --log-file="$OVS_DIR/ovsdb.log"
+      tb_exec sw ovs-vsctl --db="unix:$OVS_DIR/db.sock" --no-wait init
+      tb_exec sw ovs-vswitchd "unix:$OVS_DIR/db.sock" --pidfile="$OVS_DIR/vswitchd.pid" \
+        --unixctl="$OVS_DIR/vswitchd.ctl" --detach --no-chdir --log-file="$OVS_DIR/vswitchd.log"
+      tb_exec sw ovs-vsctl --db="unix:$OVS_DIR/db.sock" add-br br0 -- set bridge br0 datapath_type=netdev
+      tb_exec sw ovs-vsctl --db="unix:$OVS_DIR/db.sock" add-port br0 p1
+      tb_exec sw ovs-vsctl --db="unix:$OVS_DIR/db.sock" add-port br0 p2
+      tb_exec sw ip link set br0 up
+      ;;
+  esac
+  # Wait until the hosts reach each other (learning, OVS flow setup).
+  local i
+  for i in $(seq 1 50); do
+    tb_exec 1 ping -c 1 -W 1 -q "$(tb_ip 2)" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  tb_die "$1: hosts cannot reach each other"
+}
+
+stop_switch() {
+  case "$1" in
+    sharebufd) tb_stop_switch ;;
+    bridge) tb_exec sw ip link del br0 ;;
+    ovs)
+      local f
+      for f in vswitchd ovsdb; do
+        [ -f "$OVS_DIR/$f.pid" ] && kill "$(cat "$OVS_DIR/$f.pid")" 2>/dev/null || true
+      done
+      sleep 0.5
+      tb_exec sw ip link del br0 2>/dev/null || true
+      tb_exec sw ip link del ovs-netdev 2>/dev/null || true
+      ;;
+  esac
+}
+
+rx_packets() { tb_exec 2 awk '$1 == "eth0:" { print $3 }' /proc/net/dev; }
+
+measure() {
+  local name=$1 rep=$2
+  tb_bg 2 iperf3 -s -p 5201 -1 >/dev/null
+  sleep 0.3
+  local tcp1 tcp4
+  tcp1=$(tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 2)" -p 5201 -t "$seconds" -J |
+    /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+  wait "${TB_PIDS[@]}" 2>/dev/null || true
+  tb_bg 2 iperf3 -s -p 5201 -1 >/dev/null
+  sleep 0.3
+  tcp4=$(tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 2)" -p 5201 -P 4 -t "$seconds" -J |
+    /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+  wait "${TB_PIDS[@]}" 2>/dev/null || true
+  TB_PIDS=()
+  local before after blast
+  before=$(rx_packets)
+  blast=$(tb_exec 1 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
+    --dst-ip "$(tb_ip 2)" --seconds "$seconds")
+  sleep 0.5
+  after=$(rx_packets)
+  local rtts
+  rtts=$(tb_exec 1 ping -c 300 -i 0.005 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
+  /usr/bin/python3 - "$name" "$rep" "$tcp1" "$tcp4" "$before" "$after" "$blast" "$seconds" "$rtts" >>"$results" <<'PY'
+import json, statistics, sys
+name, rep, tcp1, tcp4, before, after, blast, seconds, rtts = sys.argv[1:10]
+blast = json.loads(blast)
+r = sorted(float(x) * 1000 for x in rtts.split())
+def pct(p):
+    return r[min(len(r) - 1, int(round(p / 100 * (len(r) - 1))))]
+print(json.dumps({
+    "switch": name, "rep": int(rep),
+    "tcp1_mbps": float(tcp1) / 1e6, "tcp4_mbps": float(tcp4) / 1e6,
+    "offered_kpps": blast["pps"] / 1e3,
+    "delivered_kpps": (int(after) - int(before)) / blast["seconds"] / 1e3,
+    "ping_p50_us": pct(50), "ping_p99_us": pct(99), "pings": len(r)}))
+PY
+  tail -1 "$results" >&2
+}
+
+IFS=, read -r -a switches <<<"$only"
+for name in "${switches[@]}"; do
+  tb_log "== $name"
+  start_switch "$name"
+  for rep in $(seq 1 "$reps"); do measure "$name" "$rep"; done
+  stop_switch "$name"
+done
+
+/usr/bin/python3 - "$results" "$reps" "$seconds" "$*" >"$here/forwarding-results.md" <<'PY'
+import json, platform, statistics, sys, datetime, os
+rows = [json.loads(l) for l in open(sys.argv[1])]
+reps, seconds = sys.argv[2], sys.argv[3]
+names = {"sharebufd": "sharebufd (cs, unshaped)", "bridge": "Linux bridge",
+         "ovs": "OVS userspace (netdev, AF_PACKET)"}
+print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
+      f"{reps} runs of {seconds} s each; two hosts, offloads off, no shaping.  ")
+print("Command: `bench/forwarding_bench.sh` (as root, after `./run.sh build`).")
+print()
+print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | ping p50 (µs) | ping p99 (µs) |")
+print("|---|---|---|---|---|---|---|")
+med = {}
+for key in ["sharebufd", "bridge", "ovs"]:
+    rs = [r for r in rows if r["switch"] == key]
+    if not rs:
+        continue
+    m = {k: statistics.median(r[k] for r in rs) for k in
+         ("tcp1_mbps", "tcp4_mbps", "delivered_kpps", "offered_kpps", "ping_p50_us", "ping_p99_us")}
+    med[key] = m
+    print(f"| {names[key]} | {m['tcp1_mbps']:.0f} | {m['tcp4_mbps']:.0f} | {m['delivered_kpps']:.0f} | "
+          f"{m['offered_kpps']:.0f} | {m['ping_p50_us']:.0f} | {m['ping_p99_us']:.0f} |")
+print()
+if "sharebufd" in med and "ovs" in med:
+    s, o = med["sharebufd"], med["ovs"]
+    print(f"- sharebufd / OVS userspace: TCP {s['tcp1_mbps'] / o['tcp1_mbps']:.2f}x (1 stream), "
+          f"{s['tcp4_mbps'] / o['tcp4_mbps']:.2f}x (4 streams), 64 B frame rate "
+          f"{s['delivered_kpps'] / o['delivered_kpps']:.2f}x (target: 2x).")
+if "sharebufd" in med and "bridge" in med:
+    s, b = med["sharebufd"], med["bridge"]
+    print(f"- ping p50: sharebufd {s['ping_p50_us']:.0f} µs vs bridge {b['ping_p50_us']:.0f} µs = "
+          f"{s['ping_p50_us'] / b['ping_p50_us']:.2f}x (target: at most 2x).")
+print("- The 64-byte source is one sender thread (sendmmsg on AF_PACKET) sharing the 2 cores with "
+      "the switch; 'offered' is what it managed to send, so no switch can deliver more.")
+PY
+cat "$here/forwarding-results.md"
+/usr/bin/python3 - "$here/forwarding-results.md" "$TB_ROOT/README.md" <<'PY'
+import sys
+table = open(sys.argv[1]).read().strip()
+readme = open(sys.argv[2]).read()
+begin, end = "<!-- fwd:begin -->", "<!-- fwd:end -->"
+if begin in readme and end in readme:
+    head, rest = readme.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    open(sys.argv[2], "w").write(head + begin + "\n" + table + "\n" + end + tail)
+PY

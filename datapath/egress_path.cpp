@@ -1,0 +1,101 @@
+#include "datapath/egress_path.h"
+
+#include <thread>
+
+namespace sharebuf::datapath {
+
+bool EgressPath::try_acquire() noexcept {
+  PortRuntime& port = *core_.ports[port_];
+  // acquire pairs with the release in release(): the previous owner's state is visible.
+  return !port.tx_owned.exchange(true, std::memory_order_acquire);
+}
+
+void EgressPath::acquire() noexcept {
+  // Other owners hold it for one short burst at most.
+  while (!try_acquire())
+    std::this_thread::yield();
+}
+
+void EgressPath::release() noexcept {
+  core_.ports[port_]->tx_owned.store(false, std::memory_order_release);
+}
+
+uint32_t EgressPath::head_bytes(uint32_t k) const noexcept {
+  const uint32_t q = core_.buffer.layout().queue_id(port_, k);
+  if (core_.buffer.queue(q).length_packets_approx() == 0) return 0;
+  const uint32_t head = core_.buffer.queue(q).peek_head();
+  return head == buffer::kNoCell ? 0 : core_.buffer.pool().descriptor(head).bytes;
+}
+
+bool EgressPath::any_queued() const noexcept {
+  const buffer::BufferLayout& layout = core_.buffer.layout();
+  for (uint32_t k = 0; k < layout.queues_on_port(port_); ++k) {
+    if (core_.buffer.queue(layout.queue_id(port_, k)).length_packets_approx() != 0) return true;
+  }
+  return false;
+}
+
+bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns) noexcept {
+  PortRuntime& port = *core_.ports[port_];
+  uint32_t room = 0;
+  uint8_t* slot = port.io->tx_slot(&room);
+  if (slot == nullptr) return false;
+  const uint32_t q = core_.buffer.layout().queue_id(port_, k);
+  const uint32_t head = core_.buffer.dequeue(q);
+  if (head == buffer::kNoCell) return true;  // pushed out meanwhile
+  const buffer::PacketDescriptor d = core_.buffer.pool().descriptor(head);
+  const size_t n = core_.buffer.pool().read_frame(
+      head, std::span<std::byte>(reinterpret_cast<std::byte*>(slot), room));
+  port.io->tx_commit(static_cast<uint32_t>(n));
+  port.shaper.consume(d.bytes);
+  port.scheduler.sent(static_cast<int>(k), d.bytes);
+  port.counters.tx_frames.fetch_add(1, std::memory_order_relaxed);
+  port.counters.tx_bytes.fetch_add(n, std::memory_order_relaxed);
+  core_.buffer.stats(q).dequeued_bytes.fetch_add(n, std::memory_order_relaxed);
+  core_.buffer.release(cache, head);
+  policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+  policy.on_dequeue(policies::DequeueEvent{.now_ns = now_ns,
+                                           .queue = q,
+                                           .port = static_cast<uint16_t>(port_),
+                                           .class_id = d.class_id,
+                                           .cells = d.cells,
+                                           .bytes = d.bytes,
+                                           .sojourn_ns = now_ns - std::min(now_ns, d.arrival_ns)},
+                    core_.buffer.view());
+  return true;
+}
+
+EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t budget) noexcept {
+  PortRuntime& port = *core_.ports[port_];
+  Result r;
+  const uint64_t now = monotonic_ns();
+  core_.buffer.probes().maybe_publish(port_, core_.buffer.state(), now);
+  for (;;) {
+    if (r.sent == budget) {
+      r.stop = Stop::kBudget;
+      break;
+    }
+    const int k = port.scheduler.pick([this](uint32_t i) { return head_bytes(i); });
+    if (k == Scheduler::kNone) {
+      r.stop = Stop::kEmpty;
+      break;
+    }
+    // The shaper's clock is `now`, taken once per burst: the wait is from then, not from
+    // whenever the caller gets to sleep, or every burst would lose its own duration.
+    const uint64_t wait = port.shaper.wait_ns(head_bytes(static_cast<uint32_t>(k)), now);
+    if (wait > 0) {
+      r.stop = Stop::kShaped;
+      r.wait_until_ns = now + wait;
+      break;
+    }
+    if (!send_one(static_cast<uint32_t>(k), cache, now)) {
+      r.stop = Stop::kRingFull;
+      break;
+    }
+    ++r.sent;
+  }
+  if (!port.io->tx_kick()) port.counters.tx_errors.fetch_add(1, std::memory_order_relaxed);
+  return r;
+}
+
+}  // namespace sharebuf::datapath

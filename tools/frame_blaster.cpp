@@ -1,0 +1,160 @@
+// sharebuf-blaster: sends minimum-size (64-byte on the wire) UDP frames out of an interface as
+// fast as one core can, for a bounded time, to measure how many frames per second a switch
+// delivers. AF_PACKET with PACKET_QDISC_BYPASS and sendmmsg batches of 64: on the development
+// machine one core sends roughly 0.5-1 Mpps into a veth, which is what limits it.
+//   sharebuf-blaster --interface eth0 --dst-mac 02:5b:00:00:00:02 --src-ip 198.18.0.1
+//                    --dst-ip 198.18.0.2 --seconds 5 [--pps N]
+#include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "datapath/checksum.h"
+#include "datapath/mac_table.h"
+
+namespace {
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint32_t parse_ipv4(const std::string& s) {
+  in_addr a{};
+  if (inet_pton(AF_INET, s.c_str(), &a) != 1) throw CLI::ValidationError("bad IPv4 address: " + s);
+  return ntohl(a.s_addr);
+}
+
+// 60 bytes (+ 4 FCS on a wire = 64): Ethernet + IPv4 + UDP + 18 bytes of payload.
+std::array<uint8_t, 60> make_frame(uint64_t src_mac, uint64_t dst_mac, uint32_t src_ip,
+                                   uint32_t dst_ip, uint16_t dst_port) {
+  std::array<uint8_t, 60> f{};
+  for (int i = 0; i < 6; ++i) {
+    f[i] = static_cast<uint8_t>(dst_mac >> (40 - 8 * i));
+    f[6 + i] = static_cast<uint8_t>(src_mac >> (40 - 8 * i));
+  }
+  f[12] = 0x08;
+  uint8_t* ip = &f[14];
+  ip[0] = 0x45;
+  ip[3] = 46;  // total length 20 + 8 + 18
+  ip[8] = 64;
+  ip[9] = 17;
+  for (int i = 0; i < 4; ++i) {
+    ip[12 + i] = static_cast<uint8_t>(src_ip >> (24 - 8 * i));
+    ip[16 + i] = static_cast<uint8_t>(dst_ip >> (24 - 8 * i));
+  }
+  const uint16_t csum = sharebuf::datapath::ipv4_header_checksum(ip, 20);
+  ip[10] = static_cast<uint8_t>(csum >> 8);
+  ip[11] = static_cast<uint8_t>(csum);
+  uint8_t* udp = &f[34];
+  udp[0] = 0x27;  // source port 10000
+  udp[1] = 0x10;
+  udp[2] = static_cast<uint8_t>(dst_port >> 8);
+  udp[3] = static_cast<uint8_t>(dst_port);
+  udp[5] = 26;  // length 8 + 18; checksum 0 (none)
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sharebuf-blaster: send 64-byte UDP frames as fast as one core can"};
+  std::string iface, dst_mac_text, src_ip_text, dst_ip_text;
+  double seconds = 5;
+  uint64_t pps = 0;
+  uint16_t dst_port = 9;
+  app.add_option("--interface", iface, "interface to send on")->required();
+  app.add_option("--dst-mac", dst_mac_text, "destination MAC")->required();
+  app.add_option("--src-ip", src_ip_text, "source IPv4 address")->required();
+  app.add_option("--dst-ip", dst_ip_text, "destination IPv4 address")->required();
+  app.add_option("--dst-port", dst_port, "destination UDP port")->capture_default_str();
+  app.add_option("--seconds", seconds, "how long to send (0.1-600)")
+      ->check(CLI::Range(0.1, 600.0))
+      ->capture_default_str();
+  app.add_option("--pps", pps, "frames per second (0: as fast as possible)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  const auto dst_mac = sharebuf::datapath::parse_mac(dst_mac_text);
+  if (!dst_mac) {
+    std::fprintf(stderr, "sharebuf-blaster: bad --dst-mac '%s'\n", dst_mac_text.c_str());
+    return 2;
+  }
+  const int fd = socket(AF_PACKET, SOCK_RAW, 0);
+  if (fd < 0) {
+    std::perror("sharebuf-blaster: socket(AF_PACKET) (root needed)");
+    return 1;
+  }
+  const int one = 1;
+  setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof one);
+  sockaddr_ll addr{};
+  addr.sll_family = AF_PACKET;
+  addr.sll_ifindex = static_cast<int>(if_nametoindex(iface.c_str()));
+  if (addr.sll_ifindex == 0) {
+    std::fprintf(stderr, "sharebuf-blaster: no interface '%s'\n", iface.c_str());
+    return 1;
+  }
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::perror("sharebuf-blaster: bind");
+    return 1;
+  }
+  // The source MAC is the interface's own, so the switch learns it like any host's.
+  uint64_t src_mac = 0;
+  {
+    std::FILE* f = std::fopen(("/sys/class/net/" + iface + "/address").c_str(), "r");
+    char text[32] = {};
+    if (f != nullptr && std::fgets(text, sizeof text, f) != nullptr) {
+      src_mac = sharebuf::datapath::parse_mac(std::string(text, 17)).value_or(0);
+    }
+    if (f != nullptr) std::fclose(f);
+  }
+  const auto frame =
+      make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text), parse_ipv4(dst_ip_text), dst_port);
+  constexpr int kBatch = 64;
+  std::array<iovec, kBatch> iov;
+  std::array<mmsghdr, kBatch> msgs{};
+  for (int i = 0; i < kBatch; ++i) {
+    iov[i] = {const_cast<uint8_t*>(frame.data()), frame.size()};
+    msgs[i].msg_hdr.msg_iov = &iov[i];
+    msgs[i].msg_hdr.msg_iovlen = 1;
+  }
+  const uint64_t start = now_ns();
+  const uint64_t end = start + static_cast<uint64_t>(seconds * 1e9);
+  uint64_t sent = 0;
+  uint64_t errors = 0;
+  for (uint64_t now = start; now < end; now = now_ns()) {
+    int batch = kBatch;
+    if (pps != 0) {
+      const uint64_t due =
+          static_cast<uint64_t>(static_cast<double>(now - start) * 1e-9 * static_cast<double>(pps));
+      if (due <= sent) {
+        usleep(50);
+        continue;
+      }
+      batch = static_cast<int>(std::min<uint64_t>(kBatch, due - sent));
+    }
+    const int n = sendmmsg(fd, msgs.data(), static_cast<unsigned>(batch), 0);
+    if (n > 0) {
+      sent += static_cast<uint64_t>(n);
+    } else if (errno != EINTR) {
+      ++errors;  // ENOBUFS: the device queue is full; keep going
+    }
+  }
+  const double elapsed = static_cast<double>(now_ns() - start) * 1e-9;
+  std::printf("{\"sent\": %lu, \"seconds\": %.3f, \"pps\": %.0f, \"send_errors\": %lu}\n", sent,
+              elapsed, static_cast<double>(sent) / elapsed, errors);
+  close(fd);
+  return 0;
+}
