@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
@@ -15,29 +16,78 @@ namespace sharebuf::datapath {
 
 void RxWorker::run() {
   buffer::CellCache cache(core_.buffer.pool());
-  PortRuntime& port = *core_.ports[port_];
-  scratch_.resize(port.io->mtu() + 64);
-  pollfd fds[2] = {{port.io->rx_fd(), POLLIN, 0}, {core_.stop_fd, POLLIN, 0}};
-  uint32_t batches = 0;
+  std::vector<pollfd> fds;
+  uint32_t max_mtu = 0;
+  for (uint32_t p : ports_) {
+    fds.push_back({core_.ports[p]->io->rx_fd(), POLLIN, 0});
+    max_mtu = std::max(max_mtu, core_.ports[p]->io->mtu());
+  }
+  fds.push_back({core_.stop_fd, POLLIN, 0});
+  scratch_.resize(max_mtu + 64);
+  const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
+  uint64_t last_activity = monotonic_ns();
+  uint32_t busy_rounds = 0;
   while (!core_.stop_rx.load(std::memory_order_relaxed)) {
-    RxFrame rx;
-    if (!port.io->rx_peek(rx)) {
-      poll(fds, 2, 100);
+    bool any = false;
+    for (uint32_t p : ports_) {
+      PortRuntime& port = *core_.ports[p];
+      RxFrame rx;
+      if (!port.io->rx_peek(rx)) continue;
+      any = true;
+      port_ = p;
+      // acquire pairs with the release store of a newly published policy.
+      policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+      const buffer::BufferView view = core_.buffer.view();
+      const uint64_t now = monotonic_ns();
+      for (int i = 0; i < kBurst && port.io->rx_peek(rx); ++i) {
+        handle(rx, policy, view, now, cache);
+        port.io->rx_release();
+      }
+      flush_pending(cache);
+      last_activity = now;
+    }
+    if (any) {
+      if (++busy_rounds % 64 == 0) collect_ring_drops();
       continue;
     }
-    // acquire pairs with the release store of a newly published policy.
-    policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
-    const buffer::BufferView view = core_.buffer.view();
-    const uint64_t now = monotonic_ns();
-    for (int i = 0; i < kBurst && port.io->rx_peek(rx); ++i) {
-      handle(rx, policy, view, now, cache);
-      port.io->rx_release();
+    // Optional busy polling (off by default: the target machines have 2 cores) catches the next
+    // frame without a wake-up, e.g. a reply arriving on another port this worker serves.
+    if (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns) {
+      __builtin_ia32_pause();
+      continue;
     }
-    if (++batches % 64 == 0) {
-      port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(), std::memory_order_relaxed);
-    }
+    poll(fds.data(), fds.size(), 100);
   }
-  port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(), std::memory_order_relaxed);
+  collect_ring_drops();
+}
+
+void RxWorker::collect_ring_drops() {
+  for (uint32_t p : ports_) {
+    PortRuntime& port = *core_.ports[p];
+    port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(), std::memory_order_relaxed);
+  }
+}
+
+void RxWorker::flush_pending(buffer::CellCache& cache) {
+  // An idle port: send inline instead of waking its egress worker (see egress_path.h), once per
+  // burst so one kick carries every frame of the burst. If frames remain (shaper, ring full,
+  // budget), the worker takes over.
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the worker's sleep check
+  for (uint64_t pending = pending_ports_; pending != 0; pending &= pending - 1) {
+    const uint32_t out_port = static_cast<uint32_t>(__builtin_ctzll(pending));
+    EgressSignal& signal = core_.ports[out_port]->signal;
+    if (!signal.sleeping.load(std::memory_order_relaxed)) continue;
+    EgressPath path(core_, out_port);
+    if (!path.try_acquire()) {
+      signal.wake();
+      continue;
+    }
+    path.send_burst(cache, kInlineBudget);
+    const bool more = path.any_queued();
+    path.release();
+    if (more) signal.wake();
+  }
+  pending_ports_ = 0;
 }
 
 void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer::BufferView& view,
@@ -138,19 +188,7 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
       std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
   if (!outcome.enqueued) return;
   if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
-  // An idle port: send inline instead of waking its egress worker (see egress_path.h). If frames
-  // remain (shaper, ring full, budget), the worker takes over.
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the worker's sleep check
-  if (!out.signal.sleeping.load(std::memory_order_relaxed)) return;
-  EgressPath path(core_, out_port);
-  if (!path.try_acquire()) {
-    out.signal.wake();
-    return;
-  }
-  path.send_burst(cache, kInlineBudget);
-  const bool more = path.any_queued();
-  path.release();
-  if (more) out.signal.wake();
+  pending_ports_ |= uint64_t{1} << out_port;
 }
 
 }  // namespace sharebuf::datapath

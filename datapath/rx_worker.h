@@ -1,4 +1,5 @@
-// RxWorker: the receive side of one port. It reads frames from the port's RX ring in bursts,
+// RxWorker: the receive side of one or more ports (one per port by default; [switch] rx_threads
+// folds several ports onto one thread). It reads frames from each port's RX ring in bursts,
 // parses them, learns the source MAC, finds the out port(s), classifies, and admits one copy per
 // out port into the shared buffer through the policy (datapath/admission_step.h), waking the out
 // port's egress worker. It blocks in poll() when the ring is empty.
@@ -17,9 +18,9 @@ class RxWorker {
  public:
   static constexpr int kBurst = 64;
   // Frames an RX worker sends inline for an idle port before handing over to its egress worker.
-  static constexpr uint32_t kInlineBudget = 8;
+  static constexpr uint32_t kInlineBudget = 64;
 
-  RxWorker(SwitchCore& core, uint32_t port) : core_(core), port_(port) {}
+  RxWorker(SwitchCore& core, std::vector<uint32_t> ports) : core_(core), ports_(std::move(ports)) {}
   void run();
 
  private:
@@ -29,8 +30,15 @@ class RxWorker {
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
 
+  // Sends inline for the idle ports this burst enqueued to, or wakes their egress workers.
+  void flush_pending(buffer::CellCache& cache);
+
+  void collect_ring_drops();
+
   SwitchCore& core_;
-  uint32_t port_;
+  std::vector<uint32_t> ports_;   // the ports this worker reads
+  uint32_t port_ = 0;             // the port of the burst being handled
+  uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
 };
 

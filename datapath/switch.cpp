@@ -50,9 +50,17 @@ Switch::~Switch() {
 void Switch::start() {
   if (running_) return;
   running_ = true;
-  for (uint32_t p = 0; p < core_->ports.size(); ++p) {
+  const uint32_t n_ports = static_cast<uint32_t>(core_->ports.size());
+  for (uint32_t p = 0; p < n_ports; ++p) {
     egress_threads_.emplace_back([this, p] { EgressWorker(*core_, p).run(); });
-    rx_threads_.emplace_back([this, p] { RxWorker(*core_, p).run(); });
+  }
+  const uint32_t n_rx =
+      core_->config.rx_threads == 0 ? n_ports : std::min(core_->config.rx_threads, n_ports);
+  for (uint32_t t = 0; t < n_rx; ++t) {
+    std::vector<uint32_t> ports;
+    for (uint32_t p = t; p < n_ports; p += n_rx)
+      ports.push_back(p);
+    rx_threads_.emplace_back([this, ports] { RxWorker(*core_, ports).run(); });
   }
 }
 

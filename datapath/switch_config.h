@@ -67,7 +67,9 @@ struct SwitchConfig {
   std::vector<StaticMacConfig> static_macs;
   uint64_t mac_ageing_ns = 300'000'000'000ull;
   uint32_t mac_table_size = 4096;
-  bool drain_on_stop = false;  // on SIGTERM: transmit what is queued (true) or drop it (false)
+  bool drain_on_stop = false;    // on SIGTERM: transmit what is queued (true) or drop it (false)
+  uint32_t rx_threads = 0;       // RX worker threads; 0 = one per port
+  uint64_t rx_busy_poll_ns = 0;  // an idle RX worker spins this long before blocking; 0 = never
 };
 
 // The policy environment (classes, port rates, queue classes) a SwitchConfig implies.

@@ -323,6 +323,9 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     sw.mac_table_size =
         static_cast<uint32_t>(r.integer("mac_table_size", 16, 1 << 20).value_or(4096));
     sw.drain_on_stop = r.choice("on_stop", "drop", {"drop", "drain"}) == "drain";
+    sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
+    sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
+    if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
     cfg.stats_file = r.string("stats_file").value_or("");
     r.finish();
   }
