@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -15,8 +16,6 @@
 namespace sharebuf::datapath {
 namespace {
 
-// Where frame data starts in a TX slot (the kernel's convention for TPACKET_V2).
-constexpr uint32_t kTxDataOffset = TPACKET2_HDRLEN - sizeof(sockaddr_ll);
 constexpr uint32_t kRingBlockBytes = 1u << 16;
 constexpr size_t kMaxRingBytes = size_t{128} << 20;
 
@@ -85,7 +84,7 @@ AfPacketPort::Ring AfPacketPort::setup_ring(int fd, int option, uint32_t frame_s
 }
 
 AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-                           uint32_t tx_frames)
+                           uint32_t tx_batch)
     : name_(ifname), mtu_(mtu) {
   // Room for the TPACKET header, Ethernet + two VLAN tags, and the MTU.
   const uint32_t frame_size = round_up_pow2(TPACKET_ALIGN(TPACKET2_HDRLEN) + 14 + 8 + mtu + 64);
@@ -98,10 +97,17 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
 
     // Protocol 0: this socket receives nothing, it only sends.
     tx_fd_ = open_socket(ifname, 0);
-    set_int(tx_fd_, SOL_PACKET, PACKET_VERSION, TPACKET_V2, ifname, "PACKET_VERSION");
     set_int(tx_fd_, SOL_PACKET, PACKET_QDISC_BYPASS, 1, ifname, "PACKET_QDISC_BYPASS");
-    tx_ = setup_ring(tx_fd_, PACKET_TX_RING, frame_size, tx_frames, ifname);
     bind_socket(tx_fd_, ifname, ifindex, 0);
+    tx_slot_bytes_ = frame_size;
+    tx_batch_ = std::min<uint32_t>(kMaxTxBatch, std::max<uint32_t>(1, tx_batch));
+    tx_staging_ = std::make_unique<uint8_t[]>(size_t{tx_batch_} * tx_slot_bytes_);
+    for (uint32_t i = 0; i < tx_batch_; ++i) {
+      tx_iov_[i].iov_base = tx_staging_.get() + size_t{i} * tx_slot_bytes_;
+      tx_msgs_[i] = mmsghdr{};
+      tx_msgs_[i].msg_hdr.msg_iov = &tx_iov_[i];
+      tx_msgs_[i].msg_hdr.msg_iovlen = 1;
+    }
   } catch (...) {
     close_all();
     throw;
@@ -115,8 +121,7 @@ AfPacketPort::~AfPacketPort() {
 
 void AfPacketPort::close_all() noexcept {
   if (rx_.base != nullptr) munmap(rx_.base, rx_.bytes);
-  if (tx_.base != nullptr) munmap(tx_.base, tx_.bytes);
-  rx_.base = tx_.base = nullptr;
+  rx_.base = nullptr;
   if (rx_fd_ >= 0) close(rx_fd_);
   if (tx_fd_ >= 0) close(tx_fd_);
   rx_fd_ = tx_fd_ = -1;
@@ -152,32 +157,40 @@ uint64_t AfPacketPort::rx_ring_drops() noexcept {
 }
 
 uint8_t* AfPacketPort::tx_slot(uint32_t* room) noexcept {
-  auto* hdr = reinterpret_cast<tpacket2_hdr*>(tx_.frame(tx_.next));
-  const uint32_t status = __atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE);
-  if (status != TP_STATUS_AVAILABLE && status != TP_STATUS_WRONG_FORMAT) return nullptr;
-  *room = tx_.frame_size - kTxDataOffset;
-  return reinterpret_cast<uint8_t*>(hdr) + kTxDataOffset;
+  if (tx_count_ == tx_batch_) return nullptr;
+  *room = tx_slot_bytes_;
+  return static_cast<uint8_t*>(tx_iov_[tx_count_].iov_base);
 }
 
 void AfPacketPort::tx_commit(uint32_t len) noexcept {
-  auto* hdr = reinterpret_cast<tpacket2_hdr*>(tx_.frame(tx_.next));
-  hdr->tp_len = len;
-  hdr->tp_snaplen = len;
-  // release: the frame bytes are visible to the kernel before it sees SEND_REQUEST.
-  __atomic_store_n(&hdr->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
-  tx_.next = (tx_.next + 1) % tx_.frames;
-  ++tx_pending_;
+  tx_iov_[tx_count_++].iov_len = len;
 }
 
 bool AfPacketPort::tx_kick() noexcept {
-  if (tx_pending_ == 0) return true;
-  tx_pending_ = 0;
-  for (;;) {
-    if (send(tx_fd_, nullptr, 0, MSG_DONTWAIT) >= 0) return true;
+  uint32_t done = 0;
+  bool ok = true;
+  while (done < tx_count_) {
+    const int n = sendmmsg(tx_fd_, &tx_msgs_[done], tx_count_ - done, MSG_DONTWAIT);
+    if (n > 0) {
+      done += static_cast<uint32_t>(n);
+      continue;
+    }
     if (errno == EINTR) continue;
-    // ENOBUFS/EAGAIN: the device is busy; the slots stay queued and go with the next kick.
-    return errno == EAGAIN || errno == ENOBUFS || errno == EWOULDBLOCK;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) break;  // retry next kick
+    // A hard error on the first frame: drop it so the rest can go.
+    ok = false;
+    ++tx_dropped_;
+    ++done;
   }
+  if (done != 0) {
+    // Keep what the kernel did not take, in order, at the front of the staging slots.
+    for (uint32_t i = done; i < tx_count_; ++i) {
+      std::memcpy(tx_iov_[i - done].iov_base, tx_iov_[i].iov_base, tx_iov_[i].iov_len);
+      tx_iov_[i - done].iov_len = tx_iov_[i].iov_len;
+    }
+    tx_count_ -= done;
+  }
+  return ok;
 }
 
 void AfPacketPort::tx_wait(int timeout_ms) noexcept {

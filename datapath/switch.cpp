@@ -27,9 +27,8 @@ Switch::Switch(const SwitchConfig& config) : core_(std::make_unique<SwitchCore>(
                           "switch; turn them off on both veth ends: ethtool -K " +
                           port->config.name + " tx off tso off gso off gro off");
     }
-    port->io =
-        std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
-                                       port->config.rx_ring_frames, port->config.tx_ring_frames);
+    port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
+                                              port->config.rx_ring_frames, port->config.tx_batch);
     // Shaper depth: two full frames, or 200 us at the port rate, whichever is larger: enough to
     // absorb wake-up jitter, small enough not to burst.
     const uint64_t max_frame = port->link.mtu + 64;

@@ -46,7 +46,7 @@ struct PortConfig {
   std::vector<uint32_t> weights;  // DRR weights per queue (quantum = weight x 1514 bytes)
   uint8_t default_class = 0;      // class of frames arriving here that match nothing
   uint32_t rx_ring_frames = 8192;
-  uint32_t tx_ring_frames = 2048;
+  uint32_t tx_batch = 64;  // frames per sendmmsg (1-64)
 };
 
 struct StaticMacConfig {

@@ -296,7 +296,7 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   if (r.table().get("default_class") != nullptr)
     p.default_class = class_index(r, "default_class", sw);
   p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 20).value_or(8192));
-  p.tx_ring_frames = static_cast<uint32_t>(r.integer("tx_ring_frames", 64, 1 << 20).value_or(2048));
+  p.tx_batch = static_cast<uint32_t>(r.integer("tx_batch", 1, 64).value_or(64));
   r.finish();
   return p;
 }

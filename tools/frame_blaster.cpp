@@ -1,7 +1,10 @@
-// sharebuf-blaster: sends minimum-size (64-byte on the wire) UDP frames out of an interface as
-// fast as one core can, for a bounded time, to measure how many frames per second a switch
-// delivers. AF_PACKET with PACKET_QDISC_BYPASS and sendmmsg batches of 64: on the development
-// machine one core sends roughly 0.5-1 Mpps into a veth, which is what limits it.
+// sharebuf-blaster: sends minimum-size (64-byte on the wire) frames out of an interface as fast
+// as one core can, for a bounded time, to measure how many frames per second a switch delivers.
+// The frames are IPv4/UDP, or with --ethertype raw frames of that EtherType (e.g. 0x88b5, IEEE
+// local experimental), which the receiving host's kernel discards right away: with UDP, most of
+// the time goes into the receiver's stack (routing, ICMP port unreachable), not the switch.
+// AF_PACKET with PACKET_QDISC_BYPASS and sendmmsg batches of 64: on the development machine one
+// core sends roughly 0.5-1 Mpps into a veth, which is what limits it.
 //   sharebuf-blaster --interface eth0 --dst-mac 02:5b:00:00:00:02 --src-ip 198.18.0.1
 //                    --dst-ip 198.18.0.2 --seconds 5 [--pps N]
 #include <arpa/inet.h>
@@ -76,6 +79,7 @@ int main(int argc, char** argv) {
   double seconds = 5;
   uint64_t pps = 0;
   uint16_t dst_port = 9;
+  std::string ethertype_text;
   app.add_option("--interface", iface, "interface to send on")->required();
   app.add_option("--dst-mac", dst_mac_text, "destination MAC")->required();
   app.add_option("--src-ip", src_ip_text, "source IPv4 address")->required();
@@ -84,6 +88,8 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", seconds, "how long to send (0.1-600)")
       ->check(CLI::Range(0.1, 600.0))
       ->capture_default_str();
+  app.add_option("--ethertype", ethertype_text,
+                 "send raw frames of this EtherType (hex, e.g. 0x88b5) instead of IPv4/UDP");
   app.add_option("--pps", pps, "frames per second (0: as fast as possible)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -120,8 +126,21 @@ int main(int argc, char** argv) {
     }
     if (f != nullptr) std::fclose(f);
   }
-  const auto frame =
+  auto frame =
       make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text), parse_ipv4(dst_ip_text), dst_port);
+  if (!ethertype_text.empty()) {
+    unsigned long type = 0x10000;
+    try {
+      type = std::stoul(ethertype_text, nullptr, 16);
+    } catch (const std::exception&) {
+    }
+    if (type < 0x0600 || type > 0xffff) {
+      std::fprintf(stderr, "sharebuf-blaster: --ethertype must be 0x0600..0xffff\n");
+      return 2;
+    }
+    frame[12] = static_cast<uint8_t>(type >> 8);
+    frame[13] = static_cast<uint8_t>(type);
+  }
   constexpr int kBatch = 64;
   std::array<iovec, kBatch> iov;
   std::array<mmsghdr, kBatch> msgs{};
