@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
 
-build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,bridge,ovs"
+build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-rt,bridge,ovs"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -39,6 +39,12 @@ start_switch() {
   case "$1" in
     sharebufd)
       tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
+      tb_start_switch "$TB_DIR/sw.toml"
+      ;;
+    sharebufd-rt)
+      # The datapath threads at SCHED_FIFO priority 10: a woken thread runs at once.
+      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
+      sed -i 's/^\[switch\]/[switch]\nrealtime_priority = 10/' "$TB_DIR/sw.toml"
       tb_start_switch "$TB_DIR/sw.toml"
       ;;
     sharebufd-spin)
@@ -81,7 +87,7 @@ start_switch() {
 
 stop_switch() {
   case "$1" in
-    sharebufd | sharebufd-spin) tb_stop_switch ;;
+    sharebufd | sharebufd-rt | sharebufd-spin) tb_stop_switch ;;
     bridge) tb_exec sw ip link del br0 ;;
     ovs)
       local f
@@ -149,6 +155,7 @@ import json, platform, statistics, sys, datetime, os
 rows = [json.loads(l) for l in open(sys.argv[1])]
 reps, seconds = sys.argv[2], sys.argv[3]
 names = {"sharebufd": "sharebufd (cs, unshaped, defaults)",
+         "sharebufd-rt": "sharebufd, realtime_priority = 10",
          "sharebufd-spin": "sharebufd, rx_threads = 1, rx_busy_poll = 200us", "bridge": "Linux bridge",
          "ovs": "OVS userspace (netdev, AF_PACKET)"}
 print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
@@ -158,7 +165,7 @@ print()
 print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | ping p50 (µs) | ping p99 (µs) |")
 print("|---|---|---|---|---|---|---|")
 med = {}
-for key in ["sharebufd", "sharebufd-spin", "bridge", "ovs"]:
+for key in ["sharebufd", "sharebufd-rt", "sharebufd-spin", "bridge", "ovs"]:
     rs = [r for r in rows if r["switch"] == key]
     if not rs:
         continue
@@ -168,12 +175,13 @@ for key in ["sharebufd", "sharebufd-spin", "bridge", "ovs"]:
     print(f"| {names[key]} | {m['tcp1_mbps']:.0f} | {m['tcp4_mbps']:.0f} | {m['delivered_kpps']:.0f} | "
           f"{m['offered_kpps']:.0f} | {m['ping_p50_us']:.0f} | {m['ping_p99_us']:.0f} |")
 print()
-if "sharebufd" in med and "ovs" in med:
-    s, o = med["sharebufd"], med["ovs"]
-    print(f"- sharebufd / OVS userspace: TCP {s['tcp1_mbps'] / o['tcp1_mbps']:.2f}x (1 stream), "
-          f"{s['tcp4_mbps'] / o['tcp4_mbps']:.2f}x (4 streams), 64 B frame rate "
-          f"{s['delivered_kpps'] / o['delivered_kpps']:.2f}x (target: 2x).")
-for key in ("sharebufd", "sharebufd-spin"):
+for key in ("sharebufd", "sharebufd-rt", "sharebufd-spin"):
+    if key in med and "ovs" in med:
+        s, o = med[key], med["ovs"]
+        print(f"- {names[key]} / OVS userspace: TCP {s['tcp1_mbps'] / o['tcp1_mbps']:.2f}x (1 stream), "
+              f"{s['tcp4_mbps'] / o['tcp4_mbps']:.2f}x (4 streams), 64 B frame rate "
+              f"{s['delivered_kpps'] / o['delivered_kpps']:.2f}x (target: 2x).")
+for key in ("sharebufd", "sharebufd-rt", "sharebufd-spin"):
     if key in med and "bridge" in med:
         s, b = med[key], med["bridge"]
         print(f"- ping p50: {names[key]} {s['ping_p50_us']:.0f} µs vs bridge {b['ping_p50_us']:.0f} µs "

@@ -1,11 +1,16 @@
 #include "datapath/switch.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
+
+#include <spdlog/spdlog.h>
 
 #include "datapath/egress_worker.h"
 #include "datapath/rx_worker.h"
@@ -46,12 +51,32 @@ Switch::~Switch() {
   if (core_->stop_fd >= 0) close(core_->stop_fd);
 }
 
+namespace {
+
+// Datapath threads wake on every frame; on a loaded 2-core VM a normal-priority thread can wait
+// behind others for its CPU. SCHED_FIFO lets it run at once (and it still blocks when idle).
+void apply_priority(int priority) {
+  if (priority == 0) return;
+  sched_param param{};
+  param.sched_priority = priority;
+  if (const int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param); err != 0) {
+    spdlog::warn("realtime_priority {}: cannot set SCHED_FIFO ({}); running at normal priority",
+                 priority, std::strerror(err));
+  }
+}
+
+}  // namespace
+
 void Switch::start() {
   if (running_) return;
   running_ = true;
+  const int prio = core_->config.realtime_priority;
   const uint32_t n_ports = static_cast<uint32_t>(core_->ports.size());
   for (uint32_t p = 0; p < n_ports; ++p) {
-    egress_threads_.emplace_back([this, p] { EgressWorker(*core_, p).run(); });
+    egress_threads_.emplace_back([this, p, prio] {
+      apply_priority(prio);
+      EgressWorker(*core_, p).run();
+    });
   }
   const uint32_t n_rx =
       core_->config.rx_threads == 0 ? n_ports : std::min(core_->config.rx_threads, n_ports);
@@ -59,7 +84,10 @@ void Switch::start() {
     std::vector<uint32_t> ports;
     for (uint32_t p = t; p < n_ports; p += n_rx)
       ports.push_back(p);
-    rx_threads_.emplace_back([this, ports] { RxWorker(*core_, ports).run(); });
+    rx_threads_.emplace_back([this, ports, prio] {
+      apply_priority(prio);
+      RxWorker(*core_, ports).run();
+    });
   }
 }
 

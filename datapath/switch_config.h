@@ -70,6 +70,7 @@ struct SwitchConfig {
   bool drain_on_stop = false;    // on SIGTERM: transmit what is queued (true) or drop it (false)
   uint32_t rx_threads = 0;       // RX worker threads; 0 = one per port
   uint64_t rx_busy_poll_ns = 0;  // an idle RX worker spins this long before blocking; 0 = never
+  int realtime_priority = 0;     // SCHED_FIFO priority of the datapath threads; 0 = normal
 };
 
 // The policy environment (classes, port rates, queue classes) a SwitchConfig implies.

@@ -326,6 +326,7 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
     sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
     if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
+    sw.realtime_priority = static_cast<int>(r.integer("realtime_priority", 0, 99).value_or(0));
     cfg.stats_file = r.string("stats_file").value_or("");
     r.finish();
   }

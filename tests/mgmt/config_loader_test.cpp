@@ -22,6 +22,7 @@ mac_ageing = "60s"
 on_stop = "drain"
 rx_threads = 1
 rx_busy_poll = "50us"
+realtime_priority = 5
 
 [buffer]
 size = "1.6MB"
@@ -84,12 +85,13 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_TRUE(sw.drain_on_stop);
   EXPECT_EQ(sw.rx_threads, 1u);
   EXPECT_EQ(sw.rx_busy_poll_ns, 50'000u);
+  EXPECT_EQ(sw.realtime_priority, 5);
   EXPECT_EQ(sw.buffer.capacity_cells, 20000u);
   EXPECT_EQ(sw.buffer.view_mode, buffer::ViewMode::kProbe);
   EXPECT_EQ(sw.buffer.probe_interval_ns, 20'000u);
   EXPECT_EQ(sw.policy, "dt");
   EXPECT_EQ(sw.policy_params.values["alpha"], 0.5);
-  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:17:"));
+  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:18:"));
   ASSERT_EQ(sw.classes.size(), 2u);
   EXPECT_EQ(sw.classes[0].traffic.group, buffer::PriorityGroup::kHigh);
   EXPECT_EQ(sw.classes[0].traffic.role, policies::ProteanRole::kShort);
