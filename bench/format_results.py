@@ -14,7 +14,7 @@ WHAT = {
     "BM_QueuePushPop<BasicPacketQueue<std::mutex>>": "baseline: same queue under std::mutex",
     "BM_QueuePushPop<MutexDeque>": "baseline: std::deque under std::mutex",
 }
-POLICY = {"0": "cs", "1": "static", "2": "dt"}
+POLICY = {"0": "cs", "1": "static", "2": "dt", "3": "protean", "4": "fb", "5": "lqd"}
 
 
 def describe(name):
@@ -58,8 +58,12 @@ def main():
     med = {b["run_name"]: b["real_time"] for b in data["benchmarks"]
            if b.get("aggregate_name") == "median"}
     print()
-    for name, label, target in (("BM_Decide/2/real_time/threads:1", "DT decision", 5.0),
-                                ("BM_AcceptPath/64", "full accept path, 64 B", 100.0)):
+    targets = [("BM_Decide/2/real_time/threads:1", "DT decision", 5.0),
+               ("BM_AcceptPath/64", "full accept path, 64 B", 100.0)]
+    for index, policy in POLICY.items():
+        if index not in ("0", "1", "2"):
+            targets.append((f"BM_Decide/{index}/real_time/threads:1", f"{policy} decision", 25.0))
+    for name, label, target in targets:
         if name in med:
             verdict = "meets" if med[name] <= target else "MISSES"
             print(f"- {label}: {med[name]:.1f} ns median, {verdict} the target of {target:.0f} ns.")

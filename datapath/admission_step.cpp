@@ -19,7 +19,7 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
       // Evict from the victim's tail until the frame fits or the victim is empty; the pool then
       // decides (pool_full if the victim could not free enough).
       while (buffer.state().free_cells() < ctx.cells) {
-        const uint32_t freed = buffer.push_out(cache, verdict.victim_queue, false);
+        const uint32_t freed = buffer.push_out(cache, verdict.victim_queue, verdict.from_head);
         if (freed == 0) break;
         out.pushed_out_cells += freed;
       }

@@ -45,16 +45,37 @@ struct TrafficClass {
   ProteanRole role = ProteanRole::kIncast;
 };
 
+// How a port shares its rate among its queues (FB's gamma "share").
+enum class SchedulingKind : uint8_t { kRoundRobin, kDrr, kStrictPriority };
+struct PortScheduling {
+  SchedulingKind kind = SchedulingKind::kRoundRobin;
+  std::vector<uint32_t> weights;  // DRR: one per queue; empty = all equal
+};
+
 // What a policy may know about the switch it runs in, fixed at construction.
 struct PolicyEnv {
   const BufferLayout* layout = nullptr;
   std::vector<TrafficClass> classes;    // by class id; empty = one default class
   std::vector<uint64_t> port_rate_bps;  // shaped ("line") rate per port; empty/0 = unknown
   std::vector<uint8_t> queue_class;     // class shown for each queue in telemetry; empty = 0
+  std::vector<PortScheduling> port_scheduling;  // per port; empty = round robin everywhere
 
   size_t num_classes() const noexcept { return classes.empty() ? 1 : classes.size(); }
   uint8_t class_of_queue(uint32_t q) const noexcept {
     return q < queue_class.size() ? queue_class[q] : 0;
+  }
+  PriorityGroup group_of_class(uint8_t c) const noexcept {
+    return c < classes.size() ? classes[c].group : PriorityGroup::kLow;
+  }
+  ProteanRole role_of_class(uint8_t c) const noexcept {
+    return c < classes.size() ? classes[c].role : ProteanRole::kIncast;
+  }
+  // The shaped rate of port p in cells per second; unshaped or unknown ports count as 10 Gbit/s.
+  double rate_cells_per_s(uint32_t p) const noexcept {
+    const double bps = p < port_rate_bps.size() && port_rate_bps[p] != 0
+                           ? static_cast<double>(port_rate_bps[p])
+                           : 10e9;
+    return bps / 8.0 / layout->cell_bytes();
   }
 };
 

@@ -5,6 +5,9 @@
 
 #include "policies/cs.h"
 #include "policies/dt.h"
+#include "policies/fb.h"
+#include "policies/lqd.h"
+#include "policies/protean.h"
 #include "policies/static.h"
 
 namespace sharebuf::policies {
@@ -24,6 +27,9 @@ const std::array kBuiltins = {
     info<CsPolicy>("Complete Sharing: accept while the frame fits in the pool"),
     info<StaticPolicy>("Complete Partitioning: a fixed cap per queue"),
     info<DtPolicy>("Dynamic Thresholds: Q[q] < alpha * (B - Occ)"),
+    info<ProteanPolicy>("Protean: CS for short flows, DT for long, gradient-scaled DT for incasts"),
+    info<FbPolicy>("FB: alpha * (1/N_p) * gamma * (B - Occ), per priority group"),
+    info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),
 };
 
 }  // namespace

@@ -35,13 +35,14 @@ constexpr std::string_view to_string(Action a) noexcept {
 struct Verdict {
   Action action = Action::kAccept;
   DropReason reason = DropReason::kNone;
+  bool from_head = false;  // kPushOut: evict the victim's oldest frames instead of its newest
   uint32_t victim_queue = 0;
 
   static constexpr Verdict accept() noexcept { return {}; }
-  static constexpr Verdict drop(DropReason r) noexcept { return {Action::kDrop, r, 0}; }
-  static constexpr Verdict trim(DropReason r) noexcept { return {Action::kTrim, r, 0}; }
-  static constexpr Verdict push_out(uint32_t victim) noexcept {
-    return {Action::kPushOut, DropReason::kNone, victim};
+  static constexpr Verdict drop(DropReason r) noexcept { return {Action::kDrop, r, false, 0}; }
+  static constexpr Verdict trim(DropReason r) noexcept { return {Action::kTrim, r, false, 0}; }
+  static constexpr Verdict push_out(uint32_t victim, bool from_head = false) noexcept {
+    return {Action::kPushOut, DropReason::kNone, from_head, victim};
   }
   constexpr bool accepted() const noexcept { return action == Action::kAccept; }
   friend constexpr bool operator==(const Verdict&, const Verdict&) = default;

@@ -1,0 +1,127 @@
+#include "policies/protean.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "policies/log2_tables.h"
+
+namespace sharebuf::policies {
+
+ProteanPolicy::ProteanPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
+  ParamReader reader(kName, params, kParams);
+  alpha_incast_ = reader.number("alpha_incast", 1.0, 1.0 / 1024, 1024);
+  alpha_long_ = reader.number("alpha_long", 0.5, 1.0 / 1024, 1024);
+  beta_ = reader.number("beta", 0.25, 0, 1);
+  buildup_ = reader.number("buildup", 2.0, 0, 1e6);
+  tofino_ = reader.choice("arithmetic", "exact", {"exact", "tofino"}) == "tofino";
+  alpha_long_of_ = resolve_alphas(env, alpha_long_);
+  alpha_incast_of_ = resolve_alphas(env, alpha_incast_);
+  state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
+}
+
+double ProteanPolicy::incast_threshold(uint32_t queue, const BufferView& view) const noexcept {
+  const double thr = state_[queue].thr.load(std::memory_order_relaxed);
+  return thr >= 0 ? thr : alpha_incast_ * view.remaining_cells();
+}
+
+Verdict ProteanPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
+  const uint32_t rem = view.remaining_cells();
+  bool ok;
+  switch (env().role_of_class(ctx.class_id)) {
+    case ProteanRole::kShort:
+      ok = ctx.cells < rem;
+      break;
+    case ProteanRole::kLong:
+      ok = view.queue_cells(ctx.queue) < alpha_long_of_[ctx.class_id] * rem;
+      break;
+    case ProteanRole::kIncast:
+    default: {
+      // The egress computed thr with alpha_incast; a class alpha rescales it.
+      const double scale = alpha_incast_of_[ctx.class_id] / alpha_incast_;
+      ok = view.queue_cells(ctx.queue) < scale * incast_threshold(ctx.queue, view);
+      break;
+    }
+  }
+  return ok ? Verdict::accept() : Verdict::drop(DropReason::kThreshold);
+}
+
+void ProteanPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
+  QueueState& s = state_[ev.queue];
+  const uint32_t q = view.queue_cells(ev.queue);
+  const uint32_t q_prev = s.q_prev.load(std::memory_order_relaxed);
+  const uint64_t t_prev = s.t_prev.load(std::memory_order_relaxed);
+  const double rem = view.remaining_cells();
+  double g = s.g_prev.load(std::memory_order_relaxed);
+  if (ev.now_ns > t_prev) {
+    const double rate_cells_per_ns = env().rate_cells_per_s(ev.port) * 1e-9;
+    double g_raw;
+    if (tofino_) {
+      // Eq. 4: 2^(log2 |dQ| - log2 dT - log2 rate); the sign is kept aside, as a P4 program
+      // does with a sign bit.
+      const Log2Tables& t = log2_tables();
+      const uint64_t dq = q >= q_prev ? q - q_prev : q_prev - q;
+      const int32_t log_rate =
+          static_cast<int32_t>(std::lround(std::log2(rate_cells_per_ns) * 256));
+      g_raw = dq == 0
+                  ? 0
+                  : t.exp2_fixed(t.log2_fixed(dq) - t.log2_fixed(ev.now_ns - t_prev) - log_rate);
+      if (q < q_prev) g_raw = -g_raw;
+    } else {
+      g_raw = (static_cast<double>(q) - q_prev) / static_cast<double>(ev.now_ns - t_prev) /
+              rate_cells_per_ns;
+    }
+    g = beta_ * g_raw + (1 - beta_) * g;
+    s.q_prev.store(q, std::memory_order_relaxed);
+    s.t_prev.store(ev.now_ns, std::memory_order_relaxed);
+    s.g_prev.store(g, std::memory_order_relaxed);
+  }
+  double thr;
+  if (g > buildup_) {
+    // Eq. 5: 2^(log2 g + log2(alpha * Rem)) in Tofino arithmetic.
+    thr = tofino_ ? log2_tables().multiply(g, static_cast<uint64_t>(alpha_incast_ * rem))
+                  : g * alpha_incast_ * rem;
+  } else {
+    thr = alpha_incast_ * rem;
+  }
+  s.thr.store(thr, std::memory_order_relaxed);
+}
+
+uint32_t ProteanPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
+                                        const BufferView& view) const noexcept {
+  double t;
+  switch (env().role_of_class(class_id)) {
+    case ProteanRole::kShort:
+      t = view.queue_cells(queue) + view.remaining_cells();
+      break;
+    case ProteanRole::kLong:
+      t = alpha_long_of_[class_id] * view.remaining_cells();
+      break;
+    default:
+      t = alpha_incast_of_[class_id] / alpha_incast_ * incast_threshold(queue, view);
+      break;
+  }
+  return static_cast<uint32_t>(std::min<double>(std::ceil(t), view.capacity_cells()));
+}
+
+nlohmann::json ProteanPolicy::params() const {
+  return {{"alpha_incast", alpha_incast_},
+          {"alpha_long", alpha_long_},
+          {"beta", beta_},
+          {"buildup", buildup_},
+          {"arithmetic", tofino_ ? "tofino" : "exact"}};
+}
+
+nlohmann::json ProteanPolicy::describe(const BufferView& view) const {
+  nlohmann::json d = Policy::describe(view);
+  nlohmann::json gradients = nlohmann::json::array();
+  nlohmann::json incast = nlohmann::json::array();
+  for (uint32_t q = 0; q < view.layout().num_queues(); ++q) {
+    gradients.push_back(gradient(q));
+    incast.push_back(incast_threshold(q, view));
+  }
+  d["state"]["gradients"] = gradients;
+  d["state"]["incast_thresholds_cells"] = incast;
+  return d;
+}
+
+}  // namespace sharebuf::policies

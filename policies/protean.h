@@ -1,0 +1,76 @@
+// protean — Protean (protean.txt, Algorithms 1 and 2; POLICIES.md).
+// Ingress, by the class's Protean role:
+//   short:  accept iff c < Rem                          (CS for short flows)
+//   long:   accept iff Q[q] < alpha_long * Rem           (DT)
+//   incast: accept iff Q[q] < thr[q]                     (thr from the egress)
+// Egress, on every dequeue from queue q at time t:
+//   g_raw = (Q[q] - Qprev[q]) / (t - tprev[q]) / rate(p)   (1 = growing at line rate)
+//   g = beta * g_raw + (1 - beta) * gprev[q]
+//   thr[q] = g > buildup ? g * alpha_incast * Rem : alpha_incast * Rem
+// Qprev, tprev, gprev start at zero; before a queue's first dequeue thr is alpha_incast * Rem.
+// A class's own alpha, if set, replaces alpha_long / alpha_incast for its frames' admission.
+// `arithmetic = "tofino"` does the division and the product through log2/exp2 tables as the
+// Tofino program does (policies/log2_tables.h).
+//
+// Thread-safety: on_dequeue() for a queue runs on its port's egress owner only; admit() reads
+// thr[q] (a relaxed atomic double) on any RX worker; describe() reads everything relaxed.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+
+#include "policies/class_alpha.h"
+#include "policies/params.h"
+#include "policies/policy.h"
+
+namespace sharebuf::policies {
+
+class ProteanPolicy final : public Policy {
+ public:
+  static constexpr std::string_view kName = "protean";
+  static constexpr std::array<ParamSpec, 5> kParams{{
+      {"alpha_incast", ParamType::kNumber, "1.0", "alpha of incast-role classes (testbed 0.8)"},
+      {"alpha_long", ParamType::kNumber, "0.5", "DT alpha of long-role classes"},
+      {"beta", ParamType::kNumber, "0.25", "EWMA weight of the newest gradient sample"},
+      {"buildup", ParamType::kNumber, "2.0",
+       "gradient (in multiples of the line rate) above which an incast is assumed"},
+      {"arithmetic", ParamType::kString, "exact", "\"exact\" or \"tofino\" (log2/exp2 tables)"},
+  }};
+
+  ProteanPolicy(const Params& params, const PolicyEnv& env);
+
+  std::string_view name() const noexcept override { return kName; }
+  Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override;
+  void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
+  uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
+                           const BufferView& view) const noexcept override;
+  nlohmann::json params() const override;
+  nlohmann::json describe(const BufferView& view) const override;
+
+  // The current smoothed gradient of a queue (tests, describe).
+  double gradient(uint32_t queue) const noexcept {
+    return state_[queue].g_prev.load(std::memory_order_relaxed);
+  }
+  // The incast threshold thr[q] in cells as admission uses it now.
+  double incast_threshold(uint32_t queue, const BufferView& view) const noexcept;
+
+ private:
+  struct QueueState {
+    std::atomic<uint32_t> q_prev{0};
+    std::atomic<uint64_t> t_prev{0};
+    std::atomic<double> g_prev{0};
+    std::atomic<double> thr{-1};  // < 0: no dequeue yet
+  };
+
+  double alpha_incast_;
+  double alpha_long_;
+  double beta_;
+  double buildup_;
+  bool tofino_;
+  AlphaTable alpha_long_of_;
+  AlphaTable alpha_incast_of_;
+  std::unique_ptr<QueueState[]> state_;
+};
+
+}  // namespace sharebuf::policies
