@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Each policy on a live switch: UDP from h1 saturates port p2's queue while a burst of parallel
+# TCP flows from h1 and h2 hits port p3. Every run must end with balanced counters and show the
+# policy's signature in them: cs fills the buffer (pool_full drops), dt caps the UDP queue at
+# alpha/(1+alpha) of B, fb caps it at alpha_low/(1+alpha_low) of B, lqd pushes frames out of the
+# longest queue. (protean's signature, its incast threshold rising during the burst, needs the
+# watch stream of the control socket; here it is checked for balanced counters.)
+source "$(dirname "$0")/lib.sh"
+tb_init
+tb_create 3
+B=6000
+run() {
+  local policy=$1
+  shift
+  tb_write_config "$TB_DIR/sw.toml" "$policy" 100Mbit "$B cells"
+  tb_start_switch "$TB_DIR/sw.toml"
+  tb_bg 2 iperf3 -s -1 -p 5201 >/dev/null
+  tb_bg 3 iperf3 -s -1 -p 5202 >/dev/null
+  tb_bg 3 iperf3 -s -1 -p 5203 >/dev/null
+  sleep 0.5
+  tb_bg 1 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b 200M -l 1400 -t 4 >/dev/null
+  sleep 1.5
+  tb_bg 1 iperf3 -c "$(tb_ip 3)" -p 5202 -P 8 -t 1 >/dev/null
+  tb_bg 2 iperf3 -c "$(tb_ip 3)" -p 5203 -P 8 -t 1 >/dev/null
+  wait "${TB_PIDS[@]}" 2>/dev/null || true
+  TB_PIDS=()
+  tb_stop_switch || fail "$policy: sharebufd exited with $?"
+  echo "== $policy"
+  check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
+    's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"]' \
+    'queue("p3")["admitted"] > 100' "$@"
+}
+run cs 'queue("p2")["dropped"]["pool_full"] + queue("p3")["dropped"]["pool_full"] > 0' \
+  's["buffer"]["peak_cells"] > '"$B"' - 19'
+run dt 'queue("p2")["peak_cells"] <= '"$B"' / 2 + 19' 'queue("p2")["dropped"]["threshold"] > 0'
+run fb 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 19' 'queue("p2")["dropped"]["threshold"] > 0'
+run lqd 'queue("p2")["dropped"]["pushed_out"] > 0' 'queue("p2")["peak_cells"] > '"$B"' / 2'
+run protean 'queue("p2")["dropped"]["threshold"] > 0'
