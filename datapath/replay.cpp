@@ -36,6 +36,7 @@ class ReplayEngine {
     env_.port_rate_bps = setup.port_rate_bps;
     env_.queue_class = setup.queue_class;
     policy_ = policies::make_policy(policy_name, params, env_);
+    policy_->on_install(buffer_.exact_view());
   }
 
   ReplayResult run(const std::vector<ReplayArrival>& arrivals, uint64_t end_ns) {

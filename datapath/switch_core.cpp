@@ -44,6 +44,7 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
       macs(cfg.mac_table_size, cfg.mac_ageing_ns),
       classifier(cfg) {
   policy_owner = policies::make_policy(cfg.policy, cfg.policy_params, env);
+  policy_owner->on_install(buffer.exact_view());
   policy.store(policy_owner.get(), std::memory_order_release);
   for (const PortConfig& p : cfg.ports)
     ports.push_back(std::make_unique<PortRuntime>(p));

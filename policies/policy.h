@@ -104,6 +104,9 @@ class Policy {
 
   virtual std::string_view name() const noexcept = 0;
   virtual Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept = 0;
+  // Called once when the policy becomes active on a buffer that may already hold frames (a live
+  // switch), before any admit(). Policies with state derived from occupancy initialise it here.
+  virtual void on_install(const BufferView& /*view*/) noexcept {}
   virtual void on_enqueue(const ArrivalContext& /*ctx*/, const BufferView& /*view*/) noexcept {}
   virtual void on_dequeue(const DequeueEvent& /*ev*/, const BufferView& /*view*/) noexcept {}
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "policies/credence.h"
 #include "policies/cs.h"
 #include "policies/dt.h"
 #include "policies/fb.h"
@@ -30,6 +31,7 @@ const std::array kBuiltins = {
     info<ProteanPolicy>("Protean: CS for short flows, DT for long, gradient-scaled DT for incasts"),
     info<FbPolicy>("FB: alpha * (1/N_p) * gamma * (B - Occ), per priority group"),
     info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),
+    info<CredencePolicy>("Credence: drop-tail following LQD's queue lengths, with an ML oracle"),
 };
 
 }  // namespace

@@ -22,6 +22,7 @@ class PolicyHarness : public BufferFixture {
     policies::Params p;
     p.values = std::move(params);
     policy_ = policies::make_policy(policy, p, env_);
+    policy_->on_install(buffer_->exact_view());
   }
 
   // Offers one frame of `cells` cells to queue q; returns true if it was enqueued.

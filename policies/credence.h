@@ -1,0 +1,93 @@
+// credence — Credence (credence.txt, Algorithm 1; POLICIES.md): drop-tail with thresholds that
+// follow what LQD (push-out) would hold, and a machine-learned oracle.
+// Arrival of c cells to queue i (one critical section):
+//   1. T follows LQD's virtual queues: if Gamma + c > B, the queue j with the highest threshold
+//      (i itself when i is among the highest) gives up min(c, T[j]); T[i] += c.
+//   2. Safeguard: if the longest real queue is shorter than B/N, accept.
+//   3. If Q[i] < T[i] and the frame fits, ask the oracle: accept unless it predicts a drop
+//      (reason prediction).
+//   4. Otherwise drop (reason threshold).
+// Departures lower T[i] by the departing cells; while the real queue i is empty its T[i] drains
+// at the port's line rate (computed lazily at the next arrival), as LQD's queue would. Options:
+// reset_on_empty (T[i] = 0 when the real queue empties, the authors' ns-3 approximation) and
+// safeguard (on; off only for analysis).
+// Oracles: none (never predicts a drop: FollowLQD), forest (random forest from a JSON model,
+// policies/forest_oracle.h), flip (the base oracle's answer flipped with probability p, seeded).
+// Features, in cells: queue length, total occupancy, their EWMAs over base_rtt.
+//
+// Thread-safety: admit() and on_dequeue() take lock_ (a spinlock; the critical section is a pass
+// over the queues, measured in bench/policies/admission_bench.cpp). describe() takes it too.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "buffer/spin_lock.h"
+#include "policies/forest_oracle.h"
+#include "policies/params.h"
+#include "policies/policy.h"
+
+namespace sharebuf::policies {
+
+class CredencePolicy final : public Policy {
+ public:
+  static constexpr std::string_view kName = "credence";
+  static constexpr std::array<ParamSpec, 8> kParams{{
+      {"oracle", ParamType::kString, "none", "\"none\" (FollowLQD), \"forest\" or \"flip\""},
+      {"model", ParamType::kString, "(none)",
+       "JSON random-forest model file (oracle forest, or flip over forest)"},
+      {"flip_probability", ParamType::kNumber, "0",
+       "oracle flip: probability of flipping each answer"},
+      {"flip_base", ParamType::kString, "none",
+       "oracle flip: the oracle whose answers are flipped (\"none\" or \"forest\")"},
+      {"seed", ParamType::kInteger, "1", "oracle flip: random seed (same seed, same flips)"},
+      {"base_rtt_us", ParamType::kNumber, "10",
+       "time constant of the features' EWMAs, microseconds"},
+      {"safeguard", ParamType::kBool, "true", "accept while the longest queue is below B/N"},
+      {"reset_on_empty", ParamType::kBool, "false",
+       "set T[i] = 0 when queue i empties (ns-3 code)"},
+  }};
+
+  CredencePolicy(const Params& params, const PolicyEnv& env);
+
+  std::string_view name() const noexcept override { return kName; }
+  void on_install(const BufferView& view) noexcept override;
+  Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override;
+  void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
+  uint32_t threshold_cells(uint32_t queue, uint8_t, const BufferView& view) const noexcept override;
+  nlohmann::json params() const override;
+  nlohmann::json describe(const BufferView& view) const override;
+
+  double threshold(uint32_t queue) const noexcept;
+  double gamma() const noexcept;
+
+ private:
+  enum class Oracle { kNone, kForest, kFlip };
+  bool predict_drop(uint32_t queue, const BufferView& view) noexcept;
+  void drain_idle(uint64_t now_ns, const BufferView& view) noexcept;
+
+  Oracle oracle_;
+  bool flip_over_forest_ = false;
+  std::string model_path_;
+  std::optional<RandomForest> forest_;
+  double flip_probability_;
+  uint64_t seed_;
+  double base_rtt_ns_;
+  bool safeguard_;
+  bool reset_on_empty_;
+
+  mutable buffer::SpinLock lock_;   // guards everything below
+  std::vector<double> t_;           // T[q], cells
+  std::vector<uint64_t> last_ns_;   // last drain time of T[q]
+  std::vector<double> ewma_queue_;  // feature 2
+  double ewma_total_ = 0;           // feature 3
+  uint64_t ewma_ns_ = 0;
+  double gamma_ = 0;  // sum of T
+  std::mt19937_64 rng_;
+  std::uniform_real_distribution<double> coin_{0.0, 1.0};
+};
+
+}  // namespace sharebuf::policies

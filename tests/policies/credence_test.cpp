@@ -1,0 +1,241 @@
+// Credence against its definition: thresholds are LQD's queue lengths (checked against an
+// independent LQD model), the safeguard, the oracles, the forest loader.
+#include "policies/credence.h"
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "buffer/buffer_state.h"
+#include "tests/policies/policy_harness.h"
+
+namespace sharebuf::policies {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+// LQD's queue lengths, written independently of CredencePolicy: a full buffer takes the arrival's
+// cells from the longest queue (the arrival's own queue when it is among the longest).
+struct LqdModel {
+  std::vector<double> len;
+  double capacity;
+  void arrive(uint32_t i, double c) {
+    double total = 0;
+    for (double l : len)
+      total += l;
+    if (total + c > capacity) {
+      double longest = len[i];
+      uint32_t j = i;
+      for (uint32_t q = 0; q < len.size(); ++q) {
+        if (len[q] > longest) {
+          longest = len[q];
+          j = q;
+        }
+      }
+      len[j] -= std::min(c, len[j]);
+    }
+    len[i] += c;
+  }
+  void depart(uint32_t i, double c) { len[i] -= std::min(c, len[i]); }
+};
+
+TEST(Credence, ThresholdsAreLqdQueueLengths) {
+  const buffer::BufferLayout layout(
+      200, 80, {buffer::PortSpec{.num_queues = 3}, buffer::PortSpec{.num_queues = 2}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout};
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    CredencePolicy credence(Params{}, env);
+    credence.on_install(view);
+    LqdModel model{std::vector<double>(5, 0), 200};
+    std::mt19937 rng(static_cast<uint32_t>(seed));
+    for (int step = 0; step < 3000; ++step) {
+      const auto q = static_cast<uint32_t>(rng() % 5);
+      const auto c = static_cast<uint32_t>(1 + rng() % 6);
+      // One clock instant for every event: no idle draining, so the model needs none.
+      if (rng() % 3 != 0) {
+        credence.admit({.now_ns = 1, .queue = q, .cells = c}, view);
+        model.arrive(q, c);
+      } else {
+        credence.on_dequeue({.now_ns = 1, .queue = q, .cells = c}, view);
+        model.depart(q, c);
+      }
+      double sum = 0;
+      for (uint32_t k = 0; k < 5; ++k) {
+        ASSERT_NEAR(credence.threshold(k), model.len[k], 1e-9)
+            << "seed " << seed << " step " << step;
+        sum += model.len[k];
+      }
+      ASSERT_NEAR(credence.gamma(), sum, 1e-9);
+      ASSERT_LE(credence.gamma(), 200 + 1e-9);
+    }
+  }
+}
+
+class CredenceHarness : public testing::PolicyHarness {
+ protected:
+  void build_credence(nlohmann::json params) {
+    build({.capacity_cells = 100, .ports = {buffer::PortSpec{.num_queues = 4}}}, "credence",
+          std::move(params));
+  }
+};
+
+// An oracle that predicts a drop every time (flip with probability 1 over "none").
+const nlohmann::json kAlwaysDrop = {{"oracle", "flip"}, {"flip_probability", 1.0}};
+
+TEST_F(CredenceHarness, BelowBOverNEverythingIsAcceptedWhateverTheOracle) {
+  build_credence(kAlwaysDrop);
+  // B/N = 25: while the longest queue holds fewer than 25 cells every arrival is accepted.
+  for (int round = 0; round < 24; ++round) {
+    for (uint32_t q = 0; q < 4; ++q)
+      EXPECT_TRUE(offer(q, 1)) << "round " << round;
+  }
+  EXPECT_TRUE(offer(0, 1));  // the longest held 24: accepted, q0 now holds 25 = B/N
+  // The safeguard no longer applies: the oracle (always "drop") decides.
+  EXPECT_FALSE(offer(1, 1));
+  EXPECT_EQ(last_.reason, buffer::DropReason::kPrediction);
+}
+
+TEST_F(CredenceHarness, AlwaysDropOracleStillKeepsTheSafeguardShare) {
+  build_credence(kAlwaysDrop);
+  uint64_t transmitted = 0;
+  for (int i = 0; i < 5000; ++i) {
+    offer(0, 1);
+    offer(0, 1);
+    if (depart(0)) ++transmitted;
+  }
+  // The queue never falls below the safeguard's B/N - 1 once filled, so the port transmits on
+  // every departure opportunity: at least 1/N of what any policy could (here: all of them).
+  EXPECT_GE(occupancy(0), 24u);
+  EXPECT_GE(transmitted, 4990u);
+}
+
+TEST_F(CredenceHarness, NoneOracleIsFollowLqd) {
+  build_credence({{"oracle", "none"}, {"safeguard", false}});
+  // One queue alone: LQD would give it the whole buffer, and so does Credence.
+  int accepted = 0;
+  for (int i = 0; i < 150; ++i)
+    accepted += offer(2, 1) ? 1 : 0;
+  EXPECT_EQ(accepted, 100);
+  EXPECT_EQ(policy_->threshold_cells(2, 0, buffer_->view()), 100u);
+}
+
+TEST(Credence, FlipIsReproducibleBySeed) {
+  const buffer::BufferLayout layout(100, 80, {buffer::PortSpec{.num_queues = 2}});
+  buffer::BufferState state(layout);
+  ASSERT_TRUE(state.try_reserve(0, 60));  // above B/N = 50: the oracle is consulted
+  const auto view = buffer::BufferView::exact(state);
+  auto run = [&](uint64_t seed) {
+    Params p;
+    p.values = {{"oracle", "flip"}, {"flip_probability", 0.5}, {"seed", seed}};
+    CredencePolicy c(p, PolicyEnv{.layout = &layout});
+    c.on_install(view);
+    std::string verdicts;
+    for (int i = 0; i < 200; ++i) {
+      const Verdict v = c.admit({.now_ns = 1, .queue = 1, .cells = 1}, view);
+      verdicts += v.accepted() ? 'a' : 'd';
+      c.on_dequeue({.now_ns = 1, .queue = 1, .cells = 1}, view);
+    }
+    return verdicts;
+  };
+  EXPECT_EQ(run(7), run(7));
+  EXPECT_NE(run(7), run(8));
+  state.release(0, 60);
+}
+
+std::string write_model(const std::string& text) {
+  char name[] = "/tmp/sharebuf-forest-XXXXXX";
+  const int fd = mkstemp(name);
+  EXPECT_GE(fd, 0);
+  std::FILE* f = fdopen(fd, "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return name;
+}
+
+TEST(RandomForest, PredictsAHandBuiltTree) {
+  // Tree 0: queue length <= 50 ? accept (0.1) : (total <= 900 ? 0.6 : 0.9)
+  // Tree 1: always 0.2.  Mean > 0.5 means drop.
+  const nlohmann::json model = nlohmann::json::parse(R"([
+    [{"feature": 0, "threshold": 50, "left": 1, "right": 2, "value": 0},
+     {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0.1},
+     {"feature": 1, "threshold": 900, "left": 3, "right": 4, "value": 0},
+     {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0.6},
+     {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0.9}],
+    [{"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0.2}]
+  ])");
+  const RandomForest f = RandomForest::from_json(model, "test");
+  EXPECT_EQ(f.trees(), 2u);
+  EXPECT_DOUBLE_EQ(f.score({10, 2000, 0, 0}), 0.15);
+  EXPECT_DOUBLE_EQ(f.score({50, 2000, 0, 0}), 0.15);  // <= goes left
+  EXPECT_DOUBLE_EQ(f.score({51, 900, 0, 0}), 0.4);
+  EXPECT_FALSE(f.predicts_drop({51, 900, 0, 0}));
+  EXPECT_DOUBLE_EQ(f.score({51, 901, 0, 0}), 0.55);
+  EXPECT_TRUE(f.predicts_drop({51, 901, 0, 0}));
+}
+
+TEST(RandomForest, MalformedModelsAreRejectedClearly) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({})", "non-empty array of trees"},
+      {R"([[]])", "tree 0: must be a non-empty array"},
+      {R"([[{"feature": 0, "threshold": 1, "left": 0, "right": 1, "value": 0}]])",
+       "tree 0 node 0: children must be nodes after this one"},
+      {R"([[{"feature": 7, "threshold": 1, "left": 1, "right": 2, "value": 0}]])",
+       "feature must be -1 (leaf) or 0..3"},
+      {R"([[{"feature": -1, "threshold": 0, "left": -1, "right": -1}]])", "missing key 'value'"},
+      {R"([[{"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 2}]])",
+       "leaf value must be within 0..1"},
+      {R"([[{"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0, "x": 1}]])",
+       "unknown key 'x'"},
+  };
+  for (const auto& [text, message] : cases) {
+    EXPECT_THAT([&] { RandomForest::from_json(nlohmann::json::parse(text), "m.json"); },
+                ThrowsMessage<ConfigError>(HasSubstr(message)))
+        << text;
+  }
+  EXPECT_THAT([] { RandomForest::from_file("/nonexistent/model.json"); },
+              ThrowsMessage<ConfigError>(HasSubstr("cannot open")));
+  const std::string bad = write_model("not json");
+  EXPECT_THAT([&] { RandomForest::from_file(bad); },
+              ThrowsMessage<ConfigError>(HasSubstr("not valid JSON")));
+  std::remove(bad.c_str());
+}
+
+TEST(Credence, ForestOracleNeedsAModelAndUsesIt) {
+  const buffer::BufferLayout layout(100, 80, {buffer::PortSpec{.num_queues = 2}});
+  const PolicyEnv env{.layout = &layout};
+  Params p;
+  p.values = {{"oracle", "forest"}};
+  EXPECT_THAT([&] { CredencePolicy c(p, env); },
+              ThrowsMessage<ConfigError>(HasSubstr("'model': is required")));
+  // A forest that predicts a drop whenever the queue holds more than 30 cells.
+  const std::string path = write_model(R"([[
+    {"feature": 0, "threshold": 30, "left": 1, "right": 2, "value": 0},
+    {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0},
+    {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 1}]])");
+  p.values["model"] = path;
+  CredencePolicy c(p, env);
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  c.on_install(view);
+  ASSERT_TRUE(state.try_reserve(1, 51));  // past B/N: the oracle decides
+  ASSERT_TRUE(state.try_reserve(0, 20));
+  for (int i = 0; i < 40; ++i)
+    c.admit({.now_ns = 1, .queue = 0, .cells = 1}, view);  // T[0] grows
+  EXPECT_TRUE(c.admit({.now_ns = 1, .queue = 0, .cells = 1}, view).accepted());
+  ASSERT_TRUE(state.try_reserve(0, 11));  // 31 cells > 30
+  EXPECT_EQ(c.admit({.now_ns = 1, .queue = 0, .cells = 1}, view),
+            Verdict::drop(buffer::DropReason::kPrediction));
+  EXPECT_EQ(c.describe(view)["state"]["forest"]["trees"], 1);
+  state.release(0, 31);
+  state.release(1, 51);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace sharebuf::policies
