@@ -43,16 +43,14 @@ void CredencePolicy::on_install(const BufferView& view) noexcept {
   }
 }
 
-void CredencePolicy::drain_idle(uint64_t now_ns, const BufferView& view) noexcept {
-  for (uint32_t q = 0; q < t_.size(); ++q) {
-    const uint64_t last = last_ns_[q];
-    last_ns_[q] = now_ns;
-    if (t_[q] <= 0 || view.queue_cells(q) != 0 || now_ns <= last || last == 0) continue;
-    const double drained = std::min(t_[q], static_cast<double>(now_ns - last) * 1e-9 *
-                                               env().rate_cells_per_s(view.layout().port_of(q)));
-    t_[q] -= drained;
-    gamma_ -= drained;
-  }
+void CredencePolicy::drain_one(uint32_t q, uint64_t now_ns, const BufferView& view) noexcept {
+  const uint64_t last = last_ns_[q];
+  last_ns_[q] = now_ns;
+  if (t_[q] <= 0 || now_ns <= last || last == 0 || view.queue_cells(q) != 0) return;
+  const double drained = std::min(t_[q], static_cast<double>(now_ns - last) * 1e-9 *
+                                             env().rate_cells_per_s(view.layout().port_of(q)));
+  t_[q] -= drained;
+  gamma_ -= drained;
 }
 
 bool CredencePolicy::predict_drop(uint32_t queue, const BufferView& view) noexcept {
@@ -72,7 +70,10 @@ Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view)
   std::lock_guard guard(lock_);
   const uint32_t n = static_cast<uint32_t>(t_.size());
   const double capacity = view.capacity_cells();
-  drain_idle(ctx.now_ns, view);
+  // Idle thresholds drain lazily: the arriving queue's now, the others only when Gamma says the
+  // virtual buffer is full (then every threshold must be current to find the highest). Gamma is
+  // never below the drained sum, so a stale Gamma can only send us to the full pass early.
+  drain_one(ctx.queue, ctx.now_ns, view);
 
   // Features: EWMAs of the queue length and the occupancy over one base RTT.
   const double w =
@@ -84,27 +85,43 @@ Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view)
   ewma_queue_[ctx.queue] += w * (view.queue_cells(ctx.queue) - ewma_queue_[ctx.queue]);
   ewma_total_ += w * (view.total_cells() - ewma_total_);
 
-  // 1. Thresholds follow LQD's queue lengths.
+  // 1. Thresholds follow LQD's queue lengths. When the virtual buffer looks full, one pass
+  // brings every threshold up to date, finds the highest, and the longest real queue for step 2.
   const double c = ctx.cells;
   const uint32_t i = ctx.queue;
+  uint32_t longest = UINT32_MAX;  // unknown
   if (gamma_ + c > capacity) {
     uint32_t j = i;
+    longest = 0;
     for (uint32_t q = 0; q < n; ++q) {
+      drain_one(q, ctx.now_ns, view);
       if (t_[q] > t_[j]) j = q;
+      longest = std::max(longest, view.queue_cells(q));
     }
-    const double taken = std::min(c, t_[j]);
-    t_[j] -= taken;
-    gamma_ -= taken;
+    if (gamma_ + c > capacity) {
+      const double taken = std::min(c, t_[j]);
+      t_[j] -= taken;
+      gamma_ -= taken;
+    }
   }
   t_[i] += c;
   gamma_ += c;
 
   // 2. Safeguard: no queue is long enough for LQD to push anything out of it.
-  if (safeguard_) {
-    uint32_t longest = 0;
-    for (uint32_t q = 0; q < n; ++q)
-      longest = std::max(longest, view.queue_cells(q));
-    if (longest < capacity / n) return Verdict::accept();
+  // The scan is skipped when its answer is known: the arrival's queue is at B/N already, or the
+  // whole buffer holds less than B/N, or step 1 found the longest queue.
+  const double fair = capacity / n;
+  if (safeguard_ && view.queue_cells(i) < fair) {
+    bool below = view.total_cells() < fair;
+    if (!below) {
+      if (longest == UINT32_MAX) {
+        longest = 0;
+        for (uint32_t q = 0; q < n; ++q)
+          longest = std::max(longest, view.queue_cells(q));
+      }
+      below = longest < fair;
+    }
+    if (below) return Verdict::accept();
   }
   // 3. Under the threshold and fits: the oracle decides.
   if (view.queue_cells(i) < t_[i] && ctx.cells <= view.remaining_cells()) {
