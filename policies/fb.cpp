@@ -44,6 +44,12 @@ double FbPolicy::share(uint32_t queue, const BufferView& view) const noexcept {
   const PortScheduling* sched =
       port < env().port_scheduling.size() ? &env().port_scheduling[port] : nullptr;
   const SchedulingKind kind = sched != nullptr ? sched->kind : SchedulingKind::kRoundRobin;
+  if (kind == SchedulingKind::kRoundRobin) {
+    // O(1): the view counts each port's non-empty queues.
+    const uint32_t active =
+        view.active_queues_on_port(port) + (view.queue_cells(queue) == 0 ? 1 : 0);
+    return 1.0 / std::max(1u, active);
+  }
   uint32_t active = 0;
   double weight_sum = 0;
   double own_weight = 1;
