@@ -14,8 +14,8 @@ WHAT = {
     "BM_QueuePushPop<BasicPacketQueue<std::mutex>>": "baseline: same queue under std::mutex",
     "BM_QueuePushPop<MutexDeque>": "baseline: std::deque under std::mutex",
 }
-POLICY = {"0": "cs", "1": "static", "2": "dt", "3": "protean", "4": "fb", "5": "lqd",
-          "6": "credence"}
+POLICY = {"0": "cs", "1": "static", "2": "dt", "3": "edt", "4": "protean", "5": "fb",
+          "6": "lqd", "7": "credence"}
 
 
 def describe(name):

@@ -6,6 +6,7 @@
 #include "policies/credence.h"
 #include "policies/cs.h"
 #include "policies/dt.h"
+#include "policies/edt.h"
 #include "policies/fb.h"
 #include "policies/lqd.h"
 #include "policies/protean.h"
@@ -28,6 +29,7 @@ const std::array kBuiltins = {
     info<CsPolicy>("Complete Sharing: accept while the frame fits in the pool"),
     info<StaticPolicy>("Complete Partitioning: a fixed cap per queue"),
     info<DtPolicy>("Dynamic Thresholds: Q[q] < alpha * (B - Occ)"),
+    info<EdtPolicy>("Enhanced DT: CS while a burst grows from an empty queue, DT otherwise"),
     info<ProteanPolicy>("Protean: CS for short flows, DT for long, gradient-scaled DT for incasts"),
     info<FbPolicy>("FB: alpha * (1/N_p) * gamma * (B - Occ), per priority group"),
     info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),

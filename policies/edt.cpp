@@ -1,0 +1,73 @@
+#include "policies/edt.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sharebuf::policies {
+
+EdtPolicy::EdtPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
+  ParamReader reader(kName, params, kParams);
+  alpha_ = reader.number("alpha", 1.0, 1.0 / 1024, 1024);
+  near_empty_ = static_cast<uint32_t>(reader.integer("near_empty_cells", 10, 0, 1u << 30));
+  time_limit_ns_ = reader.number("time_limit_us", 100, 0.001, 1e9) * 1000;
+  alphas_ = resolve_alphas(env, alpha_);
+  state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
+}
+
+Verdict EdtPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  QueueState& s = state_[ctx.queue];
+  const uint32_t q = view.queue_cells(ctx.queue);
+  if (q == 0) s.armed.store(true, kRelaxed);
+  if (s.uncontrolled.load(kRelaxed)) {
+    const bool stopped_growing = q < s.last_len.load(kRelaxed);
+    const bool timed_out =
+        static_cast<double>(ctx.now_ns - std::min(ctx.now_ns, s.since_ns.load(kRelaxed))) >
+        time_limit_ns_;
+    if (stopped_growing || timed_out) {
+      s.uncontrolled.store(false, kRelaxed);
+      s.armed.store(q == 0, kRelaxed);
+    }
+  } else if (s.armed.load(kRelaxed) && q <= near_empty_) {
+    s.uncontrolled.store(true, kRelaxed);
+    s.armed.store(false, kRelaxed);
+    s.since_ns.store(ctx.now_ns, kRelaxed);
+  }
+  s.last_len.store(q, kRelaxed);
+  const bool ok = s.uncontrolled.load(kRelaxed)
+                      ? ctx.cells <= view.remaining_cells()
+                      : q < alphas_[ctx.class_id] * view.remaining_cells();
+  return ok ? Verdict::accept() : Verdict::drop(DropReason::kThreshold);
+}
+
+void EdtPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
+  if (view.queue_cells(ev.queue) == 0)
+    state_[ev.queue].armed.store(true, std::memory_order_relaxed);
+}
+
+uint32_t EdtPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
+                                    const BufferView& view) const noexcept {
+  const double t = uncontrolled(queue) ? view.queue_cells(queue) + view.remaining_cells()
+                                       : std::ceil(alphas_[class_id] * view.remaining_cells());
+  return static_cast<uint32_t>(std::min<double>(t, view.capacity_cells()));
+}
+
+nlohmann::json EdtPolicy::params() const {
+  return {{"alpha", alpha_},
+          {"near_empty_cells", near_empty_},
+          {"time_limit_us", time_limit_ns_ / 1000}};
+}
+
+nlohmann::json EdtPolicy::describe(const BufferView& view) const {
+  nlohmann::json d = Policy::describe(view);
+  nlohmann::json states = nlohmann::json::array();
+  for (uint32_t q = 0; q < view.layout().num_queues(); ++q) {
+    states.push_back(uncontrolled(q)                                   ? "uncontrolled"
+                     : state_[q].armed.load(std::memory_order_relaxed) ? "controlled"
+                                                                       : "controlled (disarmed)");
+  }
+  d["state"]["queues"] = states;
+  return d;
+}
+
+}  // namespace sharebuf::policies

@@ -1,0 +1,94 @@
+// EDT: one test per rule of the state machine documented in policies/edt.h.
+#include "policies/edt.h"
+
+#include <gtest/gtest.h>
+
+#include "buffer/buffer_state.h"
+
+namespace sharebuf::policies {
+namespace {
+
+struct EdtFixture : ::testing::Test {
+  buffer::BufferLayout layout{1000, 80, {buffer::PortSpec{.num_queues = 2}}};
+  buffer::BufferState state{layout};
+  buffer::BufferView view = buffer::BufferView::exact(state);
+  EdtPolicy edt{[] {
+                  Params p;
+                  p.values = {{"near_empty_cells", 10}, {"time_limit_us", 100}};
+                  return p;
+                }(),
+                PolicyEnv{.layout = &layout}};
+
+  void set(uint32_t q, uint32_t cells) {
+    const uint32_t now = state.queue_cells(q);
+    if (cells > now) {
+      ASSERT_TRUE(state.try_reserve(q, cells - now));
+    } else if (cells < now) {
+      state.release(q, now - cells);
+    }
+  }
+  bool arrive(uint32_t q, uint64_t t) {
+    return edt.admit({.now_ns = t, .queue = q, .cells = 1}, view).accepted();
+  }
+  void TearDown() override {
+    set(0, 0);
+    set(1, 0);
+  }
+};
+
+TEST_F(EdtFixture, BurstFromEmptyIsUncontrolledAndUsesTheWholeBuffer) {
+  EXPECT_TRUE(arrive(0, 1000));
+  EXPECT_TRUE(edt.uncontrolled(0));
+  set(0, 700);                   // far beyond DT's 1 * Rem = 300 ...
+  EXPECT_TRUE(arrive(0, 2000));  // ... still accepted: CS while the burst grows
+  EXPECT_EQ(edt.describe(view)["state"]["queues"][0], "uncontrolled");
+}
+
+TEST_F(EdtFixture, QueueThatStopsGrowingReturnsToDt) {
+  arrive(0, 1000);
+  set(0, 700);
+  arrive(0, 2000);
+  set(0, 690);                    // shorter than at the previous arrival
+  EXPECT_FALSE(arrive(0, 3000));  // DT: 690 >= Rem 310
+  EXPECT_FALSE(edt.uncontrolled(0));
+}
+
+TEST_F(EdtFixture, TimeLimitEndsTheUncontrolledState) {
+  arrive(0, 1000);
+  set(0, 700);
+  EXPECT_TRUE(arrive(0, 50'000));
+  set(0, 710);
+  EXPECT_FALSE(arrive(0, 1000 + 100'001));  // 100 us after the burst started
+  EXPECT_FALSE(edt.uncontrolled(0));
+}
+
+TEST_F(EdtFixture, OnlyAnArmedQueueStartingNearEmptyEntersAndItRearmsWhenEmpty) {
+  set(1, 50);  // not near empty: stays controlled (DT)
+  EXPECT_TRUE(arrive(1, 1000));
+  EXPECT_FALSE(edt.uncontrolled(1));
+  arrive(0, 1000);  // burst on queue 0 ...
+  set(0, 20);
+  arrive(0, 1200);
+  set(0, 5);
+  arrive(0, 1500);  // ... ends: it shrank
+  EXPECT_FALSE(edt.uncontrolled(0));
+  arrive(0, 2000);  // near empty but disarmed: stays controlled
+  EXPECT_FALSE(edt.uncontrolled(0));
+  set(0, 0);
+  edt.on_dequeue({.now_ns = 2500, .queue = 0}, view);  // seen empty: armed again
+  arrive(0, 3000);
+  EXPECT_TRUE(edt.uncontrolled(0));
+}
+
+TEST_F(EdtFixture, ControlledQueueIsDt) {
+  set(1, 50);
+  arrive(1, 1000);
+  set(1, 474);  // Rem = 526 > 474: accepted
+  EXPECT_TRUE(arrive(1, 2000));
+  set(1, 500);  // Rem = 500: refused
+  EXPECT_FALSE(arrive(1, 3000));
+  EXPECT_EQ(edt.threshold_cells(1, 0, view), 500u);
+}
+
+}  // namespace
+}  // namespace sharebuf::policies
