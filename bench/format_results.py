@@ -15,7 +15,7 @@ WHAT = {
     "BM_QueuePushPop<MutexDeque>": "baseline: std::deque under std::mutex",
 }
 POLICY = {"0": "cs", "1": "static", "2": "dt", "3": "edt", "4": "protean", "5": "fb",
-          "6": "lqd", "7": "credence"}
+          "6": "abm", "7": "lqd", "8": "credence"}
 
 
 def describe(name):

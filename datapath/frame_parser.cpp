@@ -99,4 +99,17 @@ ParsedFrame parse_frame(std::span<const uint8_t> frame) noexcept {
   return f;
 }
 
+uint32_t flow_hash(const ParsedFrame& f) noexcept {
+  if (f.ip_version == 0) return 0;
+  uint64_t h = (uint64_t{f.src_ip4} << 32) ^ f.dst_ip4;
+  h ^= (uint64_t{f.l4_proto} << 56) ^ (uint64_t{f.src_port} << 16) ^ f.dst_port;
+  if (f.ip_version == 6) {
+    for (int i = 0; i < 6; ++i)
+      h ^= (uint64_t{f.src_mac[i]} << (8 * i)) ^ (uint64_t{f.dst_mac[i]} << (8 * i + 16));
+  }
+  h *= 0x9e3779b97f4a7c15ull;
+  h ^= h >> 32;
+  return static_cast<uint32_t>(h) | 1u;
+}
+
 }  // namespace sharebuf::datapath

@@ -84,4 +84,8 @@ struct ParsedFrame {
 
 ParsedFrame parse_frame(std::span<const uint8_t> frame) noexcept;
 
+// A non-zero hash of the frame's flow (IPv4 5-tuple; for IPv6, whose addresses the parser does
+// not keep, the MAC addresses stand in for them), or 0 for frames that are not IP.
+uint32_t flow_hash(const ParsedFrame& frame) noexcept;
+
 }  // namespace sharebuf::datapath

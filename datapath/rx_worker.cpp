@@ -177,7 +177,8 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
                                      .port = static_cast<uint16_t>(out_port),
                                      .class_id = class_id,
                                      .cells = layout.cells_for(bytes),
-                                     .bytes = bytes};
+                                     .bytes = bytes,
+                                     .flow_hash = flow_hash(parsed)};
   const buffer::FrameMeta meta{
       .arrival_ns = now_ns,
       .in_port = static_cast<uint16_t>(port_),

@@ -86,6 +86,7 @@ struct ArrivalContext {
   uint8_t class_id = 0;
   uint32_t cells = 0;
   uint32_t bytes = 0;
+  uint32_t flow_hash = 0;  // hash of the frame's flow (5-tuple where known); 0 = unknown
 };
 
 struct DequeueEvent {

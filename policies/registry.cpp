@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "policies/abm.h"
 #include "policies/credence.h"
 #include "policies/cs.h"
 #include "policies/dt.h"
@@ -32,6 +33,7 @@ const std::array kBuiltins = {
     info<EdtPolicy>("Enhanced DT: CS while a burst grows from an empty queue, DT otherwise"),
     info<ProteanPolicy>("Protean: CS for short flows, DT for long, gradient-scaled DT for incasts"),
     info<FbPolicy>("FB: alpha * (1/N_p) * gamma * (B - Occ), per priority group"),
+    info<AbmPolicy>("ABM: FB's factors with a large alpha for a flow's first RTT"),
     info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),
     info<CredencePolicy>("Credence: drop-tail following LQD's queue lengths, with an ML oracle"),
 };

@@ -128,6 +128,18 @@ TEST(FrameParser, TruncationsNeverReadPastTheFrame) {
   }
 }
 
+TEST(FrameParser, FlowHashSeparatesFlowsAndIgnoresNonIp) {
+  const auto a = build_frame({.src_port = 1000, .dst_port = 80});
+  const auto b = build_frame({.src_port = 1001, .dst_port = 80});
+  EXPECT_NE(flow_hash(parse_frame(a)), 0u);
+  EXPECT_EQ(flow_hash(parse_frame(a)), flow_hash(parse_frame(a)));
+  EXPECT_NE(flow_hash(parse_frame(a)), flow_hash(parse_frame(b)));
+  std::vector<uint8_t> arp(42, 0);
+  arp[12] = 0x08;
+  arp[13] = 0x06;
+  EXPECT_EQ(flow_hash(parse_frame(arp)), 0u);
+}
+
 TEST(FrameParser, ReasonNamesAreStable) {
   EXPECT_EQ(to_string(ParseError::kIpv4BadIhl), "ipv4_bad_ihl");
   EXPECT_EQ(to_string(ParseError::kUdpBadLength), "udp_bad_length");

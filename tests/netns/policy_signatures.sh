@@ -4,7 +4,8 @@
 # policy's signature in them: cs fills the buffer (pool_full drops), dt caps the UDP queue at
 # alpha/(1+alpha) of B, fb caps it at alpha_low/(1+alpha_low) of B, lqd pushes frames out of the
 # longest queue. (protean's signature, its incast threshold rising during the burst, needs the
-# watch stream of the control socket; here it is checked for balanced counters.)
+# watch stream of the control socket; protean and edt are checked for balanced counters and
+# threshold drops.)
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 3
@@ -36,3 +37,4 @@ run dt 'queue("p2")["peak_cells"] <= '"$B"' / 2 + 19' 'queue("p2")["dropped"]["t
 run fb 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 19' 'queue("p2")["dropped"]["threshold"] > 0'
 run lqd 'queue("p2")["dropped"]["pushed_out"] > 0' 'queue("p2")["peak_cells"] > '"$B"' / 2'
 run protean 'queue("p2")["dropped"]["threshold"] > 0'
+run edt 'queue("p2")["dropped"]["threshold"] > 0'

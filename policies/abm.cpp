@@ -1,0 +1,67 @@
+#include "policies/abm.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "policies/fb_factors.h"
+
+namespace sharebuf::policies {
+
+AbmPolicy::AbmPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
+  ParamReader reader(kName, params, kParams);
+  alpha_ = reader.number("alpha", 0.5, 1.0 / 1024, 1024);
+  first_rtt_alpha_ = reader.number("first_rtt_alpha", 64, 1.0 / 1024, 1 << 20);
+  base_rtt_ns_ = reader.number("base_rtt_us", 10, 0.001, 1e6) * 1000;
+  ageing_ns_ = reader.number("flow_ageing_us", 1000, 0.001, 1e9) * 1000;
+  const auto size = reader.integer("flow_table_size", 4096, 16, 1u << 24);
+  table_size_ = 16;
+  while (table_size_ < size)
+    table_size_ <<= 1;
+  alphas_ = resolve_alphas(env, alpha_);
+  flows_ = std::make_unique<FlowEntry[]>(table_size_);
+}
+
+bool AbmPolicy::first_rtt(uint32_t flow_hash, uint64_t now_ns) noexcept {
+  if (flow_hash == 0) return false;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  FlowEntry& e = flows_[flow_hash & (table_size_ - 1)];
+  const bool known =
+      e.key.load(kRelaxed) == flow_hash &&
+      static_cast<double>(now_ns - std::min(now_ns, e.last_ns.load(kRelaxed))) <= ageing_ns_;
+  if (!known) {
+    e.key.store(flow_hash, kRelaxed);
+    e.first_ns.store(now_ns, kRelaxed);
+  }
+  e.last_ns.store(now_ns, kRelaxed);
+  return static_cast<double>(now_ns - std::min(now_ns, e.first_ns.load(kRelaxed))) < base_rtt_ns_;
+}
+
+double AbmPolicy::threshold(uint32_t queue, uint8_t class_id, double alpha,
+                            const BufferView& view) const noexcept {
+  return alpha / congested_queues(queue, env().group_of_class(class_id), view) *
+         scheduler_share(queue, env(), view) * view.remaining_cells();
+}
+
+Verdict AbmPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
+  const double alpha =
+      first_rtt(ctx.flow_hash, ctx.now_ns) ? first_rtt_alpha_ : alphas_[ctx.class_id];
+  return view.queue_cells(ctx.queue) < threshold(ctx.queue, ctx.class_id, alpha, view)
+             ? Verdict::accept()
+             : Verdict::drop(DropReason::kThreshold);
+}
+
+uint32_t AbmPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
+                                    const BufferView& view) const noexcept {
+  return static_cast<uint32_t>(std::min<double>(
+      std::ceil(threshold(queue, class_id, alphas_[class_id], view)), view.capacity_cells()));
+}
+
+nlohmann::json AbmPolicy::params() const {
+  return {{"alpha", alpha_},
+          {"first_rtt_alpha", first_rtt_alpha_},
+          {"base_rtt_us", base_rtt_ns_ / 1000},
+          {"flow_ageing_us", ageing_ns_ / 1000},
+          {"flow_table_size", table_size_}};
+}
+
+}  // namespace sharebuf::policies

@@ -1,0 +1,50 @@
+// ABM: FB's factors with DT's alpha, and the first-RTT alpha for new flows.
+#include "policies/abm.h"
+
+#include <gtest/gtest.h>
+
+#include "buffer/buffer_state.h"
+
+namespace sharebuf::policies {
+namespace {
+
+struct AbmFixture : ::testing::Test {
+  buffer::BufferLayout layout{1000, 80, {buffer::PortSpec{.num_queues = 2}, buffer::PortSpec{}}};
+  buffer::BufferState state{layout};
+  buffer::BufferView view = buffer::BufferView::exact(state);
+  AbmPolicy abm{Params{}, PolicyEnv{.layout = &layout}};  // alpha 0.5, first RTT 64, 10 us
+  void TearDown() override {
+    for (uint32_t q = 0; q < 3; ++q)
+      state.release(q, state.queue_cells(q));
+  }
+};
+
+TEST_F(AbmFixture, FirstRttOfAFlowUsesTheLargeAlpha) {
+  ASSERT_TRUE(state.try_reserve(2, 400));  // Rem = 600; threshold 0.5 * 600 = 300 for known flows
+  EXPECT_TRUE(abm.first_rtt(77, 1'000));
+  EXPECT_TRUE(abm.first_rtt(77, 10'999));   // within 10 us of its first frame
+  EXPECT_FALSE(abm.first_rtt(77, 11'001));  // past it
+  EXPECT_FALSE(abm.first_rtt(0, 1'000));    // no flow hash: never first-RTT
+  // A queue at 400 cells: a known flow's frame is refused, a new flow's accepted (64 * Rem).
+  EXPECT_FALSE(
+      abm.admit({.now_ns = 20'000, .queue = 2, .cells = 1, .flow_hash = 77}, view).accepted());
+  EXPECT_TRUE(
+      abm.admit({.now_ns = 20'000, .queue = 2, .cells = 1, .flow_hash = 78}, view).accepted());
+  EXPECT_EQ(abm.threshold_cells(2, 0, view), 300u);
+}
+
+TEST_F(AbmFixture, AFlowUnseenForTheAgeingTimeIsNewAgain) {
+  EXPECT_TRUE(abm.first_rtt(5, 1'000));
+  EXPECT_FALSE(abm.first_rtt(5, 500'000));
+  EXPECT_FALSE(abm.first_rtt(5, 1'400'000));  // seen 0.9 ms ago: still known
+  EXPECT_TRUE(abm.first_rtt(5, 2'500'000));   // unseen for 1.1 ms: a new flow
+}
+
+TEST_F(AbmFixture, UsesFbFactors) {
+  ASSERT_TRUE(state.try_reserve(0, 100));  // port 0 has two queues; q0 busy
+  // Arrival at q1: N_p = 2 (q0 and the arrival), share 1/2, Rem 900: 0.5 / 2 * 0.5 * 900.
+  EXPECT_EQ(abm.threshold_cells(1, 0, view), static_cast<uint32_t>(std::ceil(0.5 / 2 * 0.5 * 900)));
+}
+
+}  // namespace
+}  // namespace sharebuf::policies
