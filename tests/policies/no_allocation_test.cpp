@@ -22,8 +22,12 @@ void* operator new(std::size_t n) {
 // gcc cannot see that these frees pair with the malloc in operator new above.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 #pragma GCC diagnostic pop
 
 namespace sharebuf::policies {
@@ -40,9 +44,9 @@ TEST(NoAllocation, HotPathOfEveryPolicy) {
   const buffer::BufferLayout layout(2000, 80, std::vector<buffer::PortSpec>(2, {.num_queues = 4}));
   buffer::BufferState state(layout);
   PolicyEnv env{.layout = &layout,
-                .classes = {TrafficClass{.name = "a"},
-                            TrafficClass{.name = "b", .group = PriorityGroup::kHigh,
-                                         .role = ProteanRole::kShort}},
+                .classes = {TrafficClass{.name = "a"}, TrafficClass{.name = "b",
+                                                                    .group = PriorityGroup::kHigh,
+                                                                    .role = ProteanRole::kShort}},
                 .port_rate_bps = {1'000'000'000, 0}};
   for (const PolicyInfo& info : builtin_policies()) {
     auto policy = info.make(Params{}, env);
@@ -68,7 +72,8 @@ TEST(NoAllocation, HotPathOfEveryPolicy) {
       }
     }
     EXPECT_EQ(g_allocations.load() - before, 0u) << info.name << " allocated on the hot path";
-    for (uint32_t q = 0; q < layout.num_queues(); ++q) state.release(q, state.queue_cells(q));
+    for (uint32_t q = 0; q < layout.num_queues(); ++q)
+      state.release(q, state.queue_cells(q));
   }
 }
 
