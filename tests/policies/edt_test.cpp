@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "buffer/buffer_state.h"
+#include "tests/fixtures/occupancy.h"
 
 namespace sharebuf::policies {
 namespace {
@@ -19,14 +20,7 @@ struct EdtFixture : ::testing::Test {
                 }(),
                 PolicyEnv{.layout = &layout}};
 
-  void set(uint32_t q, uint32_t cells) {
-    const uint32_t now = state.queue_cells(q);
-    if (cells > now) {
-      ASSERT_TRUE(state.try_reserve(q, cells - now));
-    } else if (cells < now) {
-      state.release(q, now - cells);
-    }
-  }
+  void set(uint32_t q, uint32_t cells) { testing::set_queue_cells(state, q, cells); }
   bool arrive(uint32_t q, uint64_t t) {
     return edt.admit({.now_ns = t, .queue = q, .cells = 1}, view).accepted();
   }

@@ -8,6 +8,7 @@
 
 #include "buffer/buffer_state.h"
 #include "policies/log2_tables.h"
+#include "tests/fixtures/occupancy.h"
 
 namespace sharebuf::policies {
 namespace {
@@ -23,14 +24,7 @@ struct ProteanFixture : ::testing::Test {
                             TrafficClass{.name = "incast", .role = ProteanRole::kIncast}},
                 .port_rate_bps = {1'000'000'000}};
 
-  void set_queue(uint32_t q, uint32_t cells) {
-    const uint32_t now = state.queue_cells(q);
-    if (cells > now) {
-      ASSERT_TRUE(state.try_reserve(q, cells - now));
-    } else if (cells < now) {
-      state.release(q, now - cells);
-    }
-  }
+  void set_queue(uint32_t q, uint32_t cells) { testing::set_queue_cells(state, q, cells); }
   void TearDown() override {
     for (uint32_t q = 0; q < 3; ++q)
       set_queue(q, 0);
