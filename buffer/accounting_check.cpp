@@ -22,6 +22,7 @@ std::vector<std::string> check_accounting(const SharedBuffer& buffer) {
   const uint32_t capacity = layout.capacity_cells();
 
   uint64_t sum_queue = 0;
+  int32_t long_queues = 0;
   uint64_t sum_group[kNumPriorityGroups] = {};
   std::vector<uint64_t> sum_port(layout.num_ports(), 0);
   for (uint32_t q = 0; q < layout.num_queues(); ++q) {
@@ -55,8 +56,13 @@ std::vector<std::string> check_accounting(const SharedBuffer& buffer) {
           str("queue ", q, ": peak ", state.peak_queue_cells(q), " exceeds B ", capacity));
     }
     sum_queue += state.queue_cells(q);
+    if (state.queue_cells(q) >= state.fair_share_cells()) ++long_queues;
     sum_port[layout.port_of(q)] += state.queue_cells(q);
     sum_group[static_cast<uint32_t>(layout.group_of(q))] += state.queue_cells(q);
+  }
+  if (long_queues != state.live().long_queues.load()) {
+    errors.push_back(str(long_queues, " queues hold >= B/N cells but the counter says ",
+                         state.live().long_queues.load()));
   }
   const uint32_t total = state.total_cells();
   if (sum_queue != total) {

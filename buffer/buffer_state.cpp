@@ -14,6 +14,7 @@ void raise_peak(std::atomic<uint32_t>& peak, uint32_t value) noexcept {
 BufferState::BufferState(const BufferLayout& layout)
     : layout_(layout),
       capacity_(layout.capacity_cells()),
+      fair_share_((layout.capacity_cells() + layout.num_queues() - 1) / layout.num_queues()),
       live_(layout),
       peak_queue_(std::make_unique<PaddedCounter[]>(layout.num_queues())),
       peak_port_(std::make_unique<PaddedCounter[]>(layout.num_ports())) {}
@@ -37,6 +38,8 @@ bool BufferState::try_reserve(uint32_t queue, uint32_t cells) noexcept {
     live_.active_in_group[g].fetch_add(1, std::memory_order_relaxed);
     live_.active_on_port[port].fetch_add(1, std::memory_order_relaxed);
   }
+  if (q_before < fair_share_ && q_before + cells >= fair_share_)
+    live_.long_queues.fetch_add(1, std::memory_order_relaxed);
   raise_peak(peak_queue_[queue].v, q_before + cells);
   raise_peak(peak_port_[port].v, p_before + cells);
   raise_peak(peak_group_[g], g_before + cells);
@@ -53,6 +56,8 @@ void BufferState::release(uint32_t queue, uint32_t cells) noexcept {
     live_.active_in_group[g].fetch_sub(1, std::memory_order_relaxed);
     live_.active_on_port[port].fetch_sub(1, std::memory_order_relaxed);
   }
+  if (q_before >= fair_share_ && q_before - cells < fair_share_)
+    live_.long_queues.fetch_sub(1, std::memory_order_relaxed);
   live_.total.fetch_sub(cells, std::memory_order_relaxed);
 }
 

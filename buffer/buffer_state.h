@@ -27,6 +27,8 @@ class BufferState {
 
   const BufferLayout& layout() const noexcept { return layout_; }
   uint32_t capacity_cells() const noexcept { return capacity_; }
+  // ceil(B / N): a queue at least this long counts in Occupancy::long_queues.
+  uint32_t fair_share_cells() const noexcept { return fair_share_; }
 
   // Reserves `cells` for `queue`. Returns false, changing nothing, if they do not fit in B.
   bool try_reserve(uint32_t queue, uint32_t cells) noexcept;
@@ -61,6 +63,7 @@ class BufferState {
  private:
   const BufferLayout& layout_;
   uint32_t capacity_;
+  uint32_t fair_share_;
   Occupancy live_;
   std::atomic<uint32_t> peak_total_{0};
   std::atomic<uint32_t> peak_group_[kNumPriorityGroups] = {};

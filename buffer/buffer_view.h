@@ -57,6 +57,10 @@ class BufferView {
   uint32_t active_queues(PriorityGroup g) const noexcept {
     return clamp(src_->active_in_group[static_cast<uint32_t>(g)].load(std::memory_order_relaxed));
   }
+  // Queues holding at least ceil(B / N) cells (N = every queue of the switch).
+  uint32_t long_queues() const noexcept {
+    return clamp(src_->long_queues.load(std::memory_order_relaxed));
+  }
   uint32_t active_queues_on_port(uint32_t p) const noexcept {
     return clamp(src_->active_on_port[p].load(std::memory_order_relaxed));
   }

@@ -31,6 +31,9 @@ struct Occupancy {
   // Signed: a release may briefly be counted before the racing reserve that made the queue
   // non-empty; readers clamp at zero.
   std::atomic<int32_t> active_in_group[kNumPriorityGroups] = {};
+  // Queues holding at least the fair share B/N (N = all queues): Credence's safeguard asks
+  // whether any queue is that long, which this answers in O(1) instead of a scan.
+  std::atomic<int32_t> long_queues{0};
   std::unique_ptr<PaddedCounter[]> queue;
   std::unique_ptr<PaddedCounter[]> port;
   std::unique_ptr<std::atomic<int32_t>[]> active_on_port;

@@ -30,6 +30,7 @@ void ProbeRegisters::publish(uint32_t port, const BufferState& state, uint64_t n
     regs_.active_in_group[g].store(live.active_in_group[g].load(kRelaxed), kRelaxed);
   }
   regs_.total.store(live.total.load(kRelaxed), kRelaxed);
+  regs_.long_queues.store(live.long_queues.load(kRelaxed), kRelaxed);
   // A clock reading of 0 is reserved for "never published".
   last_ns_[port].store(now_ns == 0 ? 1 : now_ns, kRelaxed);
 }

@@ -20,4 +20,14 @@ inline AlphaTable resolve_alphas(const PolicyEnv& env, double fallback) {
   return table;
 }
 
+// FB's defaults are per priority group: each class's own alpha, else `high` for high-priority
+// classes and `low` for the rest (and unused ids).
+inline AlphaTable resolve_group_alphas(const PolicyEnv& env, double high, double low) {
+  AlphaTable table = resolve_alphas(env, low);
+  for (size_t c = 0; c < env.classes.size() && c < table.size(); ++c) {
+    if (!env.classes[c].alpha && env.classes[c].group == PriorityGroup::kHigh) table[c] = high;
+  }
+  return table;
+}
+
 }  // namespace sharebuf::policies

@@ -1,12 +1,14 @@
 #include "policies/credence.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <mutex>
 
 namespace sharebuf::policies {
 
-CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
+CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
+    : Policy(env), t_(env.layout->num_queues()) {
   ParamReader reader(kName, params, kParams);
   const std::string oracle = reader.choice("oracle", "none", {"none", "forest", "flip"});
   oracle_ = oracle == "forest" ? Oracle::kForest : oracle == "flip" ? Oracle::kFlip : Oracle::kNone;
@@ -28,8 +30,12 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env) : Pol
     forest_ = RandomForest::from_file(model_path_);
   }
   const uint32_t n = env.layout->num_queues();
-  t_.assign(n, 0);
+  for (uint32_t q = 0; q < n; ++q) {
+    t_.set(q, 0);
+    rate_cells_per_ns_.push_back(env.rate_cells_per_s(env.layout->port_of(q)) * 1e-9);
+  }
   last_ns_.assign(n, 0);
+  draining_.assign((n + 63) / 64, 0);
   ewma_queue_.assign(n, 0);
   rng_.seed(seed_);
 }
@@ -38,19 +44,35 @@ void CredencePolicy::on_install(const BufferView& view) noexcept {
   std::lock_guard guard(lock_);
   gamma_ = 0;
   for (uint32_t q = 0; q < t_.size(); ++q) {
-    t_[q] = view.queue_cells(q);
+    t_.set(q, view.queue_cells(q));
     gamma_ += t_[q];
+    last_ns_[q] = 0;
+    mark_draining(q);
   }
 }
 
+// Brings T[q] down by what LQD's queue q would have sent since q was last seen, if the real
+// queue is empty; a busy real queue stops the drain (its departures lower T instead) and leaves
+// the draining set until it empties again.
 void CredencePolicy::drain_one(uint32_t q, uint64_t now_ns, const BufferView& view) noexcept {
   const uint64_t last = last_ns_[q];
   last_ns_[q] = now_ns;
-  if (t_[q] <= 0 || now_ns <= last || last == 0 || view.queue_cells(q) != 0) return;
-  const double drained = std::min(t_[q], static_cast<double>(now_ns - last) * 1e-9 *
-                                             env().rate_cells_per_s(view.layout().port_of(q)));
-  t_[q] -= drained;
-  gamma_ -= drained;
+  if (t_[q] <= 0 || view.queue_cells(q) != 0) {
+    draining_[q / 64] &= ~(1ull << (q % 64));
+    return;
+  }
+  if (now_ns <= last || last == 0) return;
+  set_threshold(q,
+                std::max(0.0, t_[q] - static_cast<double>(now_ns - last) * rate_cells_per_ns_[q]));
+}
+
+void CredencePolicy::drain_all(uint64_t now_ns, const BufferView& view) noexcept {
+  if (now_ns == drained_all_ns_) return;  // nothing drains within one instant
+  drained_all_ns_ = now_ns;
+  for (size_t w = 0; w < draining_.size(); ++w) {
+    for (uint64_t bits = draining_[w]; bits != 0; bits &= bits - 1)
+      drain_one(static_cast<uint32_t>(w * 64 + std::countr_zero(bits)), now_ns, view);
+  }
 }
 
 bool CredencePolicy::predict_drop(uint32_t queue, const BufferView& view) noexcept {
@@ -68,61 +90,49 @@ bool CredencePolicy::predict_drop(uint32_t queue, const BufferView& view) noexce
 
 Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
   std::lock_guard guard(lock_);
-  const uint32_t n = static_cast<uint32_t>(t_.size());
   const double capacity = view.capacity_cells();
   // Idle thresholds drain lazily: the arriving queue's now, the others only when Gamma says the
   // virtual buffer is full (then every threshold must be current to find the highest). Gamma is
   // never below the drained sum, so a stale Gamma can only send us to the full pass early.
   drain_one(ctx.queue, ctx.now_ns, view);
 
-  // Features: EWMAs of the queue length and the occupancy over one base RTT.
-  const double w =
-      ewma_ns_ == 0
-          ? 1.0
-          : std::min(1.0, static_cast<double>(ctx.now_ns - std::min(ctx.now_ns, ewma_ns_)) /
-                              base_rtt_ns_);
-  ewma_ns_ = ctx.now_ns;
-  ewma_queue_[ctx.queue] += w * (view.queue_cells(ctx.queue) - ewma_queue_[ctx.queue]);
-  ewma_total_ += w * (view.total_cells() - ewma_total_);
+  // Features (only a forest reads them): EWMAs of the queue length and the occupancy over one
+  // base RTT.
+  if (forest_) {
+    const double w =
+        ewma_ns_ == 0
+            ? 1.0
+            : std::min(1.0, static_cast<double>(ctx.now_ns - std::min(ctx.now_ns, ewma_ns_)) /
+                                base_rtt_ns_);
+    ewma_ns_ = ctx.now_ns;
+    ewma_queue_[ctx.queue] += w * (view.queue_cells(ctx.queue) - ewma_queue_[ctx.queue]);
+    ewma_total_ += w * (view.total_cells() - ewma_total_);
+  }
 
-  // 1. Thresholds follow LQD's queue lengths. When the virtual buffer looks full, one pass
-  // brings every threshold up to date, finds the highest, and the longest real queue for step 2.
+  // 1. Thresholds follow LQD's queue lengths. When the virtual buffer looks full, every draining
+  // threshold is brought up to date first (Gamma may have been stale), then the highest gives way.
   const double c = ctx.cells;
   const uint32_t i = ctx.queue;
-  uint32_t longest = UINT32_MAX;  // unknown
   if (gamma_ + c > capacity) {
-    uint32_t j = i;
-    longest = 0;
-    for (uint32_t q = 0; q < n; ++q) {
-      drain_one(q, ctx.now_ns, view);
-      if (t_[q] > t_[j]) j = q;
-      longest = std::max(longest, view.queue_cells(q));
-    }
+    drain_all(ctx.now_ns, view);
     if (gamma_ + c > capacity) {
-      const double taken = std::min(c, t_[j]);
-      t_[j] -= taken;
-      gamma_ -= taken;
+      const uint32_t j = t_[i] >= t_.max() ? i : t_.argmax();
+      if (j == i) {
+        set_threshold(i, t_[i] - std::min(c, t_[i]) + c);
+      } else {
+        set_threshold(j, t_[j] - std::min(c, t_[j]));
+        set_threshold(i, t_[i] + c);
+      }
+    } else {
+      set_threshold(i, t_[i] + c);
     }
+  } else {
+    set_threshold(i, t_[i] + c);
   }
-  t_[i] += c;
-  gamma_ += c;
+  mark_draining(i);  // in case the frame is refused and the real queue stays empty
 
   // 2. Safeguard: no queue is long enough for LQD to push anything out of it.
-  // The scan is skipped when its answer is known: the arrival's queue is at B/N already, or the
-  // whole buffer holds less than B/N, or step 1 found the longest queue.
-  const double fair = capacity / n;
-  if (safeguard_ && view.queue_cells(i) < fair) {
-    bool below = view.total_cells() < fair;
-    if (!below) {
-      if (longest == UINT32_MAX) {
-        longest = 0;
-        for (uint32_t q = 0; q < n; ++q)
-          longest = std::max(longest, view.queue_cells(q));
-      }
-      below = longest < fair;
-    }
-    if (below) return Verdict::accept();
-  }
+  if (safeguard_ && view.long_queues() == 0) return Verdict::accept();
   // 3. Under the threshold and fits: the oracle decides.
   if (view.queue_cells(i) < t_[i] && ctx.cells <= view.remaining_cells()) {
     return predict_drop(i, view) ? Verdict::drop(DropReason::kPrediction) : Verdict::accept();
@@ -132,13 +142,14 @@ Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view)
 
 void CredencePolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
   std::lock_guard guard(lock_);
-  const double taken = std::min<double>(ev.cells, t_[ev.queue]);
-  t_[ev.queue] -= taken;
-  gamma_ -= taken;
-  if (reset_on_empty_ && view.queue_cells(ev.queue) == 0) {
-    gamma_ -= t_[ev.queue];
-    t_[ev.queue] = 0;
+  const uint32_t q = ev.queue;
+  double t = t_[q] - std::min<double>(ev.cells, t_[q]);
+  if (view.queue_cells(q) == 0) {
+    if (reset_on_empty_) t = 0;
+    last_ns_[q] = ev.now_ns;  // LQD's queue drains on from here
+    mark_draining(q);
   }
+  set_threshold(q, t);
 }
 
 double CredencePolicy::threshold(uint32_t queue) const noexcept {
@@ -173,7 +184,10 @@ nlohmann::json CredencePolicy::params() const {
 nlohmann::json CredencePolicy::describe(const BufferView& view) const {
   nlohmann::json d = Policy::describe(view);
   std::lock_guard guard(lock_);
-  d["state"]["lqd_thresholds_cells"] = t_;
+  nlohmann::json t = nlohmann::json::array();
+  for (uint32_t q = 0; q < t_.size(); ++q)
+    t.push_back(t_[q]);
+  d["state"]["lqd_thresholds_cells"] = t;
   d["state"]["gamma_cells"] = gamma_;
   d["state"]["feature_ewma_total_cells"] = ewma_total_;
   if (forest_) d["state"]["forest"] = {{"trees", forest_->trees()}, {"nodes", forest_->nodes()}};

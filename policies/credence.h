@@ -15,9 +15,10 @@
 // policies/forest_oracle.h), flip (the base oracle's answer flipped with probability p, seeded).
 // Features, in cells: queue length, total occupancy, their EWMAs over base_rtt.
 //
-// Cost: O(1) while LQD's virtual buffer has room; one pass over every queue per arrival while it
-// is full (drain, highest threshold, longest queue) — about 130 ns for 32 queues here
-// (bench/policies/admission_bench.cpp measures that worst case).
+// Cost: the highest threshold comes from a tournament tree (O(log N) per change), the safeguard
+// from BufferState's count of queues at or above B/N (O(1)), and lazy draining visits only the
+// queues that may be draining: those that had an arrival or emptied since they were last seen
+// busy. bench/policies/admission_bench.cpp measures the full-virtual-buffer case.
 // Thread-safety: admit() and on_dequeue() take lock_ (a spinlock). describe() takes it too.
 #pragma once
 
@@ -29,6 +30,7 @@
 
 #include "buffer/spin_lock.h"
 #include "policies/forest_oracle.h"
+#include "policies/max_tree.h"
 #include "policies/params.h"
 #include "policies/policy.h"
 
@@ -70,6 +72,13 @@ class CredencePolicy final : public Policy {
   enum class Oracle { kNone, kForest, kFlip };
   bool predict_drop(uint32_t queue, const BufferView& view) noexcept;
   void drain_one(uint32_t queue, uint64_t now_ns, const BufferView& view) noexcept;
+  void drain_all(uint64_t now_ns, const BufferView& view) noexcept;
+  void set_threshold(uint32_t queue, double t) noexcept {
+    if (t == t_[queue]) return;  // e.g. LQD refusing the arrival: nothing moves
+    gamma_ += t - t_[queue];
+    t_.set(queue, t);
+  }
+  void mark_draining(uint32_t queue) noexcept { draining_[queue / 64] |= 1ull << (queue % 64); }
 
   Oracle oracle_;
   bool flip_over_forest_ = false;
@@ -81,11 +90,14 @@ class CredencePolicy final : public Policy {
   bool safeguard_;
   bool reset_on_empty_;
 
-  mutable buffer::SpinLock lock_;   // guards everything below
-  std::vector<double> t_;           // T[q], cells
-  std::vector<uint64_t> last_ns_;   // last drain time of T[q]
-  std::vector<double> ewma_queue_;  // feature 2
-  double ewma_total_ = 0;           // feature 3
+  mutable buffer::SpinLock lock_;          // guards everything below
+  MaxTree t_;                              // T[q], cells
+  std::vector<uint64_t> last_ns_;          // last drain time of T[q]
+  std::vector<uint64_t> draining_;         // bit q: T[q] may be draining (real queue seen empty)
+  std::vector<double> rate_cells_per_ns_;  // line rate of each queue's port
+  uint64_t drained_all_ns_ = UINT64_MAX;   // time of the last drain_all()
+  std::vector<double> ewma_queue_;         // feature 2
+  double ewma_total_ = 0;                  // feature 3
   uint64_t ewma_ns_ = 0;
   double gamma_ = 0;  // sum of T
   std::mt19937_64 rng_;

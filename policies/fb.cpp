@@ -13,14 +13,7 @@ FbPolicy::FbPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   alpha_low_ = reader.number("alpha_low", 0.5, 1.0 / 1024, 1024);
   measured_ = reader.choice("gamma", "share", {"share", "measured"}) == "measured";
   gamma_weight_ = reader.number("gamma_weight", 0.125, 1.0 / 1024, 1);
-  alphas_.fill(alpha_low_);
-  for (size_t c = 0; c < alphas_.size(); ++c) {
-    const auto cls = static_cast<uint8_t>(c);
-    const bool high = env.group_of_class(cls) == PriorityGroup::kHigh;
-    alphas_[c] = c < env.classes.size() && env.classes[c].alpha ? *env.classes[c].alpha
-                 : high                                         ? alpha_high_
-                                                                : alpha_low_;
-  }
+  alphas_ = resolve_group_alphas(env, alpha_high_, alpha_low_);
   rates_ = std::make_unique<RateState[]>(env.layout->num_queues());
 }
 

@@ -34,14 +34,16 @@ class RandomForest {
 
  private:
   struct Node {
-    int32_t feature;  // -1: leaf
-    int32_t left;
-    int32_t right;
+    int32_t feature;   // -1 in the model: a leaf (loaded as a self-loop, see flatten_leaves)
+    int32_t child[2];  // left (x <= threshold), right
     double threshold;
     double value;
   };
+  void flatten_leaves();
+
   std::vector<Node> nodes_;     // every tree's nodes, tree after tree
   std::vector<int32_t> roots_;  // index of each tree's root in nodes_
+  int32_t max_depth_ = 0;       // longest root-to-leaf path of any tree
 };
 
 }  // namespace sharebuf::policies

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "policies/log2_tables.h"
+#include "policies/queue_gradient.h"
 
 namespace sharebuf::policies {
 
@@ -67,8 +68,7 @@ void ProteanPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) n
                   : t.exp2_fixed(t.log2_fixed(dq) - t.log2_fixed(ev.now_ns - t_prev) - log_rate);
       if (q < q_prev) g_raw = -g_raw;
     } else {
-      g_raw = (static_cast<double>(q) - q_prev) / static_cast<double>(ev.now_ns - t_prev) /
-              rate_cells_per_ns;
+      g_raw = normalised_gradient(q, q_prev, ev.now_ns - t_prev, rate_cells_per_ns);
     }
     g = beta_ * g_raw + (1 - beta_) * g;
     s.q_prev.store(q, std::memory_order_relaxed);

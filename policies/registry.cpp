@@ -9,8 +9,10 @@
 #include "policies/dt.h"
 #include "policies/edt.h"
 #include "policies/fb.h"
+#include "policies/fba.h"
 #include "policies/lqd.h"
 #include "policies/protean.h"
+#include "policies/smartbuf.h"
 #include "policies/static.h"
 
 namespace sharebuf::policies {
@@ -32,7 +34,10 @@ const std::array kBuiltins = {
     info<DtPolicy>("Dynamic Thresholds: Q[q] < alpha * (B - Occ)"),
     info<EdtPolicy>("Enhanced DT: CS while a burst grows from an empty queue, DT otherwise"),
     info<ProteanPolicy>("Protean: CS for short flows, DT for long, gradient-scaled DT for incasts"),
+    info<SmartbufPolicy>(
+        "Smartbuf: DT, capped during a burst by learned demands of similar bursts"),
     info<FbPolicy>("FB: alpha * (1/N_p) * gamma * (B - Occ), per priority group"),
+    info<FbaPolicy>("FBA: DT with per-queue alphas recomputed periodically from FB's factors"),
     info<AbmPolicy>("ABM: FB's factors with a large alpha for a flow's first RTT"),
     info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),
     info<CredencePolicy>("Credence: drop-tail following LQD's queue lengths, with an ML oracle"),

@@ -50,6 +50,28 @@ TEST(BufferState, PortGroupAndActiveCounts) {
   EXPECT_EQ(state.live().active_on_port[1].load(), 0);
 }
 
+// Three queues in 100 cells: the fair share B/N is ceil(33.3) = 34 cells.
+TEST(BufferState, CountsQueuesAtOrAboveTheFairShare) {
+  const BufferLayout layout = two_ports();
+  BufferState state(layout);
+  EXPECT_EQ(state.fair_share_cells(), 34u);
+  const auto long_queues = [&] { return state.live().long_queues.load(); };
+  ASSERT_TRUE(state.try_reserve(0, 33));
+  EXPECT_EQ(long_queues(), 0);
+  ASSERT_TRUE(state.try_reserve(0, 1));  // 34: at the share
+  EXPECT_EQ(long_queues(), 1);
+  ASSERT_TRUE(state.try_reserve(0, 10));  // still one long queue
+  ASSERT_TRUE(state.try_reserve(2, 50));  // jumps over the share in one frame
+  EXPECT_EQ(long_queues(), 2);
+  state.release(0, 10);
+  EXPECT_EQ(long_queues(), 2);
+  state.release(0, 1);  // 33
+  EXPECT_EQ(long_queues(), 1);
+  state.release(2, 50);
+  state.release(0, 33);
+  EXPECT_EQ(long_queues(), 0);
+}
+
 TEST(BufferState, PeaksTrackMaximaAndReset) {
   const BufferLayout layout = two_ports();
   BufferState state(layout);

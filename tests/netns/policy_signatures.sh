@@ -3,7 +3,9 @@
 # TCP flows from h1 and h2 hits port p3. Every run must end with balanced counters and show the
 # policy's signature in them: cs fills the buffer (pool_full drops), dt caps the UDP queue at
 # alpha/(1+alpha) of B, fb caps it at alpha_low/(1+alpha_low) of B, lqd pushes frames out of the
-# longest queue. (protean's signature, its incast threshold rising during the burst, needs the
+# longest queue, credence (FollowLQD) refuses the UDP queue by threshold once the TCP burst makes
+# LQD push it out, fba and abm hold it under alpha_low/(1+alpha_low) of B, smartbuf is DT until it
+# has learned bursts. (protean's signature, its incast threshold rising during the burst, needs the
 # watch stream of the control socket; protean and edt are checked for balanced counters and
 # threshold drops.)
 source "$(dirname "$0")/lib.sh"
@@ -38,3 +40,8 @@ run fb 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 19' 'queue("p2")["drop
 run lqd 'queue("p2")["dropped"]["pushed_out"] > 0' 'queue("p2")["peak_cells"] > '"$B"' / 2'
 run protean 'queue("p2")["dropped"]["threshold"] > 0'
 run edt 'queue("p2")["dropped"]["threshold"] > 0'
+run smartbuf 'queue("p2")["peak_cells"] <= '"$B"' / 2 + 19' 'queue("p2")["dropped"]["threshold"] > 0'
+run fba 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 19' 'queue("p2")["dropped"]["threshold"] > 0'
+run abm 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 19' 'queue("p2")["dropped"]["threshold"] > 0'
+run credence 'queue("p2")["dropped"]["threshold"] > 0' 'queue("p2")["dropped"]["pushed_out"] == 0' \
+  'queue("p2")["peak_cells"] > '"$B"' / 2'

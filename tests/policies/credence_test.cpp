@@ -125,6 +125,63 @@ TEST_F(CredenceHarness, NoneOracleIsFollowLqd) {
   EXPECT_EQ(policy_->threshold_cells(2, 0, buffer_->view()), 100u);
 }
 
+// LQD's virtual queue keeps transmitting while the real queue is empty: a threshold credited for
+// refused frames drains at line rate (1 Gbit/s, 80-byte cells: 1.5625 cells/us), and a queue that
+// empties drains from the moment it emptied.
+TEST(Credence, IdleThresholdsDrainAtLineRate) {
+  const buffer::BufferLayout layout(1000, 80, {buffer::PortSpec{}, buffer::PortSpec{}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout, .port_rate_bps = {1'000'000'000, 1'000'000'000}};
+  CredencePolicy c(Params{}, env);
+  c.on_install(view);
+  for (int k = 0; k < 100; ++k)  // refused or not, T[0] grows; the real queue stays empty
+    c.admit({.now_ns = 1'000, .queue = 0, .cells = 1}, view);
+  EXPECT_DOUBLE_EQ(c.threshold(0), 100);
+  // 32 us later the virtual queue has sent 50 cells; the next arrival sees T = 50 + 1.
+  c.admit({.now_ns = 33'000, .queue = 0, .cells = 1}, view);
+  EXPECT_DOUBLE_EQ(c.threshold(0), 51);
+  // Queue 1 holds frames: no idle drain while it is busy, departures lower T instead.
+  ASSERT_TRUE(state.try_reserve(1, 10));
+  for (int k = 0; k < 10; ++k)
+    c.admit({.now_ns = 33'000, .queue = 1, .cells = 1}, view);
+  c.admit({.now_ns = 97'000, .queue = 1, .cells = 0}, view);
+  EXPECT_DOUBLE_EQ(c.threshold(1), 10);
+  state.release(1, 4);
+  c.on_dequeue({.now_ns = 97'000, .queue = 1, .cells = 4}, view);
+  EXPECT_DOUBLE_EQ(c.threshold(1), 6);
+  state.release(1, 6);
+  c.on_dequeue({.now_ns = 100'000, .queue = 1, .cells = 2}, view);  // empties at 100 us with T 4
+  // When the virtual buffer is full every draining threshold is brought up to date: fill it from
+  // queue 0 at 101.28 us, when T[1] should have drained 2 cells, and T[0] fully.
+  ASSERT_TRUE(state.try_reserve(0, 1));  // a busy real queue 0: its T only grows
+  for (int k = 0; k < 995; ++k)
+    c.admit({.now_ns = 101'280, .queue = 0, .cells = 1}, view);
+  EXPECT_DOUBLE_EQ(c.threshold(1), 2);
+  EXPECT_DOUBLE_EQ(c.gamma(), c.threshold(0) + c.threshold(1));
+  state.release(0, 1);
+}
+
+TEST(MaxTree, TracksTheLargestValueThroughChanges) {
+  MaxTree t(5);
+  EXPECT_EQ(t.max(), 0);
+  t.set(3, 7);
+  t.set(1, 7);
+  EXPECT_EQ(t.max(), 7);
+  EXPECT_EQ(t.argmax(), 1u);  // ties: the lower index
+  t.set(1, 2);
+  EXPECT_EQ(t.argmax(), 3u);
+  t.set(4, 9.5);
+  EXPECT_EQ(t.argmax(), 4u);
+  t.set(4, 0);
+  t.set(3, 0);
+  EXPECT_EQ(t.argmax(), 1u);
+  MaxTree one(1);
+  one.set(0, 3);
+  EXPECT_EQ(one.argmax(), 0u);
+  EXPECT_EQ(one.max(), 3);
+}
+
 TEST(Credence, FlipIsReproducibleBySeed) {
   const buffer::BufferLayout layout(100, 80, {buffer::PortSpec{.num_queues = 2}});
   buffer::BufferState state(layout);

@@ -1,0 +1,139 @@
+#include "policies/smartbuf.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "policies/queue_gradient.h"
+
+namespace sharebuf::policies {
+
+SmartbufPolicy::SmartbufPolicy(const Params& params, const PolicyEnv& env)
+    : Policy(env), map_(1, 0) {
+  ParamReader reader(kName, params, kParams);
+  alpha_ = reader.number("alpha", 1.0, 1.0 / 1024, 1024);
+  beta_ = reader.number("beta", 0.5, 0, 1);
+  sigma_ = reader.number("sigma", 5, 1, 1e6);
+  k_ = static_cast<uint32_t>(reader.integer("k", 3, 1, 64));
+  ttl_s_ = reader.number("ttl_s", 10, 1e-6, 1e6);
+  max_entries_ = static_cast<uint32_t>(reader.integer("max_entries", 64, 1, 4096));
+  weight_ = reader.number("gradient_weight", 0.25, 0, 1);
+  burst_cells_ = env.layout->capacity_cells() / sigma_;
+  alphas_ = resolve_alphas(env, alpha_);
+  state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
+  map_ = SmartbufMap(max_entries_, static_cast<uint64_t>(ttl_s_ * 1e9));
+}
+
+void SmartbufPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  QueueState& s = state_[ev.queue];
+  const uint32_t cur = view.queue_cells(ev.queue);
+  const uint64_t t_prev = s.t_prev.load(kRelaxed);
+  double g = s.g.load(kRelaxed);
+  if (ev.now_ns > t_prev) {
+    const double g_raw = normalised_gradient(cur, s.q_prev.load(kRelaxed), ev.now_ns - t_prev,
+                                             env().rate_cells_per_s(ev.port) * 1e-9);
+    g = weight_ * g_raw + (1 - weight_) * g;
+    s.q_prev.store(cur, kRelaxed);
+    s.t_prev.store(ev.now_ns, kRelaxed);
+    s.g.store(g, kRelaxed);
+  }
+
+  uint32_t max_seen = s.max_seen.load(kRelaxed);
+  if (cur > max_seen) {
+    max_seen = cur;
+    s.max_seen.store(max_seen, kRelaxed);
+    s.g_at_max.store(g, kRelaxed);
+  } else if (cur < beta_ * max_seen) {
+    if (max_seen > burst_cells_) {
+      const double signature = s.g_at_max.load(kRelaxed);
+      const double predicted = s.thr.load(kRelaxed);
+      std::lock_guard lock(map_lock_);
+      map_.expire(ev.now_ns);
+      map_.insert(signature, max_seen, ev.now_ns);
+      bursts_[bursts_seen_++ % kBurstRing] =
+          Burst{ev.now_ns, ev.queue, signature,
+                predicted >= 0 ? static_cast<uint32_t>(std::lround(predicted)) : 0, max_seen};
+    }
+    max_seen = 0;
+    s.max_seen.store(0, kRelaxed);
+    s.g_at_max.store(0, kRelaxed);
+  }
+
+  double thr = -1;
+  if (max_seen > burst_cells_) {
+    std::lock_guard lock(map_lock_);
+    map_.expire(ev.now_ns);
+    if (map_.size() >= k_) {
+      if (const auto mean = map_.mean_of_nearest_larger(g, k_)) thr = *mean;
+    }
+  }
+  s.thr.store(thr, kRelaxed);
+}
+
+std::optional<double> SmartbufPolicy::learned_threshold(uint32_t queue) const noexcept {
+  const double thr = state_[queue].thr.load(std::memory_order_relaxed);
+  if (thr < 0) return std::nullopt;
+  return thr;
+}
+
+bool SmartbufPolicy::learning() const {
+  std::lock_guard lock(map_lock_);
+  return map_.size() < k_;
+}
+
+std::vector<SmartbufMap::Entry> SmartbufPolicy::map_entries() const {
+  std::lock_guard lock(map_lock_);
+  return map_.entries();
+}
+
+std::vector<SmartbufPolicy::Burst> SmartbufPolicy::bursts() const {
+  std::lock_guard lock(map_lock_);
+  std::vector<Burst> out;
+  const uint64_t first = bursts_seen_ > kBurstRing ? bursts_seen_ - kBurstRing : 0;
+  for (uint64_t i = first; i < bursts_seen_; ++i)
+    out.push_back(bursts_[i % kBurstRing]);
+  return out;
+}
+
+uint32_t SmartbufPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
+                                         const BufferView& view) const noexcept {
+  return static_cast<uint32_t>(
+      std::min<double>(std::ceil(threshold(queue, class_id, view)), view.capacity_cells()));
+}
+
+nlohmann::json SmartbufPolicy::params() const {
+  return {{"alpha", alpha_},           {"beta", beta_},
+          {"sigma", sigma_},           {"k", k_},
+          {"ttl_s", ttl_s_},           {"max_entries", max_entries_},
+          {"gradient_weight", weight_}};
+}
+
+nlohmann::json SmartbufPolicy::describe(const BufferView& view) const {
+  nlohmann::json d = Policy::describe(view);
+  nlohmann::json queues = nlohmann::json::array();
+  for (uint32_t q = 0; q < view.layout().num_queues(); ++q) {
+    const auto learned = learned_threshold(q);
+    queues.push_back({{"gradient", gradient(q)},
+                      {"max_seen_cells", max_seen(q)},
+                      {"learned_threshold_cells", learned ? nlohmann::json(*learned) : nullptr}});
+  }
+  nlohmann::json map = nlohmann::json::array();
+  for (const SmartbufMap::Entry& e : map_entries())
+    map.push_back({{"gradient", e.gradient}, {"max_cells", e.max_cells}});
+  nlohmann::json bursts = nlohmann::json::array();
+  for (const Burst& b : this->bursts()) {
+    bursts.push_back({{"end_ns", b.end_ns},
+                      {"queue", b.queue},
+                      {"gradient", b.gradient},
+                      {"predicted_cells", b.predicted_cells},
+                      {"peak_cells", b.peak_cells}});
+  }
+  d["state"]["phase"] = learning() ? "learning" : "real";
+  d["state"]["queues"] = queues;
+  d["state"]["map"] = map;
+  d["state"]["bursts"] = bursts;
+  return d;
+}
+
+}  // namespace sharebuf::policies
