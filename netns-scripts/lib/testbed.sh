@@ -145,6 +145,7 @@ tb_bg() {
 
 # tb_write_config FILE POLICY RATE [BUFFER] [QUEUES] [extra TOML appended]: a config for the star
 # testbed, one port per host.
+# TB_POLICY_PARAMS (optional): lines `key = value` added to the [policy] table.
 tb_write_config() {
   local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} queues=${5:-1} extra=${6:-}
   {
@@ -155,6 +156,8 @@ tb_write_config() {
     echo "cell_bytes = 80"
     echo "[policy]"
     echo "name = \"$policy\""
+    # Policy parameters, one `key = value` per line (TOML), from the environment.
+    [ -z "${TB_POLICY_PARAMS:-}" ] || printf '%s\n' "$TB_POLICY_PARAMS"
     local i
     for i in $(seq 1 "$TB_HOSTS"); do
       echo "[[ports]]"
