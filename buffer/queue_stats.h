@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "buffer/delay_histogram.h"
 #include "buffer/drop_reason.h"
 
 namespace sharebuf::buffer {
@@ -25,6 +26,7 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> ecn_marked_pkts{0};  // enqueued with CE set by this switch
   std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
   std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
+  DelayHistogram delay;  // arrival to transmission of every dequeued frame
 
   uint64_t dropped_before_enqueue() const noexcept {
     uint64_t n = 0;
@@ -50,6 +52,7 @@ inline void QueueStats::reset() noexcept {
     dropped_pkts[r].store(0, std::memory_order_relaxed);
     dropped_cells[r].store(0, std::memory_order_relaxed);
   }
+  delay.reset();
 }
 
 }  // namespace sharebuf::buffer

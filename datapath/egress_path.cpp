@@ -53,6 +53,8 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns)
   port.counters.tx_bytes.fetch_add(n, std::memory_order_relaxed);
   core_.buffer.stats(q).dequeued_bytes.fetch_add(n, std::memory_order_relaxed);
   core_.buffer.release(cache, head);
+  const uint64_t sojourn_ns = now_ns - std::min(now_ns, d.arrival_ns);
+  core_.buffer.stats(q).delay.record(sojourn_ns);
   policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
   policy.on_dequeue(policies::DequeueEvent{.now_ns = now_ns,
                                            .queue = q,
@@ -60,7 +62,7 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns)
                                            .class_id = d.class_id,
                                            .cells = d.cells,
                                            .bytes = d.bytes,
-                                           .sojourn_ns = now_ns - std::min(now_ns, d.arrival_ns)},
+                                           .sojourn_ns = sojourn_ns},
                     core_.buffer.view());
   return true;
 }

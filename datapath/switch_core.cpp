@@ -52,4 +52,11 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
     macs.add_static(m.mac, m.port);
 }
 
+void SwitchCore::install_policy(std::unique_ptr<policies::Policy> next) {
+  next->on_install(buffer.view());
+  policy.store(next.get(), std::memory_order_release);
+  retired_policies.push_back(std::move(policy_owner));
+  policy_owner = std::move(next);
+}
+
 }  // namespace sharebuf::datapath

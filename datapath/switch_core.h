@@ -68,6 +68,12 @@ struct SwitchCore {
   policies::PolicyEnv env;
   std::unique_ptr<policies::Policy> policy_owner;
   std::atomic<policies::Policy*> policy{nullptr};
+  // Replaces the active policy live (control thread only): the new one is installed on the
+  // current occupancy, then published; RX workers pick it up at their next batch, egress workers
+  // at their next frame. A worker may still hold the old pointer for a moment, so retired
+  // policies are kept until the switch is destroyed (a few KB each).
+  void install_policy(std::unique_ptr<policies::Policy> next);
+  std::vector<std::unique_ptr<policies::Policy>> retired_policies;
   MacTable macs;
   Classifier classifier;
   std::vector<std::unique_ptr<PortRuntime>> ports;

@@ -436,6 +436,13 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     r.finish();
   }
 
+  if (const toml::table* t = section("control")) {
+    TableReader r(*t, file, "[control]");
+    cfg.control_socket = r.string("socket").value_or("");
+    cfg.control_enabled = r.boolean("enabled").value_or(true);
+    r.finish();
+  }
+
   if (const toml::table* t = section("log")) {
     TableReader r(*t, file, "[log]");
     cfg.log_level =
@@ -455,7 +462,9 @@ DaemonConfig parse_config(std::string_view text, const std::string& source_name)
   } catch (const toml::parse_error& e) {
     throw ConfigError(location(source_name, e.source()) + ": " + std::string(e.description()));
   }
-  return parse_table(root, source_name);
+  DaemonConfig cfg = parse_table(root, source_name);
+  cfg.source_text = std::string(text);
+  return cfg;
 }
 
 DaemonConfig load_config_file(const std::string& path) {

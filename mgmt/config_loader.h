@@ -17,7 +17,10 @@ using ConfigError = policies::ConfigError;
 struct DaemonConfig {
   datapath::SwitchConfig sw;
   std::string log_level = "info";
-  std::string stats_file;  // written on exit (and on SIGUSR1) if set
+  std::string stats_file;       // written on exit (and on SIGUSR1) if set
+  std::string control_socket;   // [control] socket; empty = /run/sharebuf/<name>.sock
+  bool control_enabled = true;  // [control] enabled
+  std::string source_text;      // the TOML text it was parsed from
 };
 
 // Throws ConfigError.

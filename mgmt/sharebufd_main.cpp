@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -15,6 +16,7 @@
 #include "buffer/accounting_check.h"
 #include "datapath/switch.h"
 #include "mgmt/config_loader.h"
+#include "mgmt/control_server.h"
 #include "mgmt/switch_report.h"
 
 namespace {
@@ -45,7 +47,19 @@ int run(const DaemonConfig& cfg, bool print_stats) {
   sharebuf::datapath::Switch sw(cfg.sw);
   for (const auto& w : sw.warnings())
     spdlog::warn("{}", w);
+  sharebuf::mgmt::ControlContext control(sw.core(), cfg, cfg.source_text);
+  control.shutdown = [] { kill(getpid(), SIGTERM); };
+  std::unique_ptr<sharebuf::mgmt::ControlServer> server;
+  if (cfg.control_enabled) {
+    server = std::make_unique<sharebuf::mgmt::ControlServer>(
+        control, cfg.control_socket.empty() ? sharebuf::mgmt::default_socket_path(cfg.sw.name)
+                                            : cfg.control_socket);
+  }
   sw.start();
+  if (server) {
+    server->start();
+    spdlog::info("control socket {}", server->path());
+  }
   const auto& layout = sw.core().buffer.layout();
   spdlog::info("sharebufd '{}' running: {} ports, {} queues, buffer {} cells of {} B, policy {}",
                cfg.sw.name, layout.num_ports(), layout.num_queues(), layout.capacity_cells(),
@@ -67,6 +81,7 @@ int run(const DaemonConfig& cfg, bool print_stats) {
     spdlog::info("{} received, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     break;
   }
+  if (server) server->stop();
   sw.stop();
   // Report with the queues as they were at the stop, then free every frame.
   if (!write_stats(sw.core(), cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
@@ -96,6 +111,10 @@ int main(int argc, char** argv) {
   app.add_option(
       "--stats-file", stats_file,
       "write counters as JSON here on exit and on SIGUSR1 (overrides [switch] stats_file)");
+  std::string socket_path;
+  app.add_option("--socket", socket_path,
+                 "control socket path (overrides [control] socket; default "
+                 "/run/sharebuf/<name>.sock)");
   app.add_flag("--check-config", check_only, "validate the configuration and exit");
   app.add_flag("--print-stats", print_stats, "print the port and queue counters on exit");
   CLI11_PARSE(app, argc, argv);
@@ -107,6 +126,7 @@ int main(int argc, char** argv) {
     DaemonConfig cfg = sharebuf::mgmt::load_config_file(config_path);
     if (!log_level.empty()) cfg.log_level = log_level;
     if (!stats_file.empty()) cfg.stats_file = stats_file;
+    if (!socket_path.empty()) cfg.control_socket = socket_path;
     const auto level = spdlog::level::from_str(cfg.log_level);
     if (level == spdlog::level::off && cfg.log_level != "off") {
       std::cerr << "sharebufd: --log-level: unknown level '" << cfg.log_level << "'\n";

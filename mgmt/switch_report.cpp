@@ -51,6 +51,8 @@ nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
            {"queued", buf.queue(q).length_packets_approx()},
            {"dropped", dropped},
            {"ecn_marked", s.ecn_marked_pkts.load(kRelaxed)},
+           {"delay_p50_ns", s.delay.quantile(0.5)},
+           {"delay_p99_ns", s.delay.quantile(0.99)},
            {"occupancy_cells", buf.state().queue_cells(q)},
            {"peak_cells", buf.state().peak_queue_cells(q)},
            {"threshold_cells", policy.threshold_cells(q, core.env.class_of_queue(q), view)}});

@@ -90,7 +90,8 @@ tb_start_switch() {
   shift
   local bin=${SHAREBUFD:-$TB_ROOT/build/mgmt/sharebufd}
   [ -x "$bin" ] || tb_die "sharebufd not built at $bin (./run.sh build)"
-  ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" --stats-file "$TB_DIR/stats.json" "$@" \
+  ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" --stats-file "$TB_DIR/stats.json" \
+    --socket "$TB_DIR/ctl.sock" "$@" \
     >"$TB_DIR/sharebufd.out" 2>"$TB_DIR/sharebufd.log" &
   TB_SWITCH_PID=$!
   local i
@@ -100,6 +101,11 @@ tb_start_switch() {
     sleep 0.1
   done
   tb_die "sharebufd did not start within 5 s"
+}
+
+# tb_ctl ARGS...: sharebufctl against the running switch's control socket.
+tb_ctl() {
+  "${SHAREBUFCTL:-$TB_ROOT/build/mgmt/sharebufctl}" --socket "$TB_DIR/ctl.sock" "$@"
 }
 
 # tb_stop_switch: SIGTERM, wait (bounded); returns sharebufd's exit status.

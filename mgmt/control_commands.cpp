@@ -1,0 +1,415 @@
+#include "mgmt/control_commands.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "buffer/drop_reason.h"
+#include "mgmt/switch_report.h"
+#include "policies/registry.h"
+
+namespace sharebuf::mgmt {
+namespace {
+
+using nlohmann::json;
+
+// Monotonic counters of switch_stats_json; everything else (occupancy, thresholds, peaks,
+// delays, configuration) is a gauge and is reported as is after counters.reset.
+constexpr std::array kCounterKeys = {
+    "received",   "admitted",           "admitted_cells", "transmitted", "transmitted_bytes",
+    "ecn_marked", "rx_frames",          "rx_bytes",       "tx_frames",   "tx_bytes",
+    "tx_errors",  "ring_drops",         "truncated",      "filtered",    "flooded",
+    "oversize",   "checksum_completed", "malformed_total"};
+
+bool is_counter(std::string_view key) {
+  for (std::string_view k : kCounterKeys)
+    if (k == key) return true;
+  return false;
+}
+
+void subtract(json& cur, const json& base) {
+  if (cur.is_array() && base.is_array()) {
+    for (size_t i = 0; i < cur.size() && i < base.size(); ++i)
+      subtract(cur[i], base[i]);
+    return;
+  }
+  if (!cur.is_object() || !base.is_object()) return;
+  for (auto& [key, value] : cur.items()) {
+    if (!base.contains(key)) continue;
+    const json& b = base[key];
+    if (is_counter(key) && value.is_number_unsigned() && b.is_number_unsigned()) {
+      value = value.get<uint64_t>() - std::min(value.get<uint64_t>(), b.get<uint64_t>());
+    } else if ((key == "dropped" || key == "malformed") && value.is_object()) {
+      for (auto& [k, v] : value.items()) {
+        if (b.contains(k) && v.is_number_unsigned())
+          v = v.get<uint64_t>() - std::min(v.get<uint64_t>(), b[k].get<uint64_t>());
+      }
+    } else if (key == "ports" || key == "queues") {
+      subtract(value, b);
+    }
+  }
+  // A queue's frames queued at the reset were admitted before it: the identity since the reset
+  // is admitted = transmitted + pushed_out + queued - queued_at_reset.
+  if (cur.contains("queued") && base.contains("queued")) cur["queued_at_reset"] = base["queued"];
+}
+
+std::string arg_string(const json& args, const char* key, bool required) {
+  if (!args.contains(key)) {
+    if (required) throw RequestError(std::string("missing argument '") + key + "'");
+    return {};
+  }
+  if (!args[key].is_string())
+    throw RequestError(std::string("argument '") + key + "' must be a string");
+  return args[key].get<std::string>();
+}
+
+void only_keys(const json& args, std::initializer_list<std::string_view> keys) {
+  for (const auto& [k, v] : args.items()) {
+    bool ok = false;
+    for (std::string_view allowed : keys)
+      ok = ok || allowed == k;
+    if (!ok) {
+      std::string list;
+      for (std::string_view allowed : keys)
+        list += (list.empty() ? "" : ", ") + std::string(allowed);
+      throw RequestError("unknown argument '" + k + "'" +
+                         (list.empty() ? " (this command takes none)" : " (known: " + list + ")"));
+    }
+  }
+}
+
+json status(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  const auto& core = ctx.core;
+  const auto& buf = core.buffer;
+  uint64_t drops = 0;
+  uint64_t admitted = 0;
+  for (uint32_t q = 0; q < buf.layout().num_queues(); ++q) {
+    const auto& s = buf.stats(q);
+    admitted += s.enqueued_pkts.load(std::memory_order_relaxed);
+    for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
+      drops += s.dropped_pkts[r].load(std::memory_order_relaxed);
+  }
+  return {{"name", core.config.name},
+          {"version", kVersion},
+          {"pid", static_cast<int64_t>(getpid())},
+          {"uptime_s", static_cast<double>(datapath::monotonic_ns() - ctx.started_ns) * 1e-9},
+          {"policy", core.policy.load(std::memory_order_acquire)->name()},
+          {"view", buffer::to_string(buf.view_mode())},
+          {"probe_interval_ns", buf.probes().interval_ns()},
+          {"ports", core.ports.size()},
+          {"queues", buf.layout().num_queues()},
+          {"capacity_cells", buf.layout().capacity_cells()},
+          {"cell_bytes", buf.layout().cell_bytes()},
+          {"occupancy_cells", buf.state().total_cells()},
+          {"peak_cells", buf.state().peak_total_cells()},
+          {"admitted", admitted},
+          {"dropped", drops},
+          {"policies_retired", core.retired_policies.size()}};
+}
+
+json ports(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  json stats = stats_since_reset(ctx);
+  for (auto& p : stats["ports"])
+    p.erase("queues");
+  return stats["ports"];
+}
+
+json queues(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  json stats = stats_since_reset(ctx);
+  json out = json::array();
+  for (auto& p : stats["ports"]) {
+    for (auto& q : p["queues"]) {
+      q["port"] = p["port"];
+      q["interface"] = p["interface"];
+      out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
+json config(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  return {{"toml", effective_config_toml(ctx)}, {"source", ctx.config.sw.source}};
+}
+
+json policy_get(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  const auto& core = ctx.core;
+  return core.policy.load(std::memory_order_acquire)->describe(core.buffer.view());
+}
+
+json policy_set(ControlContext& ctx, const json& args) {
+  only_keys(args, {"name", "params"});
+  auto& core = ctx.core;
+  std::string name = arg_string(args, "name", false);
+  if (name.empty()) name = core.policy.load(std::memory_order_acquire)->name();
+  policies::Params params;
+  params.origin = "policy.set";
+  if (args.contains("params")) {
+    if (!args["params"].is_object()) throw RequestError("argument 'params' must be an object");
+    params.values = args["params"];
+  }
+  std::unique_ptr<policies::Policy> next;
+  try {
+    next = policies::make_policy(name, params, core.env);
+  } catch (const policies::ConfigError& e) {
+    throw RequestError(e.what());
+  }
+  const std::string previous(core.policy.load(std::memory_order_acquire)->name());
+  core.install_policy(std::move(next));
+  ctx.config.sw.policy = name;
+  ctx.config.sw.policy_params.values = core.policy_owner->params();
+  return {{"previous", previous}, {"policy", name}, {"params", core.policy_owner->params()}};
+}
+
+json policy_list(ControlContext&, const json& args) {
+  only_keys(args, {});
+  json out = json::array();
+  for (const policies::PolicyInfo& p : policies::builtin_policies()) {
+    json params = json::array();
+    for (const policies::ParamSpec& s : p.params) {
+      params.push_back({{"name", s.name},
+                        {"type", policies::to_string(s.type)},
+                        {"default", s.default_value},
+                        {"help", s.help}});
+    }
+    out.push_back({{"name", p.name}, {"summary", p.summary}, {"params", params}});
+  }
+  return out;
+}
+
+json view_set(ControlContext& ctx, const json& args) {
+  only_keys(args, {"mode", "probe_interval_us"});
+  auto& buf = ctx.core.buffer;
+  const std::string mode = arg_string(args, "mode", false);
+  if (!mode.empty() && mode != "exact" && mode != "probe")
+    throw RequestError("argument 'mode' must be \"exact\" or \"probe\", got \"" + mode + "\"");
+  if (args.contains("probe_interval_us")) {
+    const json& v = args["probe_interval_us"];
+    if (!v.is_number() || v.get<double>() < 0.1 || v.get<double>() > 1e6)
+      throw RequestError("argument 'probe_interval_us' must be a number from 0.1 to 1000000");
+    const auto ns = static_cast<uint64_t>(v.get<double>() * 1000);
+    buf.probes().set_interval_ns(ns);
+    ctx.config.sw.buffer.probe_interval_ns = ns;
+  }
+  if (!mode.empty()) {
+    const auto m = mode == "probe" ? buffer::ViewMode::kProbe : buffer::ViewMode::kExact;
+    buf.set_view_mode(m, datapath::monotonic_ns());
+    ctx.config.sw.buffer.view_mode = m;
+  }
+  return {{"view", buffer::to_string(buf.view_mode())},
+          {"probe_interval_ns", buf.probes().interval_ns()}};
+}
+
+json counters_reset(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  ctx.baseline = switch_stats_json(ctx.core);
+  ctx.reset_ns = datapath::monotonic_ns();
+  ctx.core.buffer.state().reset_peaks();
+  return {{"reset", true}};
+}
+
+json watch(ControlContext&, const json& args) {
+  watch_interval_ns(args);
+  throw RequestError("watch streams samples; ControlServer serves it");
+}
+
+json shutdown(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  ctx.shutdown();
+  return {{"stopping", true}};
+}
+
+json version(ControlContext&, const json& args) {
+  only_keys(args, {});
+  return {{"version", kVersion}, {"protocol", 1}};
+}
+
+json list_commands(ControlContext&, const json& args);
+
+const std::array kCommands = {
+    Command{"list-commands", "{}", "every command with its arguments", list_commands},
+    Command{"version", "{}", "daemon and protocol version", version},
+    Command{"status", "{}", "name, uptime, policy, view, buffer totals", status},
+    Command{"ports", "{}", "per-port counters (since counters.reset)", ports},
+    Command{"queues", "{}",
+            "per-queue occupancy, threshold, peak, admitted, drops by reason, ECN marks, "
+            "queueing delay p50/p99 (counters since counters.reset)",
+            queues},
+    Command{"config", "{}", "the effective configuration as TOML (loadable by sharebufd)", config},
+    Command{"policy.get", "{}", "the active policy: name, parameters, internal state", policy_get},
+    Command{"policy.set", "{\"name\": string (default: the active one), \"params\": object}",
+            "validate, then swap the policy live; queued frames stay and stay accounted",
+            policy_set},
+    Command{"policy.list", "{}", "every policy with its parameters and defaults", policy_list},
+    Command{"view.set", "{\"mode\": \"exact\"|\"probe\", \"probe_interval_us\": number}",
+            "how policies read occupancy: live counters or probe registers", view_set},
+    Command{"counters.reset", "{}", "start counting from zero (and reset the peaks)",
+            counters_reset},
+    Command{"watch", "{\"interval_us\": number >= 100}",
+            "stream a sample every interval until the client closes", watch},
+    Command{"shutdown", "{}", "stop the daemon as SIGTERM would", shutdown},
+};
+
+json list_commands(ControlContext&, const json& args) {
+  only_keys(args, {});
+  json out = json::array();
+  for (const Command& c : kCommands)
+    out.push_back({{"name", c.name}, {"args", c.usage}, {"help", c.help}});
+  return out;
+}
+
+// A policy parameter (JSON) as a TOML value.
+void put_toml(toml::table& t, const std::string& key, const json& v) {
+  if (v.is_boolean()) {
+    t.insert_or_assign(key, v.get<bool>());
+  } else if (v.is_number_integer()) {
+    t.insert_or_assign(key, v.get<int64_t>());
+  } else if (v.is_number()) {
+    t.insert_or_assign(key, v.get<double>());
+  } else if (v.is_string()) {
+    t.insert_or_assign(key, v.get<std::string>());
+  } else if (v.is_array()) {
+    toml::array a;
+    for (const json& e : v) {
+      if (e.is_number_integer()) {
+        a.push_back(e.get<int64_t>());
+      } else if (e.is_number()) {
+        a.push_back(e.get<double>());
+      } else if (e.is_string()) {
+        a.push_back(e.get<std::string>());
+      }
+    }
+    t.insert_or_assign(key, std::move(a));
+  }
+}
+
+}  // namespace
+
+std::span<const Command> control_commands() {
+  return kCommands;
+}
+
+json error_reply(std::string_view message, const json& id) {
+  json r = {{"ok", false}, {"error", message}};
+  if (!id.is_null()) r["id"] = id;
+  return r;
+}
+
+ParsedRequest parse_request(std::string_view line) {
+  if (line.size() > kMaxRequestBytes) throw RequestError("request longer than 1 MiB");
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded()) throw RequestError("malformed JSON");
+  if (!j.is_object()) throw RequestError("a request must be a JSON object with \"cmd\"");
+  ParsedRequest r;
+  if (j.contains("id")) r.id = j["id"];
+  if (!j.contains("cmd")) throw RequestError("missing \"cmd\"");
+  if (!j["cmd"].is_string()) throw RequestError("\"cmd\" must be a string");
+  r.cmd = j["cmd"].get<std::string>();
+  if (j.contains("args")) {
+    if (!j["args"].is_object()) throw RequestError("\"args\" must be an object");
+    r.args = j["args"];
+  }
+  for (const auto& [k, v] : j.items()) {
+    if (k != "cmd" && k != "args" && k != "id")
+      throw RequestError("unknown request field '" + k + "' (fields: cmd, args, id)");
+  }
+  return r;
+}
+
+json handle_request(ControlContext& ctx, std::string_view line) {
+  ParsedRequest req;
+  try {
+    req = parse_request(line);
+  } catch (const RequestError& e) {
+    return error_reply(e.what());
+  }
+  for (const Command& c : kCommands) {
+    if (c.name != req.cmd) continue;
+    try {
+      json r = {{"ok", true}, {"result", c.handler(ctx, req.args)}};
+      if (!req.id.is_null()) r["id"] = req.id;
+      return r;
+    } catch (const RequestError& e) {
+      return error_reply(req.cmd + ": " + e.what(), req.id);
+    } catch (const std::exception& e) {
+      return error_reply(req.cmd + ": internal error: " + e.what(), req.id);
+    }
+  }
+  return error_reply("unknown command '" + req.cmd + "' (try list-commands)", req.id);
+}
+
+uint64_t watch_interval_ns(const json& args) {
+  only_keys(args, {"interval_us"});
+  if (!args.contains("interval_us")) return 10'000'000;  // 10 ms
+  const json& v = args["interval_us"];
+  if (!v.is_number() || v.get<double>() < static_cast<double>(kMinWatchIntervalUs) ||
+      v.get<double>() > 60e6)
+    throw RequestError("argument 'interval_us' must be a number from 100 to 60000000");
+  return static_cast<uint64_t>(v.get<double>() * 1000);
+}
+
+json watch_sample(const datapath::SwitchCore& core) {
+  const auto& buf = core.buffer;
+  const auto& layout = buf.layout();
+  const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
+  const buffer::BufferView view = buf.view();
+  json queues = json::array();
+  for (uint32_t q = 0; q < layout.num_queues(); ++q) {
+    const auto& s = buf.stats(q);
+    uint64_t drops = 0;
+    for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
+      drops += s.dropped_pkts[r].load(std::memory_order_relaxed);
+    queues.push_back(
+        {{"id", q},
+         {"port", core.ports.empty() ? std::string() : core.ports[layout.port_of(q)]->config.name},
+         {"queue", q - layout.first_queue(layout.port_of(q))},
+         {"occupancy_cells", buf.state().queue_cells(q)},
+         {"threshold_cells", policy.threshold_cells(q, core.env.class_of_queue(q), view)},
+         {"dropped", drops}});
+  }
+  return {{"t_ns", datapath::monotonic_ns()},
+          {"policy", policy.name()},
+          {"occupancy_cells", buf.state().total_cells()},
+          {"capacity_cells", layout.capacity_cells()},
+          {"queues", queues}};
+}
+
+json stats_since_reset(const ControlContext& ctx) {
+  json stats = switch_stats_json(ctx.core);
+  if (!ctx.baseline.is_null()) {
+    subtract(stats, ctx.baseline);
+    stats["since_reset_s"] = static_cast<double>(datapath::monotonic_ns() - ctx.reset_ns) * 1e-9;
+  }
+  return stats;
+}
+
+std::string effective_config_toml(const ControlContext& ctx) {
+  toml::table root;
+  try {
+    root = toml::parse(ctx.config_text, ctx.config.sw.source);
+  } catch (const toml::parse_error&) {
+    // Unreachable: the daemon started from this text.
+  }
+  toml::table policy;
+  policy.insert_or_assign("name", ctx.config.sw.policy);
+  for (const auto& [k, v] : ctx.config.sw.policy_params.values.items())
+    put_toml(policy, k, v);
+  root.insert_or_assign("policy", std::move(policy));
+  if (toml::table* b = root["buffer"].as_table()) {
+    b->insert_or_assign("view", std::string(buffer::to_string(ctx.config.sw.buffer.view_mode)));
+    b->insert_or_assign("probe_interval",
+                        std::to_string(ctx.config.sw.buffer.probe_interval_ns) + "ns");
+  }
+  std::ostringstream out;
+  out << root << "\n";
+  return out.str();
+}
+
+}  // namespace sharebuf::mgmt
