@@ -14,9 +14,10 @@ PACKAGES=(
   build-essential cmake pkg-config git
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libtomlplusplus-dev
-  libnl-3-dev libnl-route-3-dev
+  libnl-3-dev libnl-route-3-dev libpcap-dev
   iproute2 ethtool iperf3 iputils-ping procps python3
-  clang-format
+  clang-format clang
+  python3-matplotlib python3-sklearn
 )
 
 log() { printf '\033[1m== %s\033[0m\n' "$*"; }

@@ -112,6 +112,10 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
     std::memcpy(scratch_.data() + 16, rx.data + 12, rx.len - 12);
     frame = std::span<uint8_t>(scratch_.data(), rx.len + 4);
   }
+  if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
+      cap != nullptr && cap->mode() == FrameCapture::Mode::kAll) {
+    cap->offer(frame);  // every arrival once, as received (before any ECN mark)
+  }
   const ParsedFrame parsed = parse_frame(frame);
   if (!parsed.ok()) {
     c.malformed[static_cast<size_t>(parsed.error)].fetch_add(1, std::memory_order_relaxed);
@@ -187,6 +191,10 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
   const AdmissionOutcome outcome = admit_frame(
       policy, core_.buffer, cache, view, ctx,
       std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
+  if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
+      cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
+    cap->offer(frame.first(bytes));
+  }
   if (!outcome.enqueued) return;
   if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
   pending_ports_ |= uint64_t{1} << out_port;

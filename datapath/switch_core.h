@@ -16,6 +16,7 @@
 #include "buffer/shared_buffer.h"
 #include "datapath/af_packet_port.h"
 #include "datapath/classifier.h"
+#include "datapath/frame_capture.h"
 #include "datapath/link_control.h"
 #include "datapath/mac_table.h"
 #include "datapath/port_counters.h"
@@ -74,6 +75,10 @@ struct SwitchCore {
   // policies are kept until the switch is destroyed (a few KB each).
   void install_policy(std::unique_ptr<policies::Policy> next);
   std::vector<std::unique_ptr<policies::Policy>> retired_policies;
+  // An active capture, or null. Set and cleared by the control thread; like policies, a stopped
+  // capture is closed at once but its object is kept until the switch is destroyed.
+  std::atomic<FrameCapture*> capture{nullptr};
+  std::vector<std::unique_ptr<FrameCapture>> captures;
   MacTable macs;
   Classifier classifier;
   std::vector<std::unique_ptr<PortRuntime>> ports;

@@ -150,7 +150,6 @@ json policy_set(ControlContext& ctx, const json& args) {
   std::string name = arg_string(args, "name", false);
   if (name.empty()) name = core.policy.load(std::memory_order_acquire)->name();
   policies::Params params;
-  params.origin = "policy.set";
   if (args.contains("params")) {
     if (!args["params"].is_object()) throw RequestError("argument 'params' must be an object");
     params.values = args["params"];
@@ -220,6 +219,46 @@ json watch(ControlContext&, const json& args) {
   throw RequestError("watch streams samples; ControlServer serves it");
 }
 
+json capture_start(ControlContext& ctx, const json& args) {
+  only_keys(args, {"path", "mode", "max_bytes"});
+  auto& core = ctx.core;
+  if (core.capture.load() != nullptr)
+    throw RequestError("a capture is running (" +
+                       core.capture.load()->status()["path"].get<std::string>() +
+                       "); capture.stop first");
+  const std::string path = arg_string(args, "path", true);
+  const std::string mode = arg_string(args, "mode", false);
+  if (!mode.empty() && mode != "drops" && mode != "all")
+    throw RequestError("argument 'mode' must be \"drops\" or \"all\", got \"" + mode + "\"");
+  uint64_t max_bytes = 100'000'000;
+  if (args.contains("max_bytes")) {
+    if (!args["max_bytes"].is_number_unsigned() || args["max_bytes"].get<uint64_t>() < 1024)
+      throw RequestError("argument 'max_bytes' must be an integer >= 1024");
+    max_bytes = args["max_bytes"].get<uint64_t>();
+  }
+  std::unique_ptr<datapath::FrameCapture> cap;
+  try {
+    cap = std::make_unique<datapath::FrameCapture>(
+        path,
+        mode == "all" ? datapath::FrameCapture::Mode::kAll : datapath::FrameCapture::Mode::kDrops,
+        max_bytes);
+  } catch (const std::exception& e) {
+    throw RequestError(e.what());
+  }
+  core.capture.store(cap.get(), std::memory_order_release);
+  json status = cap->status();
+  core.captures.push_back(std::move(cap));
+  return status;
+}
+
+json capture_stop(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  datapath::FrameCapture* cap = ctx.core.capture.exchange(nullptr, std::memory_order_acq_rel);
+  if (cap == nullptr) throw RequestError("no capture is running");
+  cap->finish();  // a worker still inside offer() holds the lock; finish() waits for it
+  return cap->status();
+}
+
 json shutdown(ControlContext& ctx, const json& args) {
   only_keys(args, {});
   ctx.shutdown();
@@ -254,6 +293,13 @@ const std::array kCommands = {
             counters_reset},
     Command{"watch", "{\"interval_us\": number >= 100}",
             "stream a sample every interval until the client closes", watch},
+    Command{"capture.start",
+            "{\"path\": string, \"mode\": \"drops\"|\"all\", \"max_bytes\": integer}",
+            "write refused frames (default) or every arrival to a pcap file, up to max_bytes "
+            "(default 100 MB)",
+            capture_start},
+    Command{"capture.stop", "{}", "close the capture file; reports frames written and missed",
+            capture_stop},
     Command{"shutdown", "{}", "stop the daemon as SIGTERM would", shutdown},
 };
 

@@ -19,6 +19,7 @@ tb_bg 3 iperf3 -s -1 -p 5202 >/dev/null
 sleep 0.5
 tb_bg 1 iperf3 -c "$(tb_ip 3)" -p 5201 -P 4 -t 12 >/dev/null
 tb_bg 2 iperf3 -c "$(tb_ip 3)" -p 5202 -u -b 150M -l 1400 -t 12 >/dev/null
+tb_ctl capture.start path="$TB_DIR/drops.pcap" mode=drops max_bytes=5000000 >/dev/null || fail "capture.start"
 tb_ctl watch interval_us=2000 --csv "$TB_DIR/watch.csv" --duration 13 2>/dev/null &
 watch_pid=$!
 # A client that vanishes mid-watch: 3 samples, then it closes.
@@ -45,6 +46,7 @@ tb_ctl policy.set dt alpha=-3 >/dev/null 2>&1 && fail "policy.set with alpha=-3 
 after=$(tb_ctl --json policy.get | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')
 [ "$before" = "$after" ] || fail "a rejected policy.set changed the policy ($before -> $after)"
 tb_ctl queues >/dev/null || fail "queues"
+tb_ctl --json capture.stop >"$TB_DIR/capture.json" || fail "capture.stop"
 
 wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
@@ -61,6 +63,20 @@ missing = [p for p in sys.argv[2:] if p not in seen]
 print(f"{len(rows)} rows, policies seen: {sorted(seen)}")
 assert not missing, f"never seen in watch samples: {missing}"
 assert all(int(r["threshold_cells"]) >= 0 for r in rows)
+PY
+/usr/bin/python3 - "$TB_DIR/capture.json" "$TB_DIR/drops.pcap" <<'PY' || fail "capture"
+import json, os, struct, sys
+st = json.load(open(sys.argv[1]))
+data = open(sys.argv[2], "rb").read()
+magic, = struct.unpack("<I", data[:4])
+assert magic == 0xA1B2C3D4, hex(magic)
+n, off = 0, 24
+while off < len(data):
+    caplen, = struct.unpack("<I", data[off + 8:off + 12])
+    off += 16 + caplen
+    n += 1
+print(f"capture: {n} refused frames in {len(data)} bytes; daemon says {st['frames']}")
+assert n == st["frames"] and n > 0
 PY
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"]' \

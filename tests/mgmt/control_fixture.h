@@ -1,0 +1,40 @@
+// A switch core with two ports that opens nothing (no AF_PACKET, no netns), wrapped in a control
+// context, for protocol tests.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "mgmt/config_loader.h"
+#include "mgmt/control_commands.h"
+
+namespace sharebuf::testing {
+
+inline constexpr const char* kControlConfig = R"([switch]
+name = "ctl-test"
+[buffer]
+size = "4000 cells"
+cell_bytes = 80
+[policy]
+name = "dt"
+alpha = 1.0
+[[classes]]
+name = "low"
+[[ports]]
+interface = "pa"
+rate = "1Gbit"
+[[ports]]
+interface = "pb"
+)";
+
+struct ControlFixture {
+  ControlFixture()
+      : config(mgmt::parse_config(kControlConfig, "ctl.toml")),
+        core(std::make_unique<datapath::SwitchCore>(config.sw)),
+        ctx(*core, config, config.source_text) {}
+  mgmt::DaemonConfig config;
+  std::unique_ptr<datapath::SwitchCore> core;
+  mgmt::ControlContext ctx;
+};
+
+}  // namespace sharebuf::testing

@@ -1,0 +1,176 @@
+// The control protocol, request by request: every command and every kind of bad input, as a table
+// of request -> expected reply; then the effects that need more than one request.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "buffer/accounting_check.h"
+#include "mgmt/control_commands.h"
+#include "tests/mgmt/control_fixture.h"
+
+namespace sharebuf::mgmt {
+namespace {
+
+using nlohmann::json;
+
+struct Case {
+  const char* request;
+  bool ok;
+  const char* expect;  // ok: a JSON pointer that must exist in "result"; else: error substring
+};
+
+// clang-format off
+const Case kCases[] = {
+    {R"({"cmd":"list-commands"})", true, "/0/name"},
+    {R"({"cmd":"version"})", true, "/version"},
+    {R"({"cmd":"status"})", true, "/capacity_cells"},
+    {R"({"cmd":"status","id":7})", true, "/policy"},
+    {R"({"cmd":"ports"})", true, "/1/rx_frames"},
+    {R"({"cmd":"queues"})", true, "/0/delay_p99_ns"},
+    {R"({"cmd":"queues"})", true, "/1/dropped/pushed_out"},
+    {R"({"cmd":"config"})", true, "/toml"},
+    {R"({"cmd":"policy.get"})", true, "/state/thresholds_cells"},
+    {R"({"cmd":"policy.list"})", true, "/10/params"},
+    {R"({"cmd":"policy.set","args":{"name":"fb","params":{"alpha_low":0.6}}})", true, "/params/alpha_low"},
+    {R"({"cmd":"policy.set","args":{"params":{"alpha":2}}})", true, "/previous"},
+    {R"({"cmd":"view.set","args":{"mode":"probe","probe_interval_us":20}})", true, "/probe_interval_ns"},
+    {R"({"cmd":"view.set","args":{"mode":"exact"}})", true, "/view"},
+    {R"({"cmd":"counters.reset"})", true, "/reset"},
+    // Bad input: each gets an error reply that says what was wrong.
+    {R"(not json)", false, "malformed JSON"},
+    {R"({"cmd":"status")", false, "malformed JSON"},
+    {R"([1,2])", false, "JSON object"},
+    {R"({"args":{}})", false, "missing \"cmd\""},
+    {R"({"cmd":42})", false, "\"cmd\" must be a string"},
+    {R"({"cmd":"status","args":[]})", false, "\"args\" must be an object"},
+    {R"({"cmd":"status","extra":1})", false, "unknown request field 'extra'"},
+    {R"({"cmd":"reboot"})", false, "unknown command 'reboot'"},
+    {R"({"cmd":"status","args":{"x":1}})", false, "unknown argument 'x'"},
+    {R"({"cmd":"policy.set","args":{"name":"nope"}})", false, "unknown policy 'nope'"},
+    {R"({"cmd":"policy.set","args":{"name":"dt","params":{"alpha":"big"}}})", false, "'alpha'"},
+    {R"({"cmd":"policy.set","args":{"name":"dt","params":{"alhpa":1}}})", false, "policy.set: policy 'dt': key 'alhpa': unknown key"},
+    {R"({"cmd":"policy.set","args":{"name":7}})", false, "'name' must be a string"},
+    {R"({"cmd":"policy.set","args":{"params":[1]}})", false, "'params' must be an object"},
+    {R"({"cmd":"view.set","args":{"mode":"fuzzy"}})", false, "\"exact\" or \"probe\""},
+    {R"({"cmd":"view.set","args":{"probe_interval_us":"fast"}})", false, "probe_interval_us"},
+    {R"({"cmd":"watch","args":{"interval_us":50}})", false, "from 100"},
+    {R"({"cmd":"capture.start"})", false, "missing argument 'path'"},
+    {R"({"cmd":"capture.start","args":{"path":"/tmp/x.pcap","mode":"some"}})", false, "\"drops\" or \"all\""},
+    {R"({"cmd":"capture.start","args":{"path":"/nonexistent/dir/x.pcap"}})", false, "cannot write"},
+    {R"({"cmd":"capture.stop"})", false, "no capture is running"},
+};
+// clang-format on
+
+class ControlProtocol : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ControlProtocol, RequestGetsTheExpectedReply) {
+  testing::ControlFixture f;
+  const Case& c = GetParam();
+  const json reply = handle_request(f.ctx, c.request);
+  ASSERT_EQ(reply["ok"], c.ok) << reply.dump();
+  if (c.ok) {
+    EXPECT_TRUE(reply["result"].contains(json::json_pointer(c.expect))) << reply.dump();
+  } else {
+    EXPECT_NE(reply["error"].get<std::string>().find(c.expect), std::string::npos)
+        << reply["error"];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, ControlProtocol, ::testing::ValuesIn(kCases));
+
+TEST(ControlProtocolEffects, IdIsEchoed) {
+  testing::ControlFixture f;
+  EXPECT_EQ(handle_request(f.ctx, R"({"cmd":"version","id":"abc"})")["id"], "abc");
+  EXPECT_EQ(handle_request(f.ctx, R"({"cmd":"nope","id":3})")["id"], 3);
+}
+
+TEST(ControlProtocolEffects, PolicySetSwapsLiveAndABadOneChangesNothing) {
+  testing::ControlFixture f;
+  ASSERT_TRUE(f.core->buffer.state().try_reserve(0, 100));
+  const json ok = handle_request(f.ctx, R"({"cmd":"policy.set","args":{"name":"credence"}})");
+  ASSERT_TRUE(ok["ok"]) << ok.dump();
+  EXPECT_EQ(f.core->policy.load()->name(), "credence");
+  // Installed on the current occupancy: queue 0's threshold starts at its 100 cells.
+  EXPECT_EQ(f.core->policy.load()->threshold_cells(0, 0, f.core->buffer.view()), 100u);
+  const json bad = handle_request(
+      f.ctx, R"({"cmd":"policy.set","args":{"name":"lqd","params":{"push_out":"middle"}}})");
+  EXPECT_FALSE(bad["ok"]);
+  EXPECT_EQ(f.core->policy.load()->name(), "credence");
+  EXPECT_EQ(f.core->retired_policies.size(), 1u);
+  f.core->buffer.state().release(0, 100);
+}
+
+TEST(ControlProtocolEffects, ConfigRoundTripsThroughTheLoader) {
+  testing::ControlFixture f;
+  handle_request(f.ctx,
+                 R"({"cmd":"policy.set","args":{"name":"protean","params":{"alpha_incast":0.8}}})");
+  handle_request(f.ctx, R"({"cmd":"view.set","args":{"mode":"probe","probe_interval_us":25}})");
+  const std::string toml = handle_request(f.ctx, R"({"cmd":"config"})")["result"]["toml"];
+  const DaemonConfig back = parse_config(toml, "effective.toml");
+  EXPECT_EQ(back.sw.policy, "protean");
+  EXPECT_EQ(back.sw.policy_params.values["alpha_incast"], 0.8);
+  EXPECT_EQ(back.sw.buffer.view_mode, buffer::ViewMode::kProbe);
+  EXPECT_EQ(back.sw.buffer.probe_interval_ns, 25'000u);
+  EXPECT_EQ(back.sw.ports.size(), 2u);
+  EXPECT_EQ(back.sw.ports[0].rate_bps, 1'000'000'000u);
+  // And it is a fixed point: loading and printing again gives the same text.
+  ControlContext again(*f.core, back, back.source_text);
+  EXPECT_EQ(effective_config_toml(again), toml);
+}
+
+TEST(ControlProtocolEffects, CountersResetKeepsTheIdentitiesSinceTheReset) {
+  testing::ControlFixture f;
+  auto& stats = f.core->buffer.stats(0);
+  stats.received_pkts = 10;
+  stats.enqueued_pkts = 8;
+  stats.dropped_pkts[static_cast<size_t>(buffer::DropReason::kThreshold)] = 2;
+  stats.dequeued_pkts = 5;
+  handle_request(f.ctx, R"({"cmd":"counters.reset"})");
+  stats.received_pkts = 14;
+  stats.enqueued_pkts = 11;
+  stats.dropped_pkts[static_cast<size_t>(buffer::DropReason::kThreshold)] = 3;
+  stats.dequeued_pkts = 9;
+  const json q = handle_request(f.ctx, R"({"cmd":"queues"})")["result"][0];
+  EXPECT_EQ(q["received"], 4);
+  EXPECT_EQ(q["admitted"], 3);
+  EXPECT_EQ(q["dropped"]["threshold"], 1);
+  EXPECT_EQ(q["transmitted"], 4);
+  EXPECT_EQ(q["received"].get<int>(),
+            q["admitted"].get<int>() + q["dropped"]["threshold"].get<int>());
+  EXPECT_TRUE(q.contains("queued_at_reset"));
+  stats.reset();
+}
+
+TEST(ControlProtocolEffects, CaptureStartsOnceAndStops) {
+  testing::ControlFixture f;
+  const std::string path = "/tmp/sharebuf-capture-test-" + std::to_string(getpid()) + ".pcap";
+  const json start = handle_request(
+      f.ctx, R"({"cmd":"capture.start","args":{"path":")" + path + R"(","mode":"all"}})");
+  ASSERT_TRUE(start["ok"]) << start.dump();
+  EXPECT_NE(f.core->capture.load(), nullptr);
+  EXPECT_FALSE(handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":"/tmp/y"}})")["ok"]);
+  const uint8_t frame[60] = {};
+  f.core->capture.load()->offer(frame);
+  const json stop = handle_request(f.ctx, R"({"cmd":"capture.stop"})");
+  ASSERT_TRUE(stop["ok"]) << stop.dump();
+  EXPECT_EQ(stop["result"]["frames"], 1);
+  EXPECT_EQ(f.core->capture.load(), nullptr);
+  EXPECT_EQ(std::filesystem::file_size(path), 24u + 16 + 60);  // pcap header + one record
+  std::filesystem::remove(path);
+}
+
+TEST(ControlProtocolEffects, WatchSampleShowsEveryQueue) {
+  testing::ControlFixture f;
+  const json s = watch_sample(*f.core);
+  ASSERT_EQ(s["queues"].size(), 2u);
+  EXPECT_EQ(s["queues"][1]["port"], "pb");
+  EXPECT_EQ(s["policy"], "dt");
+  EXPECT_EQ(s["queues"][0]["threshold_cells"], 4000);  // alpha 1 x empty buffer
+  EXPECT_EQ(watch_interval_ns(json::object()), 10'000'000u);
+  EXPECT_EQ(watch_interval_ns({{"interval_us", 250}}), 250'000u);
+}
+
+}  // namespace
+}  // namespace sharebuf::mgmt
