@@ -16,7 +16,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libtomlplusplus-dev
   libnl-3-dev libnl-route-3-dev libpcap-dev
   iproute2 ethtool iperf3 iputils-ping procps python3
-  clang-format clang
+  clang-format clang libclang-rt-14-dev
   python3-matplotlib python3-sklearn
 )
 
@@ -56,6 +56,22 @@ unit_tests() {
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -L unit
 }
 
+# The libFuzzer targets, built with clang, each run for a bounded time on a copy of its corpus.
+fuzz_tests() {
+  log "fuzzing the control-request parser for ${FUZZ_SECONDS:-30}s (clang, libFuzzer + asan/ubsan)"
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSHAREBUF_FUZZ=ON -DSHAREBUF_TESTS=OFF -DSHAREBUF_BENCH=OFF >/dev/null
+  cmake --build build-fuzz -j "$JOBS" --target control_request_fuzz
+  local corpus
+  corpus=$(mktemp -d)
+  cp tests/fuzz/corpus/* "$corpus"/
+  build-fuzz/tests/fuzz/control_request_fuzz -max_total_time="${FUZZ_SECONDS:-30}" -max_len=4096 \
+    "$corpus" 2>&1 | tail -3
+  local rc=${PIPESTATUS[0]}
+  rm -rf "$corpus"
+  return "$rc"
+}
+
 netns_tests() {
   log "netns integration tests in $1 (skipped unless root)"
   ctest --test-dir "$1" --output-on-failure -L netns
@@ -79,7 +95,8 @@ case "${1:-}" in
     unit_tests build-asan
     build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF
     TSAN_OPTIONS="halt_on_error=1" unit_tests build-tsan
-    log "all test suites passed (unit: plain, asan+ubsan, tsan; netns)"
+    fuzz_tests
+    log "all test suites passed (unit: plain, asan+ubsan, tsan; netns; fuzz)"
     ;;
   demo)
     deps
