@@ -79,6 +79,12 @@ class alignas(64) BasicPacketQueue {
     return head_;
   }
 
+  // Head cell of the newest frame, or kNoCell (the replay datapath tracks frames by it).
+  uint32_t peek_tail() const noexcept {
+    std::lock_guard guard(lock_);
+    return tail_;
+  }
+
   uint32_t length_packets_approx() const noexcept {
     return length_.load(std::memory_order_relaxed);
   }

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <stdexcept>
 
 #include "buffer/accounting_check.h"
 #include "datapath/admission_step.h"
+#include "datapath/scheduler.h"
+#include "policies/credence_features.h"
 #include "policies/registry.h"
 
 namespace sharebuf::datapath {
@@ -14,83 +17,185 @@ namespace {
 using buffer::BufferLayout;
 using buffer::kNoCell;
 
-// Simulated egress of one port: round robin over its queues at the port's rate.
-struct PortClock {
-  uint64_t busy_until_ns = 0;
-  uint32_t next_queue = 0;  // round-robin pointer, relative to the port's first queue
+policies::SchedulingKind scheduling_kind(SchedulerKind k) {
+  switch (k) {
+    case SchedulerKind::kStrictPriority:
+      return policies::SchedulingKind::kStrictPriority;
+    case SchedulerKind::kDrr:
+      return policies::SchedulingKind::kDrr;
+    default:
+      return policies::SchedulingKind::kRoundRobin;
+  }
+}
+
+struct QueuedFrame {
+  uint64_t seq;
+  uint32_t head_cell;
+};
+
+struct TraceRow {
+  uint64_t time_ns;
+  uint32_t queue;
+  uint32_t cells;
+  double features[policies::kOracleFeatures];
 };
 
 class ReplayEngine {
  public:
-  ReplayEngine(const ReplaySetup& setup, const std::string& policy_name,
-               const policies::Params& params)
-      : setup_(setup),
-        buffer_(setup.buffer),
-        cache_(buffer_.pool()),
-        ports_(buffer_.layout().num_ports()) {
-    if (setup.port_rate_bps.size() != buffer_.layout().num_ports()) {
+  ReplayEngine(const ReplaySetup& setup, const ReplayPolicy& policy, const ReplayOptions& options)
+      : setup_(setup), options_(options), buffer_(setup.buffer), cache_(buffer_.pool()) {
+    const BufferLayout& layout = buffer_.layout();
+    if (setup.port_rate_bps.size() != layout.num_ports())
       throw std::invalid_argument("replay: one port rate per port is required");
+    for (uint32_t p = 0; p < layout.num_ports(); ++p) {
+      const SchedulerKind kind =
+          p < setup.schedulers.size() ? setup.schedulers[p] : SchedulerKind::kRoundRobin;
+      const std::vector<uint32_t> weights =
+          p < setup.weights.size() ? setup.weights[p] : std::vector<uint32_t>{};
+      schedulers_.emplace_back(kind, layout.queues_on_port(p), weights);
+      env_.port_scheduling.push_back({scheduling_kind(kind), weights});
+      port_names_.push_back(p < setup.port_names.size() ? setup.port_names[p]
+                                                        : "p" + std::to_string(p));
     }
-    env_.layout = &buffer_.layout();
+    busy_until_.assign(layout.num_ports(), 0);
+    queued_.resize(layout.num_queues());
+    pushed_seen_.assign(layout.num_queues(), 0);
+    env_.layout = &layout;
     env_.classes = setup.classes;
     env_.port_rate_bps = setup.port_rate_bps;
     env_.queue_class = setup.queue_class;
-    policy_ = policies::make_policy(policy_name, params, env_);
+    env_.oracle_labels = options.oracle_labels;
+    policy_ = policies::make_policy(policy.name, policy.params, env_);
     policy_->on_install(buffer_.exact_view());
+    label_ = policy.label.empty() ? policy.name : policy.label;
   }
 
-  ReplayResult run(const std::vector<ReplayArrival>& arrivals, uint64_t end_ns) {
+  ReplayResult run(const std::vector<ReplayArrival>& arrivals) {
     static const std::array<std::byte, BufferLayout::kMaxFrameBytes> kPayload{};
     const BufferLayout& layout = buffer_.layout();
-    for (const ReplayArrival& a : arrivals) {
-      if (a.time_ns > end_ns) break;
-      if (a.queue >= layout.num_queues()) throw std::invalid_argument("replay: bad queue id");
+    policies::CredenceFeatures features(layout.num_queues(), options_.feature_base_rtt_ns);
+    fates_.assign(arrivals.size(), 0);
+    if (options_.trace != nullptr) trace_.reserve(arrivals.size());
+    if (options_.timeline != nullptr && options_.timeline_header)
+      *options_.timeline
+          << "t_s,policy,port,queue,occupancy_cells,threshold_cells,dropped,total_cells,"
+             "capacity_cells\n";
+    uint64_t n = 0;
+    for (; n < arrivals.size(); ++n) {
+      const ReplayArrival& a = arrivals[n];
+      if (a.time_ns > options_.end_ns) break;
+      if (a.queue >= layout.num_queues())
+        throw std::invalid_argument("replay: arrival " + std::to_string(n) + ": no queue " +
+                                    std::to_string(a.queue));
       advance_all(a.time_ns);
       const uint32_t port = layout.port_of(a.queue);
-      const uint32_t bytes = std::min<uint32_t>(a.bytes, BufferLayout::kMaxFrameBytes);
-      policies::ArrivalContext ctx{.now_ns = a.time_ns,
-                                   .queue = a.queue,
-                                   .port = static_cast<uint16_t>(port),
-                                   .class_id = a.class_id,
-                                   .cells = layout.cells_for(bytes),
-                                   .bytes = bytes};
+      const uint32_t bytes = std::clamp<uint32_t>(a.bytes, 1, BufferLayout::kMaxFrameBytes);
+      const policies::ArrivalContext ctx{.now_ns = a.time_ns,
+                                         .queue = a.queue,
+                                         .port = static_cast<uint16_t>(port),
+                                         .class_id = a.class_id,
+                                         .cells = layout.cells_for(bytes),
+                                         .bytes = bytes,
+                                         .flow_hash = a.flow_hash,
+                                         .seq = n};
+      if (options_.trace != nullptr) {
+        TraceRow row{a.time_ns, a.queue, ctx.cells, {}};
+        features.observe(a.time_ns, a.queue, buffer_.state().queue_cells(a.queue),
+                         buffer_.state().total_cells(), row.features);
+        trace_.push_back(row);
+      }
       const buffer::FrameMeta meta{.arrival_ns = a.time_ns, .class_id = a.class_id};
-      admit_frame(*policy_, buffer_, cache_, buffer_.view(), ctx,
-                  std::span<const std::byte>(kPayload.data(), bytes), meta);
+      const AdmissionOutcome outcome =
+          admit_frame(*policy_, buffer_, cache_, buffer_.view(), ctx,
+                      std::span<const std::byte>(kPayload.data(), bytes), meta);
+      if (outcome.pushed_out_cells != 0) settle_push_outs();
+      if (outcome.enqueued) {
+        queued_[a.queue].push_back({n, buffer_.queue(a.queue).peek_tail()});
+      } else {
+        fates_[n] = 1;
+      }
       // An idle port starts sending the moment a frame arrives.
-      PortClock& clock = ports_[port];
-      clock.busy_until_ns = std::max(clock.busy_until_ns, a.time_ns);
+      busy_until_[port] = std::max(busy_until_[port], a.time_ns);
       advance(port, a.time_ns);
     }
-    advance_all(end_ns);
-    return report();
+    advance_all(options_.end_ns);
+    fates_.resize(n);
+    write_trace();
+    return report(n);
   }
 
  private:
+  // Which frames did LQD push out? The victims' counters say how many, the queue's head says
+  // from which end.
+  void settle_push_outs() {
+    for (uint32_t q = 0; q < queued_.size(); ++q) {
+      const uint64_t pushed = buffer_.stats(q).dropped(buffer::DropReason::kPushedOut);
+      uint64_t k = pushed - pushed_seen_[q];
+      pushed_seen_[q] = pushed;
+      auto& fifo = queued_[q];
+      const bool from_head =
+          !fifo.empty() && buffer_.queue(q).peek_head() != fifo.front().head_cell;
+      for (; k > 0 && !fifo.empty(); --k) {
+        if (from_head) {
+          fates_[fifo.front().seq] = 1;
+          fifo.pop_front();
+        } else {
+          fates_[fifo.back().seq] = 1;
+          fifo.pop_back();
+        }
+      }
+    }
+  }
+
   void advance_all(uint64_t now_ns) {
-    for (uint32_t p = 0; p < ports_.size(); ++p)
+    while (options_.timeline != nullptr && options_.timeline_interval_ns != 0 &&
+           next_sample_ns_ <= now_ns) {
+      for (uint32_t p = 0; p < busy_until_.size(); ++p)
+        advance(p, next_sample_ns_);
+      sample(next_sample_ns_);
+      next_sample_ns_ += options_.timeline_interval_ns;
+    }
+    for (uint32_t p = 0; p < busy_until_.size(); ++p)
       advance(p, now_ns);
+  }
+
+  void sample(uint64_t t_ns) {
+    const BufferLayout& layout = buffer_.layout();
+    const buffer::BufferView view = buffer_.view();
+    for (uint32_t q = 0; q < layout.num_queues(); ++q) {
+      uint64_t drops = 0;
+      for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
+        drops += buffer_.stats(q).dropped_pkts[r].load(std::memory_order_relaxed);
+      const uint32_t p = layout.port_of(q);
+      *options_.timeline << static_cast<double>(t_ns) * 1e-9 << ',' << label_ << ','
+                         << port_names_[p] << ',' << q - layout.first_queue(p) << ','
+                         << view.queue_cells(q) << ','
+                         << policy_->threshold_cells(q, env_.class_of_queue(q), view) << ','
+                         << drops << ',' << view.total_cells() << ',' << layout.capacity_cells()
+                         << '\n';
+    }
   }
 
   // Starts every transmission on port p that begins at or before now_ns.
   void advance(uint32_t p, uint64_t now_ns) {
     const BufferLayout& layout = buffer_.layout();
-    PortClock& clock = ports_[p];
     const uint32_t first = layout.first_queue(p);
-    const uint32_t n = layout.queues_on_port(p);
-    while (clock.busy_until_ns <= now_ns) {
-      uint32_t head = kNoCell;
-      uint32_t q = 0;
-      for (uint32_t i = 0; i < n && head == kNoCell; ++i) {
-        q = first + (clock.next_queue + i) % n;
-        head = buffer_.dequeue(q);
-        if (head != kNoCell) clock.next_queue = (q - first + 1) % n;
-      }
+    while (busy_until_[p] <= now_ns) {
+      const int k = schedulers_[p].pick([&](uint32_t i) -> uint32_t {
+        const uint32_t head = buffer_.queue(first + i).peek_head();
+        return head == kNoCell ? 0 : buffer_.pool().descriptor(head).bytes;
+      });
+      if (k == Scheduler::kNone) return;
+      const uint32_t q = first + static_cast<uint32_t>(k);
+      const uint32_t head = buffer_.dequeue(q);
       if (head == kNoCell) return;
+      if (!queued_[q].empty()) queued_[q].pop_front();
       const buffer::PacketDescriptor d = buffer_.pool().descriptor(head);
-      const uint64_t start = clock.busy_until_ns;
+      const uint64_t start = busy_until_[p];
+      schedulers_[p].sent(k, d.bytes);
       buffer_.stats(q).dequeued_bytes.fetch_add(d.bytes, std::memory_order_relaxed);
       buffer_.release(cache_, head);
+      ++transmitted_;
       policy_->on_dequeue(policies::DequeueEvent{.now_ns = start,
                                                  .queue = q,
                                                  .port = static_cast<uint16_t>(p),
@@ -103,13 +208,27 @@ class ReplayEngine {
       const uint64_t tx_ns =
           std::max<uint64_t>(1, (uint64_t{d.bytes} * 8 * 1'000'000'000ull) /
                                     std::max<uint64_t>(1, setup_.port_rate_bps[p]));
-      clock.busy_until_ns = start + tx_ns;
+      busy_until_[p] = start + tx_ns;
     }
   }
 
-  ReplayResult report() {
+  void write_trace() {
+    if (options_.trace == nullptr) return;
+    std::ostream& out = *options_.trace;
+    out << kTraceHeader << '\n';
+    for (size_t i = 0; i < trace_.size(); ++i) {
+      const TraceRow& r = trace_[i];
+      out << i << ',' << r.time_ns << ',' << r.queue << ',' << r.cells << ',' << r.features[0]
+          << ',' << r.features[1] << ',' << r.features[2] << ',' << r.features[3] << ','
+          << int{fates_[i]} << '\n';
+    }
+  }
+
+  ReplayResult report(uint64_t arrivals) {
     ReplayResult r;
-    r.policy = std::string(policy_->name());
+    r.policy = label_;
+    r.arrivals = arrivals;
+    r.transmitted = transmitted_;
     r.accounting_errors = buffer::check_accounting(buffer_);
     r.peak_total_cells = buffer_.state().peak_total_cells();
     for (uint32_t q = 0; q < buffer_.layout().num_queues(); ++q) {
@@ -118,31 +237,44 @@ class ReplayEngine {
       qr.arrivals = s.received_pkts.load();
       qr.enqueued = s.enqueued_pkts.load();
       qr.transmitted = s.dequeued_pkts.load();
-      for (size_t i = 0; i < buffer::kNumDropReasons; ++i)
+      qr.transmitted_cells = s.dequeued_cells.load();
+      for (size_t i = 0; i < buffer::kNumDropReasons; ++i) {
         qr.dropped[i] = s.dropped_pkts[i].load();
+        qr.dropped_cells[i] = s.dropped_cells[i].load();
+      }
       qr.peak_cells = buffer_.state().peak_queue_cells(q);
       qr.final_cells = buffer_.state().queue_cells(q);
       r.queues.push_back(qr);
     }
+    r.fates = std::move(fates_);
     buffer_.drain_all(cache_);
     return r;
   }
 
   const ReplaySetup& setup_;
+  const ReplayOptions& options_;
   buffer::SharedBuffer buffer_;
   buffer::CellCache cache_;
-  std::vector<PortClock> ports_;
+  std::vector<Scheduler> schedulers_;
+  std::vector<std::string> port_names_;
+  std::vector<uint64_t> busy_until_;
+  std::vector<std::deque<QueuedFrame>> queued_;
+  std::vector<uint64_t> pushed_seen_;
+  std::vector<uint8_t> fates_;
+  std::vector<TraceRow> trace_;
+  uint64_t transmitted_ = 0;
+  uint64_t next_sample_ns_ = 0;
   policies::PolicyEnv env_;
   std::unique_ptr<policies::Policy> policy_;
+  std::string label_;
 };
 
 }  // namespace
 
-ReplayResult run_replay(const ReplaySetup& setup, const std::string& policy_name,
-                        const policies::Params& params, const std::vector<ReplayArrival>& arrivals,
-                        uint64_t end_ns) {
-  ReplayEngine engine(setup, policy_name, params);
-  return engine.run(arrivals, end_ns);
+ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
+                        const std::vector<ReplayArrival>& arrivals, const ReplayOptions& options) {
+  ReplayEngine engine(setup, policy, options);
+  return engine.run(arrivals);
 }
 
 }  // namespace sharebuf::datapath

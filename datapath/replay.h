@@ -1,18 +1,24 @@
-// The replay datapath: drives the same SharedBuffer, policies and admission step as the live
-// switch from a list of arrivals, with a simulated clock and simulated line-rate egress per port
-// (round robin among a port's queues; a frame leaves its queue when its transmission starts).
-// Deterministic: the same arrivals and configuration give the same result, bit for bit.
+// The replay datapath: drives the same SharedBuffer, policies, admission step and schedulers as
+// the live switch from a list of arrivals, with a simulated clock and simulated line-rate egress
+// per port (a frame leaves its queue when its transmission starts; the port's scheduler picks
+// the queue). Deterministic: the same arrivals, configuration and seeds give the same bytes out.
 //
-// This is the first slice of `sharebuf-replay` (DESIGN.md, Replay datapath): built-in scenarios
-// and the per-queue report. Trace inputs, timelines and LQD labels come with the replay issue.
+// Besides the per-queue report it can write an occupancy/threshold timeline (the CSV format of
+// `sharebufctl watch --csv`, so tools/plot_watch.py plots both) and, for every arrival, Credence's
+// features at arrival next to the arrival's fate: 1 if it was dropped or later pushed out, 0 if
+// it was transmitted (or still queued at the end). Under `lqd` those are the labels Credence's
+// oracle is trained on, and the `perfect` oracle answers from them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "buffer/drop_reason.h"
 #include "buffer/shared_buffer.h"
+#include "datapath/switch_config.h"
 #include "policies/params.h"
 #include "policies/policy.h"
 
@@ -23,35 +29,67 @@ struct ReplayArrival {
   uint32_t queue = 0;  // flat queue id
   uint32_t bytes = 0;
   uint8_t class_id = 0;
+  uint32_t flow_hash = 0;
 };
 
 struct ReplaySetup {
   buffer::BufferConfig buffer;
-  std::vector<uint64_t> port_rate_bps;  // one per port
+  std::vector<uint64_t> port_rate_bps;         // one per port
+  std::vector<std::string> port_names;         // one per port (reports); empty = p0, p1, ...
+  std::vector<SchedulerKind> schedulers;       // one per port; empty = round robin
+  std::vector<std::vector<uint32_t>> weights;  // DRR weights per port
   std::vector<policies::TrafficClass> classes;
   std::vector<uint8_t> queue_class;
+};
+
+// A policy to replay: its registry name and parameters, and the label reports use.
+struct ReplayPolicy {
+  std::string label;
+  std::string name;
+  policies::Params params;
+};
+
+struct ReplayOptions {
+  uint64_t end_ns = 0;
+  // Timeline: a row per queue every interval (0 = none), written to `timeline`.
+  uint64_t timeline_interval_ns = 0;
+  std::ostream* timeline = nullptr;
+  bool timeline_header = true;
+  // Per-arrival features and fate (CSV) to `trace`; base RTT for the features' EWMAs.
+  std::ostream* trace = nullptr;
+  double feature_base_rtt_ns = 10'000;
+  // Fates of the same arrivals under LQD, for Credence's `perfect` oracle.
+  std::shared_ptr<const std::vector<uint8_t>> oracle_labels;
 };
 
 struct QueueReport {
   uint64_t arrivals = 0;
   uint64_t enqueued = 0;
   uint64_t transmitted = 0;
+  uint64_t transmitted_cells = 0;
   uint64_t dropped[buffer::kNumDropReasons] = {};
+  uint64_t dropped_cells[buffer::kNumDropReasons] = {};
   uint32_t peak_cells = 0;
   uint32_t final_cells = 0;
 };
 
 struct ReplayResult {
-  std::string policy;
+  std::string policy;  // the ReplayPolicy's label
   std::vector<QueueReport> queues;
   uint32_t peak_total_cells = 0;
+  uint64_t transmitted = 0;  // frames whose transmission started by end_ns
+  uint64_t arrivals = 0;
+  std::vector<uint8_t> fates;                  // per arrival: 1 dropped or pushed out, 0 otherwise
   std::vector<std::string> accounting_errors;  // empty: every identity held at the end
 };
 
-// Replays `arrivals` (sorted by time) under one policy until `end_ns`. Throws
+// Replays `arrivals` (sorted by time) under one policy until options.end_ns. Throws
 // policies::ConfigError for a bad policy name or parameters.
-ReplayResult run_replay(const ReplaySetup& setup, const std::string& policy_name,
-                        const policies::Params& params, const std::vector<ReplayArrival>& arrivals,
-                        uint64_t end_ns);
+ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
+                        const std::vector<ReplayArrival>& arrivals, const ReplayOptions& options);
+
+// The CSV header of the per-arrival trace.
+inline constexpr const char* kTraceHeader =
+    "seq,time_ns,queue,cells,queue_cells,total_cells,ewma_queue_cells,ewma_total_cells,label";
 
 }  // namespace sharebuf::datapath

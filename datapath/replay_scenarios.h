@@ -1,12 +1,30 @@
-// Built-in arrival scenarios for sharebuf-replay, deterministic and self-describing.
+// Built-in arrival generators for sharebuf-replay: deterministic for a seed, self-describing.
+//   burst        long flows saturate two ports while a 20-to-1 incast hits a third
+//   poisson      Poisson packet arrivals on every port at a given load
+//   websearch    web-search flows (DCTCP's flow-size CDF) with Poisson arrivals at a given load,
+//                plus partition-aggregate incast queries
+//   credence-fig3, credence-fig4   the adversarial patterns of Credence's Figures 3 and 4
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "datapath/replay.h"
 
 namespace sharebuf::datapath {
+
+struct ScenarioOptions {
+  uint64_t seed = 1;
+  double load = 0.6;            // poisson, websearch: offered load per port (fraction of line rate)
+  double duration_ms = 0;       // 0 = the scenario's default
+  uint32_t ports = 8;           // poisson, websearch, credence-*
+  uint32_t buffer_cells = 0;    // 0 = the scenario's default
+  double query_rate = 200;      // websearch: incast queries per second (whole switch)
+  uint32_t fan_in = 16;         // websearch: senders per query
+  double query_fraction = 0.5;  // websearch: a query's response as a fraction of the buffer
+  std::string cdf_path;  // websearch: flow-size CDF (default data/websearch-flow-size-cdf.txt)
+};
 
 struct ReplayScenario {
   std::string name;
@@ -17,13 +35,24 @@ struct ReplayScenario {
   uint64_t end_ns = 0;
 };
 
-// "burst": four 1 Gbit/s ports with one queue each sharing a 2000-cell buffer. Ports 0 and 1
-// carry long flows at twice their line rate for the whole 20 ms (they saturate); at 10 ms a
-// 20-to-1 incast of 400 x 1500 B frames hits port 2 at 10 Gbit/s; port 3 stays idle.
-ReplayScenario burst_scenario();
+struct ScenarioInfo {
+  std::string name;
+  std::string summary;
+};
+std::vector<ScenarioInfo> scenarios();
+// Throws std::invalid_argument naming the known scenarios, or std::runtime_error for a bad CDF.
+ReplayScenario make_scenario(const std::string& name, const ScenarioOptions& options = {});
 
-std::vector<std::string> scenario_names();
-// Throws std::invalid_argument naming the known scenarios.
-ReplayScenario make_scenario(const std::string& name);
+// A flow-size CDF (bytes, cumulative probability; linear between points), for websearch.
+class FlowSizeCdf {
+ public:
+  // Throws std::runtime_error naming the file and line of a bad row.
+  static FlowSizeCdf load(const std::string& path);
+  // The size at cumulative probability u in [0, 1).
+  uint64_t quantile(double u) const;
+
+ private:
+  std::vector<std::pair<double, double>> points_;  // (bytes, probability), increasing
+};
 
 }  // namespace sharebuf::datapath

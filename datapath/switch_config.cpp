@@ -26,6 +26,28 @@ std::string_view to_string(ClassifyMode m) noexcept {
   return "?";
 }
 
+buffer::BufferConfig buffer_config(const SwitchConfig& cfg) {
+  buffer::BufferConfig b = cfg.buffer;
+  b.ports.clear();
+  for (const PortConfig& p : cfg.ports) {
+    buffer::PortSpec spec{.num_queues = p.num_queues};
+    spec.queue_groups.assign(p.num_queues, buffer::PriorityGroup::kLow);
+    // A queue is in the group of the first class that maps to it.
+    for (uint32_t k = 0; k < p.num_queues; ++k) {
+      for (const ClassConfig& c : cfg.classes) {
+        if (c.queue == k) {
+          spec.queue_groups[k] = c.traffic.group;
+          break;
+        }
+      }
+    }
+    b.ports.push_back(std::move(spec));
+  }
+  // An RX and an egress worker per port hold a cell cache each, plus the control thread.
+  b.max_threads = static_cast<uint32_t>(2 * cfg.ports.size() + 4);
+  return b;
+}
+
 policies::PolicyEnv policy_env(const SwitchConfig& config, const buffer::BufferLayout& layout) {
   policies::PolicyEnv env;
   env.layout = &layout;

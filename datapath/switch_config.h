@@ -73,6 +73,10 @@ struct SwitchConfig {
   int realtime_priority = 0;     // SCHED_FIFO priority of the datapath threads; 0 = normal
 };
 
+// The shared buffer a SwitchConfig implies: its ports' queues, each queue in the priority group of
+// the first class mapped to it.
+buffer::BufferConfig buffer_config(const SwitchConfig& config);
+
 // The policy environment (classes, port rates, queue classes) a SwitchConfig implies.
 policies::PolicyEnv policy_env(const SwitchConfig& config, const buffer::BufferLayout& layout);
 

@@ -5,31 +5,6 @@
 #include "policies/registry.h"
 
 namespace sharebuf::datapath {
-namespace {
-
-buffer::BufferConfig buffer_config_for(const SwitchConfig& cfg) {
-  buffer::BufferConfig b = cfg.buffer;
-  b.ports.clear();
-  for (const PortConfig& p : cfg.ports) {
-    buffer::PortSpec spec{.num_queues = p.num_queues};
-    spec.queue_groups.assign(p.num_queues, buffer::PriorityGroup::kLow);
-    // A queue is in the group of the first class that maps to it.
-    for (uint32_t k = 0; k < p.num_queues; ++k) {
-      for (const ClassConfig& c : cfg.classes) {
-        if (c.queue == k) {
-          spec.queue_groups[k] = c.traffic.group;
-          break;
-        }
-      }
-    }
-    b.ports.push_back(std::move(spec));
-  }
-  // An RX and an egress worker per port hold a cell cache each, plus the control thread.
-  b.max_threads = static_cast<uint32_t>(2 * cfg.ports.size() + 4);
-  return b;
-}
-
-}  // namespace
 
 uint64_t monotonic_ns() noexcept {
   timespec ts;
@@ -39,7 +14,7 @@ uint64_t monotonic_ns() noexcept {
 
 SwitchCore::SwitchCore(const SwitchConfig& cfg)
     : config(cfg),
-      buffer(buffer_config_for(cfg)),
+      buffer(buffer_config(cfg)),
       env(policy_env(cfg, buffer.layout())),
       macs(cfg.mac_table_size, cfg.mac_ageing_ns),
       classifier(cfg) {

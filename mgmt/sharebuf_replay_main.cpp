@@ -1,9 +1,13 @@
-// sharebuf-replay: replays arrivals through the shared buffer under one or more policies with a
-// simulated clock and prints what each policy admitted and dropped per queue.
+// sharebuf-replay: replays arrivals — a built-in generator, a CSV or pcap files — through the
+// shared buffer under one or more policies with a simulated clock, and reports what each policy
+// transmitted and dropped; optionally an occupancy/threshold timeline and LQD-labelled traces
+// for training Credence's oracle. Deterministic: same input and seed, same bytes out.
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,13 +16,17 @@
 #include <nlohmann/json.hpp>
 
 #include "datapath/replay.h"
+#include "datapath/replay_inputs.h"
 #include "datapath/replay_scenarios.h"
+#include "mgmt/config_loader.h"
 #include "policies/registry.h"
 
 namespace {
 
+using sharebuf::datapath::ReplayPolicy;
 using sharebuf::datapath::ReplayResult;
 using sharebuf::datapath::ReplayScenario;
+using DropReason = sharebuf::buffer::DropReason;
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -29,63 +37,122 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-// "--set dt.alpha=2" -> params["dt"]["alpha"] = 2. The value is JSON if it parses, else a string.
-void apply_set(std::map<std::string, sharebuf::policies::Params>& params, const std::string& s) {
-  const auto dot = s.find('.');
-  const auto eq = s.find('=');
-  if (dot == std::string::npos || eq == std::string::npos || dot > eq) {
-    throw CLI::ValidationError("--set", "expected POLICY.KEY=VALUE, got '" + s + "'");
-  }
-  const std::string policy = s.substr(0, dot);
-  const std::string key = s.substr(dot + 1, eq - dot - 1);
-  const std::string text = s.substr(eq + 1);
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;
-  auto& p = params[policy];
-  p.origin = "--set";
-  p.values[key] = value;
+nlohmann::json parse_value(const std::string& text) {
+  nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
+  return v.is_discarded() ? nlohmann::json(text) : v;
 }
 
-void print_table(const ReplayScenario& sc, const std::vector<ReplayResult>& results) {
-  std::printf("%-8s %-8s %9s %9s %12s %10s %10s %10s %11s\n", "policy", "queue", "arrivals",
-              "enqueued", "transmitted", "drop:thr", "drop:pool", "drop:push", "peak_cells");
+// "NAME", "NAME:key=value,key=value" or "LABEL=NAME:key=value,...".
+ReplayPolicy parse_policy_spec(const std::string& spec) {
+  ReplayPolicy p;
+  const auto colon = spec.find(':');
+  std::string head = spec.substr(0, colon);
+  if (const auto eq = head.find('='); eq != std::string::npos) {
+    p.label = head.substr(0, eq);
+    head = head.substr(eq + 1);
+  }
+  p.name = head;
+  p.params.origin = "--policy " + spec;
+  if (colon != std::string::npos) {
+    for (const std::string& kv : split(spec.substr(colon + 1), ',')) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw CLI::ValidationError("--policy", "expected key=value after ':', got '" + kv + "'");
+      p.params.values[kv.substr(0, eq)] = parse_value(kv.substr(eq + 1));
+    }
+    if (p.label.empty()) p.label = spec;
+  }
+  if (p.label.empty()) p.label = p.name;
+  return p;
+}
+
+// "--set dt.alpha=2" -> params of every dt in the list get alpha = 2.
+void apply_set(std::vector<ReplayPolicy>& policies, const std::string& s) {
+  const auto dot = s.find('.');
+  const auto eq = s.find('=');
+  if (dot == std::string::npos || eq == std::string::npos || dot > eq)
+    throw CLI::ValidationError("--set", "expected POLICY.KEY=VALUE, got '" + s + "'");
+  const std::string name = s.substr(0, dot);
+  bool found = false;
+  for (ReplayPolicy& p : policies) {
+    if (p.name != name) continue;
+    p.params.values[s.substr(dot + 1, eq - dot - 1)] = parse_value(s.substr(eq + 1));
+    found = true;
+  }
+  if (!found)
+    throw std::invalid_argument("--set names policy '" + name + "', which is not replayed");
+}
+
+uint64_t dropped(const ReplayResult& r, DropReason d) {
+  uint64_t n = 0;
+  for (const auto& q : r.queues)
+    n += q.dropped[static_cast<size_t>(d)];
+  return n;
+}
+
+void print_summary(const std::vector<ReplayResult>& results, uint32_t capacity) {
+  std::printf("%-44s %9s %12s %8s %10s %10s %10s %10s %6s\n", "policy", "arrivals", "transmitted",
+              "tx %", "threshold", "pool_full", "predicted", "pushed_out", "peak%");
+  for (const ReplayResult& r : results) {
+    std::printf("%-44s %9lu %12lu %7.2f%% %10lu %10lu %10lu %10lu %5.0f%%\n", r.policy.c_str(),
+                r.arrivals, r.transmitted,
+                r.arrivals
+                    ? 100.0 * static_cast<double>(r.transmitted) / static_cast<double>(r.arrivals)
+                    : 0.0,
+                dropped(r, DropReason::kThreshold), dropped(r, DropReason::kPoolFull),
+                dropped(r, DropReason::kPrediction), dropped(r, DropReason::kPushedOut),
+                100.0 * r.peak_total_cells / capacity);
+    for (const auto& e : r.accounting_errors)
+      std::printf("  accounting VIOLATED: %s\n", e.c_str());
+  }
+}
+
+void print_queues(const std::vector<std::string>& labels,
+                  const std::vector<ReplayResult>& results) {
+  std::printf("\n%-24s %-8s %9s %9s %12s %10s %10s %10s %10s %11s\n", "policy", "queue", "arrivals",
+              "admitted", "transmitted", "threshold", "pool_full", "predicted", "pushed_out",
+              "peak cells");
   for (const ReplayResult& r : results) {
     for (size_t q = 0; q < r.queues.size(); ++q) {
       const auto& qr = r.queues[q];
-      using sharebuf::buffer::DropReason;
-      auto dropped = [&](DropReason d) { return qr.dropped[static_cast<size_t>(d)]; };
-      std::printf("%-8s %-8s %9lu %9lu %12lu %10lu %10lu %10lu %11u\n", r.policy.c_str(),
-                  q < sc.queue_labels.size() ? sc.queue_labels[q].c_str() : "?", qr.arrivals,
-                  qr.enqueued, qr.transmitted, dropped(DropReason::kThreshold),
-                  dropped(DropReason::kPoolFull), dropped(DropReason::kPushedOut), qr.peak_cells);
+      auto d = [&](DropReason x) { return qr.dropped[static_cast<size_t>(x)]; };
+      std::printf("%-24s %-8s %9lu %9lu %12lu %10lu %10lu %10lu %10lu %11u\n",
+                  r.policy.substr(0, 24).c_str(), q < labels.size() ? labels[q].c_str() : "?",
+                  qr.arrivals, qr.enqueued, qr.transmitted, d(DropReason::kThreshold),
+                  d(DropReason::kPoolFull), d(DropReason::kPrediction), d(DropReason::kPushedOut),
+                  qr.peak_cells);
     }
-    std::printf("%-8s peak total %u of %u cells; accounting identities: %s\n\n", r.policy.c_str(),
-                r.peak_total_cells, sc.setup.buffer.capacity_cells,
-                r.accounting_errors.empty() ? "all hold" : "VIOLATED");
-    for (const auto& e : r.accounting_errors)
-      std::printf("  violated: %s\n", e.c_str());
   }
 }
 
-nlohmann::json to_json(const ReplayScenario& sc, const std::vector<ReplayResult>& results) {
-  nlohmann::json out = {{"scenario", sc.name}, {"description", sc.description}};
+nlohmann::json to_json(const std::string& input, const std::string& description,
+                       const std::vector<std::string>& labels,
+                       const std::vector<ReplayResult>& results) {
+  nlohmann::json out = {{"input", input}, {"description", description}};
+  out["results"] = nlohmann::json::array();
   for (const ReplayResult& r : results) {
     nlohmann::json queues = nlohmann::json::array();
     for (size_t q = 0; q < r.queues.size(); ++q) {
       const auto& qr = r.queues[q];
       nlohmann::json drops = nlohmann::json::object();
+      nlohmann::json drop_cells = nlohmann::json::object();
       for (size_t i = 1; i < sharebuf::buffer::kNumDropReasons; ++i) {
         drops[std::string(sharebuf::buffer::kDropReasonNames[i])] = qr.dropped[i];
+        drop_cells[std::string(sharebuf::buffer::kDropReasonNames[i])] = qr.dropped_cells[i];
       }
       queues.push_back({{"queue", q},
-                        {"label", q < sc.queue_labels.size() ? sc.queue_labels[q] : ""},
+                        {"label", q < labels.size() ? labels[q] : ""},
                         {"arrivals", qr.arrivals},
                         {"enqueued", qr.enqueued},
                         {"transmitted", qr.transmitted},
+                        {"transmitted_cells", qr.transmitted_cells},
                         {"dropped", drops},
+                        {"dropped_cells", drop_cells},
                         {"peak_cells", qr.peak_cells}});
     }
     out["results"].push_back({{"policy", r.policy},
+                              {"arrivals", r.arrivals},
+                              {"transmitted", r.transmitted},
                               {"queues", queues},
                               {"peak_total_cells", r.peak_total_cells},
                               {"accounting_errors", r.accounting_errors}});
@@ -93,66 +160,192 @@ nlohmann::json to_json(const ReplayScenario& sc, const std::vector<ReplayResult>
   return out;
 }
 
+std::ofstream open_out(const std::string& path) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write " + path);
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "sharebuf-replay: replay arrivals through sharebuf's shared buffer under several "
-      "policies (simulated clock, deterministic)"};
-  std::string scenario = "burst";
-  std::string policies = "cs,static,dt";
+      "sharebuf-replay: replay arrivals through sharebuf's shared buffer under several policies "
+      "(simulated clock and line-rate egress, the live switch's policies and schedulers; "
+      "deterministic)"};
+  std::string scenario;
+  std::string csv;
+  std::vector<std::string> pcaps;
+  std::string config_path;
+  std::string policies_list;
+  std::vector<std::string> specs;
   std::vector<std::string> sets;
+  sharebuf::datapath::ScenarioOptions so;
+  double end_ms = 0;
+  std::string timeline_path;
+  double timeline_us = 100;
+  std::string trace_path;
+  double base_rtt_us = 10;
   bool json = false;
   bool list = false;
-  app.add_option("--scenario", scenario, "built-in arrival scenario")->capture_default_str();
-  app.add_option("--policies", policies, "comma-separated policies to compare")
+  bool per_queue = false;
+  app.add_option("--scenario", scenario, "built-in generator (see --list); default burst");
+  app.add_option("--csv", csv,
+                 "arrivals CSV: header time_ns,port,queue,bytes[,class] (needs --config)");
+  app.add_option("--pcap", pcaps,
+                 "pcap file, FILE or FILE@PORT (the port its frames arrived on, for MAC learning); "
+                 "repeatable, merged by time (needs --config)");
+  app.add_option("--config", config_path,
+                 "sharebufd TOML: ports, rates, queues, schedulers, classes, static MACs, buffer");
+  app.add_option("--policies", policies_list, "comma-separated policy names (default cs,dt,lqd)");
+  app.add_option("--policy", specs,
+                 "a policy with parameters: NAME:key=value,... or LABEL=NAME:...; repeatable");
+  app.add_option(
+      "--set", sets,
+      "parameter for every replayed policy NAME: NAME.KEY=VALUE (JSON value); repeatable");
+  app.add_option("--seed", so.seed, "generator seed")->capture_default_str();
+  app.add_option("--load", so.load, "poisson/websearch: offered load per port")
       ->capture_default_str();
-  app.add_option("--set", sets, "policy parameter, POLICY.KEY=VALUE (VALUE in JSON), repeatable");
+  app.add_option("--duration-ms", so.duration_ms, "generator duration (default: the scenario's)");
+  app.add_option("--ports", so.ports, "poisson/websearch/credence-*: ports")->capture_default_str();
+  app.add_option("--buffer-cells", so.buffer_cells,
+                 "generator buffer size B (default: the scenario's)");
+  app.add_option("--query-rate", so.query_rate, "websearch: incast queries per second")
+      ->capture_default_str();
+  app.add_option("--fan-in", so.fan_in, "websearch: senders per query")->capture_default_str();
+  app.add_option("--cdf", so.cdf_path,
+                 "websearch: flow-size CDF file (default data/websearch-flow-size-cdf.txt)");
+  app.add_option("--end-ms", end_ms,
+                 "stop the simulation here (CSV/pcap default: last arrival + 10 ms)");
+  app.add_option("--timeline", timeline_path,
+                 "write an occupancy/threshold timeline CSV (plot with tools/plot_watch.py)");
+  app.add_option("--timeline-interval-us", timeline_us, "timeline sample interval")
+      ->capture_default_str();
+  app.add_option(
+      "--lqd-trace", trace_path,
+      "write, for every arrival under lqd, Credence's features and LQD's label (training data)");
+  app.add_option("--base-rtt-us", base_rtt_us, "time constant of the trace features' EWMAs")
+      ->capture_default_str();
   app.add_flag("--json", json, "print the results as JSON");
-  app.add_flag("--list", list, "list scenarios and policies with their parameters, then exit");
+  app.add_flag("--per-queue", per_queue, "also print a table per queue");
+  app.add_flag("--list", list, "list generators and policies with their parameters, then exit");
   CLI11_PARSE(app, argc, argv);
 
   try {
     if (list) {
-      std::cout << "scenarios:\n";
-      for (const auto& n : sharebuf::datapath::scenario_names())
-        std::cout << "  " << n << "\n";
+      std::cout << "generators (--scenario):\n";
+      for (const auto& s : sharebuf::datapath::scenarios())
+        std::cout << "  " << s.name << " — " << s.summary << "\n";
       std::cout << "policies:\n";
       for (const auto& p : sharebuf::policies::builtin_policies()) {
         std::cout << "  " << p.name << " — " << p.summary << "\n";
-        for (const auto& s : p.params) {
+        for (const auto& s : p.params)
           std::cout << "      " << s.name << " (" << sharebuf::policies::to_string(s.type)
                     << ", default " << s.default_value << "): " << s.help << "\n";
-        }
       }
       return 0;
     }
-    std::map<std::string, sharebuf::policies::Params> params;
-    for (const auto& s : sets)
-      apply_set(params, s);
-    const std::vector<std::string> names = split(policies, ',');
-    if (names.empty()) throw std::invalid_argument("--policies names no policy");
-    for (const auto& [name, p] : params) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) {
-        throw std::invalid_argument("--set names policy '" + name +
-                                    "', which is not in --policies");
+    const int inputs = !scenario.empty() + !csv.empty() + !pcaps.empty();
+    if (inputs > 1) throw std::invalid_argument("give one of --scenario, --csv, --pcap");
+    if (inputs == 0) scenario = "burst";
+
+    std::vector<ReplayPolicy> policies;
+    if (policies_list.empty() && specs.empty()) policies_list = "cs,dt,lqd";
+    for (const std::string& n : split(policies_list, ','))
+      policies.push_back(parse_policy_spec(n));
+    for (const std::string& s : specs)
+      policies.push_back(parse_policy_spec(s));
+    for (const std::string& s : sets)
+      apply_set(policies, s);
+
+    ReplayScenario sc;
+    std::string input;
+    if (!scenario.empty()) {
+      sc = sharebuf::datapath::make_scenario(scenario, so);
+      input = "scenario " + scenario;
+    } else {
+      if (config_path.empty())
+        throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
+      const auto cfg = sharebuf::mgmt::load_config_file(config_path);
+      sc.setup = sharebuf::datapath::replay_setup(cfg.sw);
+      for (const auto& p : cfg.sw.ports)
+        for (uint32_t k = 0; k < p.num_queues; ++k)
+          sc.queue_labels.push_back(p.name + "/" + std::to_string(k));
+      if (!csv.empty()) {
+        sc.arrivals = sharebuf::datapath::read_arrivals_csv(csv, cfg.sw);
+        input = "csv " + csv;
+        sc.description = std::to_string(sc.arrivals.size()) + " arrivals from " + csv;
+      } else {
+        std::vector<sharebuf::datapath::PcapInput> in;
+        for (const std::string& spec : pcaps) {
+          sharebuf::datapath::PcapInput pi;
+          const auto at = spec.rfind('@');
+          pi.path = spec.substr(0, at);
+          if (at != std::string::npos) {
+            const std::string port = spec.substr(at + 1);
+            const auto it = std::find_if(cfg.sw.ports.begin(), cfg.sw.ports.end(),
+                                         [&](const auto& p) { return p.name == port; });
+            if (it == cfg.sw.ports.end())
+              throw std::invalid_argument("--pcap " + spec + ": no port '" + port +
+                                          "' in the config");
+            pi.in_port = static_cast<uint16_t>(it - cfg.sw.ports.begin());
+          }
+          in.push_back(pi);
+        }
+        sharebuf::datapath::PcapReadStats st;
+        sc.arrivals = sharebuf::datapath::read_arrivals_pcap(in, cfg.sw, st);
+        input = "pcap";
+        sc.description = std::to_string(st.frames) + " frames read, " +
+                         std::to_string(sc.arrivals.size()) + " replayed, " +
+                         std::to_string(st.unknown_destination) +
+                         " with no known destination port and " + std::to_string(st.malformed) +
+                         " malformed skipped";
       }
+      sc.end_ns = (sc.arrivals.empty() ? 0 : sc.arrivals.back().time_ns) + 10'000'000;
     }
-    const ReplayScenario sc = sharebuf::datapath::make_scenario(scenario);
+    if (end_ms > 0) sc.end_ns = static_cast<uint64_t>(end_ms * 1e6);
+
+    sharebuf::datapath::ReplayOptions base;
+    base.end_ns = sc.end_ns;
+    base.feature_base_rtt_ns = base_rtt_us * 1000;
+
+    // LQD's fate of every arrival: for Credence's perfect oracle and the training trace.
+    const bool needs_labels =
+        std::any_of(policies.begin(), policies.end(), [](const ReplayPolicy& p) {
+          return p.name == "credence" && p.params.values.value("oracle", "") == "perfect";
+        });
+    if (needs_labels || !trace_path.empty()) {
+      sharebuf::datapath::ReplayOptions o = base;
+      std::ofstream trace;
+      if (!trace_path.empty()) {
+        trace = open_out(trace_path);
+        o.trace = &trace;
+      }
+      ReplayResult lqd =
+          sharebuf::datapath::run_replay(sc.setup, {"lqd", "lqd", {}}, sc.arrivals, o);
+      base.oracle_labels = std::make_shared<const std::vector<uint8_t>>(std::move(lqd.fates));
+    }
+
+    std::ofstream timeline;
+    if (!timeline_path.empty()) {
+      timeline = open_out(timeline_path);
+      base.timeline = &timeline;
+      base.timeline_interval_ns = static_cast<uint64_t>(timeline_us * 1000);
+    }
     std::vector<ReplayResult> results;
-    for (const std::string& name : names) {
-      results.push_back(
-          sharebuf::datapath::run_replay(sc.setup, name, params[name], sc.arrivals, sc.end_ns));
+    for (const ReplayPolicy& p : policies) {
+      results.push_back(sharebuf::datapath::run_replay(sc.setup, p, sc.arrivals, base));
+      base.timeline_header = false;
     }
     if (json) {
-      std::cout << to_json(sc, results).dump(2) << "\n";
+      std::cout << to_json(input, sc.description, sc.queue_labels, results).dump(2) << "\n";
     } else {
-      std::printf("scenario %s: %s\n\n", sc.name.c_str(), sc.description.c_str());
-      print_table(sc, results);
+      std::printf("%s: %s\n\n", input.c_str(), sc.description.c_str());
+      print_summary(results, sc.setup.buffer.capacity_cells);
+      if (per_queue) print_queues(sc.queue_labels, results);
     }
-    for (const ReplayResult& r : results) {
+    for (const ReplayResult& r : results)
       if (!r.accounting_errors.empty()) return 3;
-    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "sharebuf-replay: %s\n", e.what());
     return 2;

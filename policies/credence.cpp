@@ -8,14 +8,23 @@
 namespace sharebuf::policies {
 
 CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
-    : Policy(env), t_(env.layout->num_queues()) {
+    : Policy(env), t_(env.layout->num_queues()), features_(env.layout->num_queues(), 10'000) {
   ParamReader reader(kName, params, kParams);
-  const std::string oracle = reader.choice("oracle", "none", {"none", "forest", "flip"});
-  oracle_ = oracle == "forest" ? Oracle::kForest : oracle == "flip" ? Oracle::kFlip : Oracle::kNone;
+  const std::string oracle = reader.choice("oracle", "none", {"none", "forest", "flip", "perfect"});
+  oracle_ = oracle == "forest"    ? Oracle::kForest
+            : oracle == "flip"    ? Oracle::kFlip
+            : oracle == "perfect" ? Oracle::kPerfect
+                                  : Oracle::kNone;
+  if (oracle_ == Oracle::kPerfect && !env.oracle_labels) {
+    reader.fail("oracle",
+                "\"perfect\" answers from LQD's fate of the same arrivals, which only "
+                "sharebuf-replay knows");
+  }
   flip_over_forest_ = reader.choice("flip_base", "none", {"none", "forest"}) == "forest";
   flip_probability_ = reader.number("flip_probability", 0, 0, 1);
   seed_ = reader.integer("seed", 1, 0, UINT64_MAX);
   base_rtt_ns_ = reader.number("base_rtt_us", 10, 0.001, 1e6) * 1000;
+  features_ = CredenceFeatures(env.layout->num_queues(), base_rtt_ns_);
   safeguard_ = reader.boolean("safeguard", true);
   reset_on_empty_ = reader.boolean("reset_on_empty", false);
   const bool needs_forest =
@@ -36,7 +45,6 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
   }
   last_ns_.assign(n, 0);
   draining_.assign((n + 63) / 64, 0);
-  ewma_queue_.assign(n, 0);
   rng_.seed(seed_);
 }
 
@@ -75,17 +83,22 @@ void CredencePolicy::drain_all(uint64_t now_ns, const BufferView& view) noexcept
   }
 }
 
-bool CredencePolicy::predict_drop(uint32_t queue, const BufferView& view) noexcept {
-  if (oracle_ == Oracle::kNone) return false;
+bool CredencePolicy::predict_drop(const ArrivalContext& ctx) noexcept {
   bool drop = false;
-  if (forest_ && (oracle_ == Oracle::kForest || flip_over_forest_)) {
-    const double features[kOracleFeatures] = {static_cast<double>(view.queue_cells(queue)),
-                                              static_cast<double>(view.total_cells()),
-                                              ewma_queue_[queue], ewma_total_};
-    drop = forest_->predicts_drop(features);
+  switch (oracle_) {
+    case Oracle::kNone:
+      return false;
+    case Oracle::kPerfect: {
+      const auto& labels = *env().oracle_labels;
+      return ctx.seq < labels.size() && labels[ctx.seq] != 0;
+    }
+    case Oracle::kForest:
+    case Oracle::kFlip:
+      if (forest_) drop = forest_->predicts_drop(last_features_);
+      if (oracle_ == Oracle::kFlip && coin_(rng_) < flip_probability_) drop = !drop;
+      return drop;
   }
-  if (oracle_ == Oracle::kFlip && coin_(rng_) < flip_probability_) drop = !drop;
-  return drop;
+  return false;
 }
 
 Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
@@ -96,17 +109,10 @@ Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view)
   // never below the drained sum, so a stale Gamma can only send us to the full pass early.
   drain_one(ctx.queue, ctx.now_ns, view);
 
-  // Features (only a forest reads them): EWMAs of the queue length and the occupancy over one
-  // base RTT.
+  // Features (only a forest reads them), updated on every arrival as the trace writer does.
   if (forest_) {
-    const double w =
-        ewma_ns_ == 0
-            ? 1.0
-            : std::min(1.0, static_cast<double>(ctx.now_ns - std::min(ctx.now_ns, ewma_ns_)) /
-                                base_rtt_ns_);
-    ewma_ns_ = ctx.now_ns;
-    ewma_queue_[ctx.queue] += w * (view.queue_cells(ctx.queue) - ewma_queue_[ctx.queue]);
-    ewma_total_ += w * (view.total_cells() - ewma_total_);
+    features_.observe(ctx.now_ns, ctx.queue, view.queue_cells(ctx.queue), view.total_cells(),
+                      last_features_);
   }
 
   // 1. Thresholds follow LQD's queue lengths. When the virtual buffer looks full, every draining
@@ -135,7 +141,7 @@ Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view)
   if (safeguard_ && view.long_queues() == 0) return Verdict::accept();
   // 3. Under the threshold and fits: the oracle decides.
   if (view.queue_cells(i) < t_[i] && ctx.cells <= view.remaining_cells()) {
-    return predict_drop(i, view) ? Verdict::drop(DropReason::kPrediction) : Verdict::accept();
+    return predict_drop(ctx) ? Verdict::drop(DropReason::kPrediction) : Verdict::accept();
   }
   return Verdict::drop(DropReason::kThreshold);
 }
@@ -168,9 +174,10 @@ uint32_t CredencePolicy::threshold_cells(uint32_t queue, uint8_t,
 }
 
 nlohmann::json CredencePolicy::params() const {
-  nlohmann::json p = {{"oracle", oracle_ == Oracle::kForest ? "forest"
-                                 : oracle_ == Oracle::kFlip ? "flip"
-                                                            : "none"},
+  nlohmann::json p = {{"oracle", oracle_ == Oracle::kForest    ? "forest"
+                                 : oracle_ == Oracle::kFlip    ? "flip"
+                                 : oracle_ == Oracle::kPerfect ? "perfect"
+                                                               : "none"},
                       {"flip_probability", flip_probability_},
                       {"flip_base", flip_over_forest_ ? "forest" : "none"},
                       {"seed", seed_},
@@ -189,7 +196,7 @@ nlohmann::json CredencePolicy::describe(const BufferView& view) const {
     t.push_back(t_[q]);
   d["state"]["lqd_thresholds_cells"] = t;
   d["state"]["gamma_cells"] = gamma_;
-  d["state"]["feature_ewma_total_cells"] = ewma_total_;
+  d["state"]["feature_ewma_total_cells"] = features_.ewma_total();
   if (forest_) d["state"]["forest"] = {{"trees", forest_->trees()}, {"nodes", forest_->nodes()}};
   return d;
 }

@@ -12,8 +12,10 @@
 // reset_on_empty (T[i] = 0 when the real queue empties, the authors' ns-3 approximation) and
 // safeguard (on; off only for analysis).
 // Oracles: none (never predicts a drop: FollowLQD), forest (random forest from a JSON model,
-// policies/forest_oracle.h), flip (the base oracle's answer flipped with probability p, seeded).
-// Features, in cells: queue length, total occupancy, their EWMAs over base_rtt.
+// policies/forest_oracle.h), flip (the base oracle's answer flipped with probability p, seeded),
+// perfect (replay only: LQD's own fate of the same arrival, from PolicyEnv::oracle_labels).
+// Features, in cells: queue length, total occupancy, their EWMAs over base_rtt
+// (policies/credence_features.h).
 //
 // Cost: the highest threshold comes from a tournament tree (O(log N) per change), the safeguard
 // from BufferState's count of queues at or above B/N (O(1)), and lazy draining visits only the
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "buffer/spin_lock.h"
+#include "policies/credence_features.h"
 #include "policies/forest_oracle.h"
 #include "policies/max_tree.h"
 #include "policies/params.h"
@@ -40,7 +43,8 @@ class CredencePolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "credence";
   static constexpr std::array<ParamSpec, 8> kParams{{
-      {"oracle", ParamType::kString, "none", "\"none\" (FollowLQD), \"forest\" or \"flip\""},
+      {"oracle", ParamType::kString, "none",
+       "\"none\" (FollowLQD), \"forest\", \"flip\", or \"perfect\" (sharebuf-replay only)"},
       {"model", ParamType::kString, "(none)",
        "JSON random-forest model file (oracle forest, or flip over forest)"},
       {"flip_probability", ParamType::kNumber, "0",
@@ -69,8 +73,8 @@ class CredencePolicy final : public Policy {
   double gamma() const noexcept;
 
  private:
-  enum class Oracle { kNone, kForest, kFlip };
-  bool predict_drop(uint32_t queue, const BufferView& view) noexcept;
+  enum class Oracle { kNone, kForest, kFlip, kPerfect };
+  bool predict_drop(const ArrivalContext& ctx) noexcept;
   void drain_one(uint32_t queue, uint64_t now_ns, const BufferView& view) noexcept;
   void drain_all(uint64_t now_ns, const BufferView& view) noexcept;
   void set_threshold(uint32_t queue, double t) noexcept {
@@ -96,9 +100,8 @@ class CredencePolicy final : public Policy {
   std::vector<uint64_t> draining_;         // bit q: T[q] may be draining (real queue seen empty)
   std::vector<double> rate_cells_per_ns_;  // line rate of each queue's port
   uint64_t drained_all_ns_ = UINT64_MAX;   // time of the last drain_all()
-  std::vector<double> ewma_queue_;         // feature 2
-  double ewma_total_ = 0;                  // feature 3
-  uint64_t ewma_ns_ = 0;
+  CredenceFeatures features_;
+  double last_features_[kOracleFeatures] = {};
   double gamma_ = 0;  // sum of T
   std::mt19937_64 rng_;
   std::uniform_real_distribution<double> coin_{0.0, 1.0};

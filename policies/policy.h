@@ -59,6 +59,9 @@ struct PolicyEnv {
   std::vector<uint64_t> port_rate_bps;  // shaped ("line") rate per port; empty/0 = unknown
   std::vector<uint8_t> queue_class;     // class shown for each queue in telemetry; empty = 0
   std::vector<PortScheduling> port_scheduling;  // per port; empty = round robin everywhere
+  // Replay only: for each arrival (by ArrivalContext::seq), 1 if LQD dropped or pushed it out in
+  // a replay of the same arrivals. Credence's `perfect` oracle answers from it.
+  std::shared_ptr<const std::vector<uint8_t>> oracle_labels;
 
   size_t num_classes() const noexcept { return classes.empty() ? 1 : classes.size(); }
   uint8_t class_of_queue(uint32_t q) const noexcept {
@@ -87,6 +90,7 @@ struct ArrivalContext {
   uint32_t cells = 0;
   uint32_t bytes = 0;
   uint32_t flow_hash = 0;  // hash of the frame's flow (5-tuple where known); 0 = unknown
+  uint64_t seq = 0;        // the arrival's index in a replay (0 in the live switch)
 };
 
 struct DequeueEvent {

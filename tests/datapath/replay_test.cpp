@@ -1,40 +1,77 @@
+// The replay datapath: determinism, the generators, LQD's labels on hand-computed sequences,
+// Credence with the perfect oracle against LQD, and the CSV/pcap readers' errors.
 #include "datapath/replay.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "datapath/frame_capture.h"
+#include "datapath/replay_inputs.h"
 #include "datapath/replay_scenarios.h"
+#include "mgmt/config_loader.h"
 #include "policies/params.h"
 
 namespace sharebuf::datapath {
 namespace {
 
 using buffer::DropReason;
+using ::testing::HasSubstr;
 
 uint64_t dropped(const QueueReport& q, DropReason r) {
   return q.dropped[static_cast<size_t>(r)];
 }
 
-TEST(Replay, IsDeterministic) {
-  const ReplayScenario sc = burst_scenario();
-  const auto a = run_replay(sc.setup, "dt", {}, sc.arrivals, sc.end_ns);
-  const auto b = run_replay(sc.setup, "dt", {}, sc.arrivals, sc.end_ns);
-  ASSERT_EQ(a.queues.size(), b.queues.size());
-  for (size_t q = 0; q < a.queues.size(); ++q) {
-    EXPECT_EQ(a.queues[q].enqueued, b.queues[q].enqueued);
-    EXPECT_EQ(a.queues[q].transmitted, b.queues[q].transmitted);
-    EXPECT_EQ(a.queues[q].peak_cells, b.queues[q].peak_cells);
-  }
+ReplayResult replay(const ReplayScenario& sc, const std::string& name, nlohmann::json params = {},
+                    ReplayOptions o = {}) {
+  ReplayPolicy p{name, name, {}};
+  if (!params.is_null()) p.params.values = params;
+  if (o.end_ns == 0) o.end_ns = sc.end_ns;
+  return run_replay(sc.setup, p, sc.arrivals, o);
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("sharebuf-replay-test-" + std::to_string(getpid()) + "-" + name))
+      .string();
+}
+
+TEST(Replay, SameInputAndSeedGiveTheSameBytes) {
+  ScenarioOptions o;
+  o.duration_ms = 20;
+  o.seed = 7;
+  const ReplayScenario sc = make_scenario("websearch", o);
+  auto run = [&](const ReplayScenario& s) {
+    std::ostringstream timeline;
+    std::ostringstream trace;
+    ReplayOptions ro;
+    ro.timeline = &timeline;
+    ro.timeline_interval_ns = 100'000;
+    ro.trace = &trace;
+    const auto r = replay(s, "lqd", {}, ro);
+    return timeline.str() + trace.str() + std::to_string(r.transmitted);
+  };
+  const std::string a = run(sc);
+  EXPECT_EQ(a, run(make_scenario("websearch", o)));
+  o.seed = 8;
+  EXPECT_NE(a, run(make_scenario("websearch", o)));
+  EXPECT_GT(sc.arrivals.size(), 1000u);
 }
 
 // The burst scenario tells the story the demo prints: CS lets the long flows hog the buffer and
 // the incast loses frames to pool_full; DT keeps room so the incast gets more in; static caps
 // every queue at B/4.
 TEST(Replay, BurstScenarioSeparatesThePolicies) {
-  const ReplayScenario sc = burst_scenario();
-  const auto cs = run_replay(sc.setup, "cs", {}, sc.arrivals, sc.end_ns);
-  const auto dt = run_replay(sc.setup, "dt", {}, sc.arrivals, sc.end_ns);
-  const auto st = run_replay(sc.setup, "static", {}, sc.arrivals, sc.end_ns);
+  const ReplayScenario sc = make_scenario("burst");
+  const auto cs = replay(sc, "cs");
+  const auto dt = replay(sc, "dt");
+  const auto st = replay(sc, "static");
   for (const auto* r : {&cs, &dt, &st}) {
     EXPECT_THAT(r->accounting_errors, ::testing::IsEmpty()) << r->policy;
     EXPECT_EQ(r->queues[2].arrivals, 400u);
@@ -49,12 +86,243 @@ TEST(Replay, BurstScenarioSeparatesThePolicies) {
   EXPECT_NEAR(dt.queues[0].peak_cells, 2000.0 / 3, 40);
 }
 
-TEST(Replay, BadPolicyParametersAreRejected) {
-  const ReplayScenario sc = burst_scenario();
-  policies::Params p;
-  p.values = {{"alpha", -1}};
-  EXPECT_THROW(run_replay(sc.setup, "dt", p, sc.arrivals, sc.end_ns), policies::ConfigError);
+TEST(Replay, BadInputsAreRejected) {
+  const ReplayScenario sc = make_scenario("burst");
+  EXPECT_THROW(replay(sc, "dt", {{"alpha", -1}}), policies::ConfigError);
   EXPECT_THROW(make_scenario("nope"), std::invalid_argument);
+  // The perfect oracle exists only where LQD's labels do.
+  EXPECT_THROW(replay(sc, "credence", {{"oracle", "perfect"}}), policies::ConfigError);
+}
+
+// Two ports of one queue, B = 10 cells of 100 B, 1-cell frames, ports so slow that only the
+// first frame of each port leaves (its transmission starts at once).
+ReplayScenario tiny(std::vector<uint32_t> queues) {
+  ReplayScenario s;
+  s.setup.buffer.capacity_cells = 10;
+  s.setup.buffer.cell_bytes = 100;
+  s.setup.buffer.ports.assign(2, buffer::PortSpec{});
+  s.setup.buffer.max_threads = 2;
+  s.setup.port_rate_bps = {1000, 1000};
+  uint64_t t = 1;
+  for (uint32_t q : queues)
+    s.arrivals.push_back({.time_ns = t++, .queue = q, .bytes = 100});
+  s.end_ns = t;
+  return s;
+}
+
+TEST(Replay, LqdLabelsOnAHandComputedSequence) {
+  // seq 0..6 -> q0 (seq 0 departs: q0 holds 1..6), seq 7..11 -> q1 (seq 7 departs: q1 holds
+  // 8..11): the buffer is full. seq 12 -> q1: q0 is the longest, its newest frame (seq 6) is
+  // pushed out. seq 13 -> q0 and seq 14 -> q1: both queues are the longest (5 = 5), so LQD drops
+  // the arrival itself.
+  const ReplayScenario sc = tiny({0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 1});
+  const auto tail = replay(sc, "lqd");
+  std::vector<uint8_t> expect(15, 0);
+  expect[6] = expect[13] = expect[14] = 1;
+  EXPECT_EQ(tail.fates, expect);
+  EXPECT_EQ(dropped(tail.queues[0], DropReason::kPushedOut), 1u);
+  EXPECT_THAT(tail.accounting_errors, ::testing::IsEmpty());
+  // From the head instead: the oldest waiting frame of q0 (seq 1) goes.
+  const auto head = replay(sc, "lqd", {{"push_out", "head"}});
+  expect[6] = 0;
+  expect[1] = 1;
+  EXPECT_EQ(head.fates, expect);
+}
+
+TEST(Replay, TraceCarriesFeaturesAtArrivalAndLabels) {
+  const ReplayScenario sc = tiny({0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0, 1});
+  std::ostringstream trace;
+  ReplayOptions o;
+  o.trace = &trace;
+  replay(sc, "lqd", {}, o);
+  std::istringstream in(trace.str());
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, kTraceHeader);
+  std::vector<std::string> rows;
+  while (std::getline(in, line))
+    rows.push_back(line);
+  ASSERT_EQ(rows.size(), 15u);
+  EXPECT_EQ(rows[0], "0,1,0,1,0,0,0,0,0");  // empty buffer at the first arrival
+  EXPECT_THAT(rows[12], ::testing::StartsWith("12,13,1,1,4,10,"));  // q1 = 4, total = 10
+  EXPECT_THAT(rows[12], ::testing::EndsWith(",0"));
+  EXPECT_THAT(rows[6], ::testing::EndsWith(",1"));  // pushed out later
+}
+
+// Credence with the perfect oracle against LQD on random small switches (4 ports, 200 cells,
+// bursts at 12.5x line rate). With one-cell frames it transmits exactly what LQD transmits: its
+// thresholds are LQD's queue lengths and the oracle refuses exactly what LQD later pushes out.
+// With frames of 1-3 cells the thresholds, kept in cells, drift from LQD, which pushes out whole
+// frames (freeing up to 3 cells for a 1-cell arrival): measured 1.0 % fewer on average, 1.5 %
+// at worst; POLICIES.md (credence) reports -0.02 % / -5.7 % for its own model. Allowed: 2 % on
+// average and 8 % for any sequence.
+ReplayScenario random_switch(uint64_t seed, uint32_t max_cells) {
+  std::mt19937_64 rng(seed);
+  ReplayScenario sc;
+  sc.setup.buffer.capacity_cells = 200;
+  sc.setup.buffer.cell_bytes = 100;
+  sc.setup.buffer.ports.assign(4, buffer::PortSpec{});
+  sc.setup.buffer.max_threads = 2;
+  sc.setup.port_rate_bps.assign(4, 100'000'000);  // 8 us per 100 B cell
+  uint64_t t = 0;
+  for (int burst = 0; burst < 60; ++burst) {
+    t += rng() % 400'000;
+    const auto q = static_cast<uint32_t>(rng() % 4);
+    const auto n = 5 + rng() % 150;
+    for (uint64_t i = 0; i < n; ++i) {
+      sc.arrivals.push_back({.time_ns = t + i * 800,
+                             .queue = q,
+                             .bytes = 100 * static_cast<uint32_t>(1 + rng() % max_cells)});
+    }
+  }
+  std::stable_sort(sc.arrivals.begin(), sc.arrivals.end(),
+                   [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
+  sc.end_ns = sc.arrivals.back().time_ns + 100'000'000;
+  return sc;
+}
+
+TEST(Replay, PerfectOracleCredenceTransmitsWhatLqdDoes) {
+  for (const uint32_t max_cells : {1u, 3u}) {
+    double sum_gap = 0;
+    double worst = 0;
+    const int runs = 20;
+    for (int seed = 1; seed <= runs; ++seed) {
+      const ReplayScenario sc = random_switch(static_cast<uint64_t>(seed), max_cells);
+      const auto lqd = replay(sc, "lqd");
+      ReplayOptions o;
+      o.oracle_labels = std::make_shared<const std::vector<uint8_t>>(lqd.fates);
+      const auto perfect = replay(sc, "credence", {{"oracle", "perfect"}}, o);
+      EXPECT_THAT(perfect.accounting_errors, ::testing::IsEmpty());
+      if (max_cells == 1) EXPECT_EQ(perfect.transmitted, lqd.transmitted) << "seed " << seed;
+      const double gap =
+          (static_cast<double>(lqd.transmitted) - static_cast<double>(perfect.transmitted)) /
+          static_cast<double>(lqd.transmitted);
+      sum_gap += gap;
+      worst = std::max(worst, gap);
+      EXPECT_LE(gap, 0.08) << "seed " << seed;
+    }
+    EXPECT_LE(sum_gap / runs, 0.02);
+    std::cout << "frames of 1.." << max_cells << " cells: perfect-oracle Credence vs LQD: mean gap "
+              << 100 * sum_gap / runs << " %, worst " << 100 * worst << " %\n";
+  }
+}
+
+// An oracle that always predicts a drop leaves only the safeguard: while every queue is below
+// B/N Credence accepts, so a lone burst still gets about B/N into the buffer.
+TEST(Replay, AlwaysDropOracleKeepsTheSafeguardShare) {
+  const ReplayScenario sc = make_scenario("credence-fig3");
+  const auto r = replay(sc, "credence", {{"oracle", "flip"}, {"flip_probability", 1.0}});
+  const double fair = 2000.0 / 8;
+  EXPECT_GE(r.queues[0].peak_cells, fair - 19);
+  EXPECT_GT(r.transmitted, 0u);
+  EXPECT_GT(dropped(r.queues[0], DropReason::kPrediction), 0u);
+}
+
+mgmt::DaemonConfig two_port_config(const std::string& extra = "") {
+  return mgmt::parse_config(R"([buffer]
+size = "1000 cells"
+[[ports]]
+interface = "pa"
+rate = "1Gbit"
+[[ports]]
+interface = "pb"
+rate = "1Gbit"
+queues = 2
+)" + extra,
+                            "replay.toml");
+}
+
+TEST(ReplayInputs, CsvArrivalsAndErrorsNamingTheRecord) {
+  const auto cfg = two_port_config();
+  const std::string path = temp_path("a.csv");
+  std::ofstream(path) << "# comment\ntime_ns,port,queue,bytes\n300,pb,1,1500\n100,0,0,64\n";
+  const auto arrivals = read_arrivals_csv(path, cfg.sw);
+  ASSERT_EQ(arrivals.size(), 2u);
+  EXPECT_EQ(arrivals[0].time_ns, 100u);  // sorted by time
+  EXPECT_EQ(arrivals[1].queue, 2u);      // pb/1 is flat queue 2
+  std::ofstream(path) << "time_ns,port,queue,bytes\n1,0,0,64\n2,0,0,huge\n";
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":3: column 'bytes'")));
+  std::ofstream(path) << "time_ns,port,queue,bytes\n1,pz,0,64\n";
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("no port 'pz'")));
+  std::ofstream(path) << "time_ns,port,queue,bytes\n1,0,1,64\n";
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'queue'")));
+  std::ofstream(path) << "time,port,queue,bytes\n";
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("missing 'time_ns'")));
+  std::filesystem::remove(path);
+}
+
+std::vector<uint8_t> udp_frame(uint8_t dst_last, uint8_t src_last) {
+  std::vector<uint8_t> f(60, 0);
+  f[0] = 0x02;
+  f[5] = dst_last;
+  f[6] = 0x02;
+  f[11] = src_last;
+  f[12] = 0x08;  // IPv4
+  f[14] = 0x45;
+  f[17] = 46;  // total length
+  f[22] = 64;
+  f[23] = 17;  // UDP
+  f[38] = 0;
+  f[39] = 26;  // UDP length
+  return f;
+}
+
+TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
+  const auto cfg = two_port_config(R"(
+[[static_macs]]
+mac = "02:00:00:00:00:0b"
+port = "pb"
+)");
+  const std::string path = temp_path("a.pcap");
+  const std::string path_b = temp_path("b.pcap");
+  {
+    FrameCapture a(path, FrameCapture::Mode::kAll, 1 << 20);
+    FrameCapture b(path_b, FrameCapture::Mode::kAll, 1 << 20);
+    a.offer(udp_frame(0x0b, 0x0a));  // from 0a (on pa) to the static MAC 0b on pb
+    b.offer(udp_frame(0x0a, 0x0b));  // from 0b to 0a: known only if 0a was learned on pa
+    a.offer(udp_frame(0x0b, 0x0a));
+  }
+  PcapReadStats st;
+  auto arrivals = read_arrivals_pcap({{path, std::nullopt}, {path_b, std::nullopt}}, cfg.sw, st);
+  EXPECT_EQ(st.frames, 3u);
+  EXPECT_EQ(arrivals.size(), 2u);  // without @PORT nothing is learned
+  EXPECT_EQ(st.unknown_destination, 1u);
+  EXPECT_EQ(arrivals[0].queue, 1u);  // pb/0
+  st = {};
+  arrivals = read_arrivals_pcap({{path, uint16_t{0}}, {path_b, uint16_t{1}}}, cfg.sw, st);
+  ASSERT_EQ(arrivals.size(), 3u);  // 0a learned on pa
+  EXPECT_EQ(
+      std::count_if(arrivals.begin(), arrivals.end(), [](const auto& a) { return a.queue == 0; }),
+      1);
+  // Cut the last record short: the reader names it.
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 10);
+  st = {};
+  EXPECT_THAT(
+      [&] {
+        read_arrivals_pcap({{path, std::nullopt}}, cfg.sw, st);
+      },
+      ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("record 2: truncated")));
+  std::filesystem::remove(path);
+  std::filesystem::remove(path_b);
+}
+
+TEST(FlowSizeCdf, QuantilesFollowTheTable) {
+  const FlowSizeCdf cdf =
+      FlowSizeCdf::load(SHAREBUF_SOURCE_DIR "/data/websearch-flow-size-cdf.txt");
+  // Points of the table are hit exactly, and between them the CDF is linear.
+  EXPECT_EQ(cdf.quantile(0.7), 1'000'000u);
+  EXPECT_EQ(cdf.quantile(0.8), 2'000'000u);
+  EXPECT_EQ(cdf.quantile(0.75), 1'500'000u);
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> u(0, 1);
+  int below_1mb = 0;
+  for (int i = 0; i < 100000; ++i)
+    below_1mb += cdf.quantile(u(rng)) <= 1'000'000;
+  EXPECT_NEAR(below_1mb / 100000.0, 0.7, 0.01);
 }
 
 }  // namespace

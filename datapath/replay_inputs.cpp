@@ -1,0 +1,233 @@
+#include "datapath/replay_inputs.h"
+
+#include <pcap/pcap.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "datapath/classifier.h"
+#include "datapath/frame_parser.h"
+#include "datapath/mac_table.h"
+
+namespace sharebuf::datapath {
+namespace {
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) {
+    while (!cell.empty() && (cell.back() == '\r' || cell.back() == ' '))
+      cell.pop_back();
+    while (!cell.empty() && cell.front() == ' ')
+      cell.erase(0, 1);
+    out.push_back(cell);
+  }
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+std::optional<uint64_t> to_uint(const std::string& s) {
+  uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+void sort_by_time(std::vector<ReplayArrival>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const ReplayArrival& a, const ReplayArrival& b) {
+    return a.time_ns < b.time_ns;
+  });
+}
+
+}  // namespace
+
+ReplaySetup replay_setup(const SwitchConfig& config) {
+  ReplaySetup s;
+  s.buffer = buffer_config(config);
+  s.buffer.max_threads = 2;
+  for (const PortConfig& p : config.ports) {
+    // An unshaped port has no line rate to simulate; policies assume 10 Gbit/s for it too.
+    s.port_rate_bps.push_back(p.rate_bps != 0 ? p.rate_bps : 10'000'000'000ull);
+    s.port_names.push_back(p.name);
+    s.schedulers.push_back(p.scheduler);
+    s.weights.push_back(p.weights);
+  }
+  const buffer::BufferLayout layout(s.buffer.capacity_cells, s.buffer.cell_bytes, s.buffer.ports);
+  const policies::PolicyEnv env = policy_env(config, layout);
+  s.classes = env.classes;
+  s.queue_class = env.queue_class;
+  return s;
+}
+
+std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const SwitchConfig& config) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open the arrivals CSV");
+  std::string line;
+  size_t lineno = 0;
+  std::map<std::string, size_t> col;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    const auto cells = split_csv(line);
+    for (size_t i = 0; i < cells.size(); ++i)
+      col[cells[i]] = i;
+    break;
+  }
+  for (const char* need : {"time_ns", "port", "queue", "bytes"}) {
+    if (!col.contains(need))
+      throw std::runtime_error(path + ":" + std::to_string(lineno) +
+                               ": the header must name the columns time_ns, port, queue, bytes "
+                               "(and optionally class); missing '" +
+                               need + "'");
+  }
+  const bool has_class = col.contains("class");
+  const buffer::BufferConfig bc = buffer_config(config);
+  const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
+  std::vector<ReplayArrival> out;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    const auto cells = split_csv(line);
+    auto where = [&](const char* column) {
+      return path + ":" + std::to_string(lineno) + ": column '" + column + "'";
+    };
+    auto cell = [&](const char* column) -> const std::string& {
+      const size_t i = col.at(column);
+      if (i >= cells.size())
+        throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " +
+                                 std::to_string(cells.size()) + " fields, no '" + column + "'");
+      return cells[i];
+    };
+    ReplayArrival a;
+    const auto t = to_uint(cell("time_ns"));
+    if (!t)
+      throw std::runtime_error(where("time_ns") + ": '" + cell("time_ns") +
+                               "' is not a time in ns");
+    a.time_ns = *t;
+    uint64_t port = 0;
+    if (const auto p = to_uint(cell("port"))) {
+      port = *p;
+    } else {
+      const auto it = std::find_if(config.ports.begin(), config.ports.end(),
+                                   [&](const PortConfig& pc) { return pc.name == cell("port"); });
+      if (it == config.ports.end())
+        throw std::runtime_error(where("port") + ": no port '" + cell("port") + "' in the config");
+      port = static_cast<uint64_t>(it - config.ports.begin());
+    }
+    if (port >= layout.num_ports())
+      throw std::runtime_error(where("port") + ": port " + std::to_string(port) +
+                               " does not exist (" + std::to_string(layout.num_ports()) +
+                               " ports)");
+    const auto q = to_uint(cell("queue"));
+    if (!q || *q >= layout.queues_on_port(static_cast<uint32_t>(port)))
+      throw std::runtime_error(where("queue") + ": '" + cell("queue") +
+                               "' is not a queue of port " + std::to_string(port));
+    a.queue = layout.queue_id(static_cast<uint32_t>(port), static_cast<uint32_t>(*q));
+    const auto b = to_uint(cell("bytes"));
+    if (!b || *b == 0 || *b > buffer::BufferLayout::kMaxFrameBytes)
+      throw std::runtime_error(where("bytes") + ": '" + cell("bytes") +
+                               "' is not a frame size (1.." +
+                               std::to_string(buffer::BufferLayout::kMaxFrameBytes) + ")");
+    a.bytes = static_cast<uint32_t>(*b);
+    if (has_class) {
+      const std::string& c = cell("class");
+      if (const auto id = to_uint(c); id && *id < config.classes.size()) {
+        a.class_id = static_cast<uint8_t>(*id);
+      } else {
+        const auto it = std::find_if(config.classes.begin(), config.classes.end(),
+                                     [&](const ClassConfig& cc) { return cc.traffic.name == c; });
+        if (it == config.classes.end())
+          throw std::runtime_error(where("class") + ": no class '" + c + "'");
+        a.class_id = static_cast<uint8_t>(it - config.classes.begin());
+      }
+    }
+    out.push_back(a);
+  }
+  sort_by_time(out);
+  return out;
+}
+
+std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inputs,
+                                              const SwitchConfig& config, PcapReadStats& stats) {
+  struct Frame {
+    uint64_t time_ns;
+    size_t input;
+    std::vector<uint8_t> bytes;
+    uint32_t wire_len;
+  };
+  std::vector<Frame> frames;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    char err[PCAP_ERRBUF_SIZE] = {};
+    pcap_t* p = pcap_open_offline_with_tstamp_precision(inputs[i].path.c_str(),
+                                                        PCAP_TSTAMP_PRECISION_NANO, err);
+    if (p == nullptr) throw std::runtime_error(inputs[i].path + ": " + err);
+    if (const int link = pcap_datalink(p); link != DLT_EN10MB) {
+      pcap_close(p);
+      throw std::runtime_error(inputs[i].path + ": not an Ethernet capture (link type " +
+                               std::to_string(link) + ")");
+    }
+    pcap_pkthdr* h = nullptr;
+    const u_char* data = nullptr;
+    for (uint64_t record = 1;; ++record) {
+      const int rc = pcap_next_ex(p, &h, &data);
+      if (rc == PCAP_ERROR_BREAK) break;
+      if (rc != 1) {
+        const std::string msg = pcap_geterr(p);
+        pcap_close(p);
+        throw std::runtime_error(inputs[i].path + ": record " + std::to_string(record) + ": " +
+                                 msg);
+      }
+      frames.push_back({static_cast<uint64_t>(h->ts.tv_sec) * 1'000'000'000ull +
+                            static_cast<uint64_t>(h->ts.tv_usec),
+                        i, std::vector<uint8_t>(data, data + h->caplen), h->len});
+    }
+    pcap_close(p);
+  }
+  std::stable_sort(frames.begin(), frames.end(),
+                   [](const Frame& a, const Frame& b) { return a.time_ns < b.time_ns; });
+  const Classifier classifier(config);
+  const buffer::BufferConfig bc = buffer_config(config);
+  const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
+  std::map<MacAddress, uint16_t> where;
+  for (const StaticMacConfig& m : config.static_macs)
+    where[m.mac] = m.port;
+  std::vector<ReplayArrival> out;
+  const uint64_t t0 = frames.empty() ? 0 : frames.front().time_ns;
+  for (const Frame& f : frames) {
+    ++stats.frames;
+    const ParsedFrame parsed = parse_frame(f.bytes);
+    if (!parsed.ok()) {
+      ++stats.malformed;
+      continue;
+    }
+    const std::optional<uint16_t> in = inputs[f.input].in_port;
+    const MacAddress src = mac_from_bytes(parsed.src_mac);
+    if (in && !parsed.src_is_group()) {
+      bool is_static = false;
+      for (const StaticMacConfig& m : config.static_macs)
+        is_static = is_static || m.mac == src;
+      if (!is_static) where[src] = *in;
+    }
+    const auto it = where.find(mac_from_bytes(parsed.dst_mac));
+    if (it == where.end() || (in && it->second == *in)) {
+      ++stats.unknown_destination;
+      continue;
+    }
+    const uint8_t class_id = classifier.classify(parsed, in.value_or(0));
+    const uint32_t k =
+        std::min(classifier.queue_of(class_id), layout.queues_on_port(it->second) - 1);
+    out.push_back({.time_ns = f.time_ns - t0,
+                   .queue = layout.queue_id(it->second, k),
+                   .bytes = std::max<uint32_t>(f.wire_len, 1),
+                   .class_id = class_id,
+                   .flow_hash = flow_hash(parsed)});
+  }
+  return out;
+}
+
+}  // namespace sharebuf::datapath

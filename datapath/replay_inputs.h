@@ -1,0 +1,42 @@
+// Inputs of sharebuf-replay besides the built-in scenarios: a switch configuration (the same
+// TOML as sharebufd: ports, rates, queues, schedulers, classes, static MACs), a CSV of arrivals,
+// and pcap files (e.g. recorded by `sharebufctl capture.start mode=all`).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "datapath/replay.h"
+#include "datapath/switch_config.h"
+
+namespace sharebuf::datapath {
+
+ReplaySetup replay_setup(const SwitchConfig& config);
+
+// CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class
+// (any order): time in ns, port by index or interface name, queue index on that port, frame
+// bytes, class id or name. Rows are sorted by time (stable). Throws std::runtime_error naming
+// the file, line and column of a bad record.
+std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const SwitchConfig& config);
+
+// A pcap file and, optionally, the port its frames arrived on (for MAC learning).
+struct PcapInput {
+  std::string path;
+  std::optional<uint16_t> in_port;
+};
+struct PcapReadStats {
+  uint64_t frames = 0;
+  uint64_t unknown_destination = 0;  // no static MAC and not learned yet: not replayed
+  uint64_t malformed = 0;            // not parsable as Ethernet/IP: not replayed
+};
+// Frames from every file, merged by timestamp (time 0 = the first frame). A frame's egress port
+// is its destination MAC's [[static_macs]] entry, else the port where that MAC was last seen as
+// a source (files given with @PORT); broadcast/multicast and unknown destinations are counted
+// and skipped. Class and queue come from the config's classifier. Throws std::runtime_error
+// naming the file and record for a damaged file.
+std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inputs,
+                                              const SwitchConfig& config, PcapReadStats& stats);
+
+}  // namespace sharebuf::datapath

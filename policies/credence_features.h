@@ -1,0 +1,45 @@
+// The features Credence's oracle sees for an arrival (credence.txt, section 4; POLICIES.md), all
+// in cells: the arriving queue's length, the total occupancy, and their EWMAs over one base RTT.
+// The EWMA weight of a new sample is min(1, time since the previous arrival / base RTT), so the
+// averages forget at the same pace whatever the packet rate. Shared by CredencePolicy (inference)
+// and the replay datapath's LQD-labelled traces (training), so both compute them identically.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "policies/forest_oracle.h"
+
+namespace sharebuf::policies {
+
+class CredenceFeatures {
+ public:
+  CredenceFeatures(uint32_t num_queues, double base_rtt_ns)
+      : base_rtt_ns_(base_rtt_ns), ewma_queue_(num_queues, 0) {}
+
+  // Updates the EWMAs with an arrival to `queue` and returns its features.
+  void observe(uint64_t now_ns, uint32_t queue, double queue_cells, double total_cells,
+               double (&out)[kOracleFeatures]) noexcept {
+    const double w = last_ns_ == 0
+                         ? 1.0
+                         : std::min(1.0, static_cast<double>(now_ns - std::min(now_ns, last_ns_)) /
+                                             base_rtt_ns_);
+    last_ns_ = now_ns;
+    ewma_queue_[queue] += w * (queue_cells - ewma_queue_[queue]);
+    ewma_total_ += w * (total_cells - ewma_total_);
+    out[0] = queue_cells;
+    out[1] = total_cells;
+    out[2] = ewma_queue_[queue];
+    out[3] = ewma_total_;
+  }
+  double ewma_total() const noexcept { return ewma_total_; }
+
+ private:
+  double base_rtt_ns_;
+  std::vector<double> ewma_queue_;
+  double ewma_total_ = 0;
+  uint64_t last_ns_ = 0;
+};
+
+}  // namespace sharebuf::policies
