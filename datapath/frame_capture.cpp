@@ -7,17 +7,29 @@
 
 namespace sharebuf::datapath {
 
-FrameCapture::FrameCapture(const std::string& path, Mode mode, uint64_t max_bytes)
+FrameCapture::FrameCapture(const std::string& path, Mode mode, uint64_t max_bytes,
+                           std::vector<std::string> port_names)
     : path_(path), mode_(mode), max_bytes_(max_bytes) {
   pcap_ = pcap_open_dead(DLT_EN10MB, 65535);
   if (pcap_ == nullptr) throw std::runtime_error("capture: pcap_open_dead failed");
-  dumper_ = pcap_dump_open(pcap_, path.c_str());
-  if (dumper_ == nullptr) {
-    const std::string err = pcap_geterr(pcap_);
-    pcap_close(pcap_);
-    throw std::runtime_error("capture: cannot write " + path + ": " + err);
+  if (port_names.empty()) {
+    files_.push_back(path);
+  } else {
+    for (const std::string& p : port_names)
+      files_.push_back(path + "-" + p + ".pcap");
   }
-  bytes_ = 24;  // the pcap file header
+  for (const std::string& f : files_) {
+    pcap_dumper_t* d = pcap_dump_open(pcap_, f.c_str());
+    if (d == nullptr) {
+      const std::string err = pcap_geterr(pcap_);
+      file_locks_.resize(dumpers_.size());
+      finish();
+      throw std::runtime_error("capture: cannot write " + f + ": " + err);
+    }
+    dumpers_.push_back(d);
+    file_locks_.push_back(std::make_unique<std::mutex>());
+    bytes_ += 24;  // each file's header
+  }
   open_ = true;
 }
 
@@ -25,26 +37,31 @@ FrameCapture::~FrameCapture() {
   finish();
 }
 
-void FrameCapture::offer(std::span<const uint8_t> frame) noexcept {
+void FrameCapture::offer(std::span<const uint8_t> frame, uint16_t in_port) noexcept {
   if (!open_.load(std::memory_order_relaxed)) return;
   const uint64_t record = 16 + frame.size();
   if (bytes_.load(std::memory_order_relaxed) + record > max_bytes_) {
     over_cap_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  std::unique_lock lock(mutex_, std::try_to_lock);
+  // open_ is cleared before finish() takes the locks, and finish() waits for every file lock, so
+  // the lists do not change under a worker that got past the check above.
+  const size_t i = dumpers_.size() == 1 ? 0 : std::min<size_t>(in_port, dumpers_.size() - 1);
+  if (i >= dumpers_.size()) return;
+  std::unique_lock lock(*file_locks_[i], std::try_to_lock);
   if (!lock.owns_lock()) {
     missed_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  if (dumper_ == nullptr) return;
+  if (!open_.load(std::memory_order_relaxed)) return;
+  pcap_dumper_t* d = dumpers_[i];
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   pcap_pkthdr h{};
   h.ts.tv_sec = ts.tv_sec;
   h.ts.tv_usec = ts.tv_nsec / 1000;
   h.caplen = h.len = static_cast<bpf_u_int32>(frame.size());
-  pcap_dump(reinterpret_cast<u_char*>(dumper_), &h, frame.data());
+  pcap_dump(reinterpret_cast<u_char*>(d), &h, frame.data());
   frames_.fetch_add(1, std::memory_order_relaxed);
   bytes_.fetch_add(record, std::memory_order_relaxed);
 }
@@ -52,9 +69,10 @@ void FrameCapture::offer(std::span<const uint8_t> frame) noexcept {
 void FrameCapture::finish() noexcept {
   open_ = false;
   std::lock_guard lock(mutex_);
-  if (dumper_ != nullptr) {
-    pcap_dump_close(dumper_);
-    dumper_ = nullptr;
+  for (size_t i = 0; i < dumpers_.size(); ++i) {
+    std::lock_guard file(*file_locks_[i]);
+    if (dumpers_[i] != nullptr) pcap_dump_close(dumpers_[i]);
+    dumpers_[i] = nullptr;
   }
   if (pcap_ != nullptr) {
     pcap_close(pcap_);
@@ -64,6 +82,7 @@ void FrameCapture::finish() noexcept {
 
 nlohmann::json FrameCapture::status() const {
   return {{"path", path_},
+          {"files", files_},
           {"mode", mode_ == Mode::kAll ? "all" : "drops"},
           {"frames", frames_.load()},
           {"bytes", bytes_.load()},

@@ -215,6 +215,7 @@ class ReplayEngine {
   void write_trace() {
     if (options_.trace == nullptr) return;
     std::ostream& out = *options_.trace;
+    const auto precision = out.precision(10);  // EWMAs are fractional: keep what training sees
     out << kTraceHeader << '\n';
     for (size_t i = 0; i < trace_.size(); ++i) {
       const TraceRow& r = trace_[i];
@@ -222,6 +223,7 @@ class ReplayEngine {
           << ',' << r.features[1] << ',' << r.features[2] << ',' << r.features[3] << ','
           << int{fates_[i]} << '\n';
     }
+    out.precision(precision);
   }
 
   ReplayResult report(uint64_t arrivals) {

@@ -220,7 +220,7 @@ json watch(ControlContext&, const json& args) {
 }
 
 json capture_start(ControlContext& ctx, const json& args) {
-  only_keys(args, {"path", "mode", "max_bytes"});
+  only_keys(args, {"path", "mode", "max_bytes", "per_port"});
   auto& core = ctx.core;
   if (core.capture.load() != nullptr)
     throw RequestError("a capture is running (" +
@@ -236,12 +236,21 @@ json capture_start(ControlContext& ctx, const json& args) {
       throw RequestError("argument 'max_bytes' must be an integer >= 1024");
     max_bytes = args["max_bytes"].get<uint64_t>();
   }
+  std::vector<std::string> port_names;
+  if (args.contains("per_port")) {
+    if (!args["per_port"].is_boolean())
+      throw RequestError("argument 'per_port' must be true or false");
+    if (args["per_port"].get<bool>()) {
+      for (const auto& p : core.config.ports)
+        port_names.push_back(p.name);
+    }
+  }
   std::unique_ptr<datapath::FrameCapture> cap;
   try {
     cap = std::make_unique<datapath::FrameCapture>(
         path,
         mode == "all" ? datapath::FrameCapture::Mode::kAll : datapath::FrameCapture::Mode::kDrops,
-        max_bytes);
+        max_bytes, port_names);
   } catch (const std::exception& e) {
     throw RequestError(e.what());
   }
@@ -294,9 +303,10 @@ const std::array kCommands = {
     Command{"watch", "{\"interval_us\": number >= 100}",
             "stream a sample every interval until the client closes", watch},
     Command{"capture.start",
-            "{\"path\": string, \"mode\": \"drops\"|\"all\", \"max_bytes\": integer}",
-            "write refused frames (default) or every arrival to a pcap file, up to max_bytes "
-            "(default 100 MB)",
+            "{\"path\": string, \"mode\": \"drops\"|\"all\", \"max_bytes\": integer, "
+            "\"per_port\": bool}",
+            "write refused frames (default) or every arrival to a pcap file (per_port: one file "
+            "<path>-<port>.pcap per ingress port), up to max_bytes in all (default 100 MB)",
             capture_start},
     Command{"capture.stop", "{}", "close the capture file; reports frames written and missed",
             capture_stop},

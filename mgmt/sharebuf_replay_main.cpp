@@ -312,7 +312,8 @@ int main(int argc, char** argv) {
     // LQD's fate of every arrival: for Credence's perfect oracle and the training trace.
     const bool needs_labels =
         std::any_of(policies.begin(), policies.end(), [](const ReplayPolicy& p) {
-          return p.name == "credence" && p.params.values.value("oracle", "") == "perfect";
+          return p.name == "credence" && (p.params.values.value("oracle", "") == "perfect" ||
+                                          p.params.values.value("flip_base", "") == "perfect");
         });
     if (needs_labels || !trace_path.empty()) {
       sharebuf::datapath::ReplayOptions o = base;

@@ -42,7 +42,7 @@ commands (ARGS are key=value; values are JSON if they parse, else strings):
   counters.reset
   watch [interval_us=N] [--csv FILE] [--count N] [--duration SECONDS]
   top [interval_ms=N] [--count N]       live view of every queue (Ctrl-C ends it)
-  capture.start path=FILE [mode=drops|all] [max_bytes=N]
+  capture.start path=FILE [mode=drops|all] [max_bytes=N] [per_port=true]
   capture.stop
   shutdown
   raw JSON                              send one request line as is

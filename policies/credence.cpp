@@ -15,12 +15,16 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
             : oracle == "flip"    ? Oracle::kFlip
             : oracle == "perfect" ? Oracle::kPerfect
                                   : Oracle::kNone;
-  if (oracle_ == Oracle::kPerfect && !env.oracle_labels) {
-    reader.fail("oracle",
+  const std::string flip_base = reader.choice("flip_base", "none", {"none", "forest", "perfect"});
+  flip_over_forest_ = flip_base == "forest";
+  flip_over_perfect_ = flip_base == "perfect";
+  const bool needs_labels =
+      oracle_ == Oracle::kPerfect || (oracle_ == Oracle::kFlip && flip_over_perfect_);
+  if (needs_labels && !env.oracle_labels) {
+    reader.fail(oracle_ == Oracle::kPerfect ? "oracle" : "flip_base",
                 "\"perfect\" answers from LQD's fate of the same arrivals, which only "
                 "sharebuf-replay knows");
   }
-  flip_over_forest_ = reader.choice("flip_base", "none", {"none", "forest"}) == "forest";
   flip_probability_ = reader.number("flip_probability", 0, 0, 1);
   seed_ = reader.integer("seed", 1, 0, UINT64_MAX);
   base_rtt_ns_ = reader.number("base_rtt_us", 10, 0.001, 1e6) * 1000;
@@ -35,7 +39,7 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
     model_path_ = model->get<std::string>();
   }
   if (needs_forest) {
-    if (model_path_.empty()) reader.fail("model", "is required with a forest oracle");
+    if (model_path_.empty()) model_path_ = SHAREBUF_DEFAULT_MODEL;
     forest_ = RandomForest::from_file(model_path_);
   }
   const uint32_t n = env.layout->num_queues();
@@ -95,6 +99,10 @@ bool CredencePolicy::predict_drop(const ArrivalContext& ctx) noexcept {
     case Oracle::kForest:
     case Oracle::kFlip:
       if (forest_) drop = forest_->predicts_drop(last_features_);
+      if (flip_over_perfect_) {
+        const auto& labels = *env().oracle_labels;
+        drop = ctx.seq < labels.size() && labels[ctx.seq] != 0;
+      }
       if (oracle_ == Oracle::kFlip && coin_(rng_) < flip_probability_) drop = !drop;
       return drop;
   }
@@ -179,7 +187,9 @@ nlohmann::json CredencePolicy::params() const {
                                  : oracle_ == Oracle::kPerfect ? "perfect"
                                                                : "none"},
                       {"flip_probability", flip_probability_},
-                      {"flip_base", flip_over_forest_ ? "forest" : "none"},
+                      {"flip_base", flip_over_forest_    ? "forest"
+                                    : flip_over_perfect_ ? "perfect"
+                                                         : "none"},
                       {"seed", seed_},
                       {"base_rtt_us", base_rtt_ns_ / 1000},
                       {"safeguard", safeguard_},

@@ -45,12 +45,13 @@ class CredencePolicy final : public Policy {
   static constexpr std::array<ParamSpec, 8> kParams{{
       {"oracle", ParamType::kString, "none",
        "\"none\" (FollowLQD), \"forest\", \"flip\", or \"perfect\" (sharebuf-replay only)"},
-      {"model", ParamType::kString, "(none)",
-       "JSON random-forest model file (oracle forest, or flip over forest)"},
+      {"model", ParamType::kString, "models/credence-forest.json",
+       "JSON random-forest model (oracle forest, or flip over forest); default: the shipped one"},
       {"flip_probability", ParamType::kNumber, "0",
        "oracle flip: probability of flipping each answer"},
       {"flip_base", ParamType::kString, "none",
-       "oracle flip: the oracle whose answers are flipped (\"none\" or \"forest\")"},
+       "oracle flip: the oracle whose answers are flipped: \"none\", \"forest\", or "
+       "\"perfect\" (sharebuf-replay only)"},
       {"seed", ParamType::kInteger, "1", "oracle flip: random seed (same seed, same flips)"},
       {"base_rtt_us", ParamType::kNumber, "10",
        "time constant of the features' EWMAs, microseconds"},
@@ -86,6 +87,7 @@ class CredencePolicy final : public Policy {
 
   Oracle oracle_;
   bool flip_over_forest_ = false;
+  bool flip_over_perfect_ = false;
   std::string model_path_;
   std::optional<RandomForest> forest_;
   double flip_probability_;

@@ -99,7 +99,12 @@ RandomForest RandomForest::from_file(const std::string& path) {
   return from_json(model, path);
 }
 
-double RandomForest::score(const double (&features)[kOracleFeatures]) const noexcept {
+double RandomForest::score(const double (&x)[kOracleFeatures]) const noexcept {
+  // scikit-learn compares float32 copies of the features with its (double) thresholds; rounding
+  // the same way makes the predictions identical to the trainer's, not just close.
+  double features[kOracleFeatures];
+  for (int i = 0; i < kOracleFeatures; ++i)
+    features[i] = static_cast<double>(static_cast<float>(x[i]));
   const Node* nodes = nodes_.data();
   const auto step = [&](int32_t at) {
     const Node& n = nodes[at];

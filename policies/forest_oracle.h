@@ -3,9 +3,10 @@
 // nodes {"feature", "threshold", "left", "right", "value"}: an inner node sends x to `left` when
 // x[feature] <= threshold (scikit-learn's convention), else to `right`; a leaf has feature -1 and
 // `value`, the fraction of training samples labelled "dropped by LQD". The forest predicts a drop
-// when the mean leaf value over its trees exceeds 0.5. Children must come after their parent,
-// which makes every walk terminate; the loader checks this and every index.
-// Features (all in cells): 0 queue length, 1 total occupancy, 2 and 3 their EWMAs over a base RTT.
+// when the mean leaf value over its trees exceeds 0.5 (scikit-learn: ties go to class 0). Children
+// must come after their parent, which makes every walk terminate; the loader checks this and every
+// index. Features (all in cells): 0 queue length, 1 total occupancy, 2 and 3 their EWMAs over a
+// base RTT.
 #pragma once
 
 #include <cstdint>

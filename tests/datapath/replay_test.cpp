@@ -193,7 +193,9 @@ TEST(Replay, PerfectOracleCredenceTransmitsWhatLqdDoes) {
       o.oracle_labels = std::make_shared<const std::vector<uint8_t>>(lqd.fates);
       const auto perfect = replay(sc, "credence", {{"oracle", "perfect"}}, o);
       EXPECT_THAT(perfect.accounting_errors, ::testing::IsEmpty());
-      if (max_cells == 1) EXPECT_EQ(perfect.transmitted, lqd.transmitted) << "seed " << seed;
+      if (max_cells == 1) {
+        EXPECT_EQ(perfect.transmitted, lqd.transmitted) << "seed " << seed;
+      }
       const double gap =
           (static_cast<double>(lqd.transmitted) - static_cast<double>(perfect.transmitted)) /
           static_cast<double>(lqd.transmitted);

@@ -263,13 +263,23 @@ TEST(RandomForest, MalformedModelsAreRejectedClearly) {
   std::remove(bad.c_str());
 }
 
-TEST(Credence, ForestOracleNeedsAModelAndUsesIt) {
+TEST(Credence, ForestOracleLoadsTheShippedModelOrAGivenOne) {
   const buffer::BufferLayout layout(100, 80, {buffer::PortSpec{.num_queues = 2}});
   const PolicyEnv env{.layout = &layout};
   Params p;
   p.values = {{"oracle", "forest"}};
+  {
+    CredencePolicy shipped(p, env);  // models/credence-forest.json: 4 trees
+    EXPECT_EQ(shipped.params()["model"].get<std::string>().find("models/credence-forest.json") !=
+                  std::string::npos,
+              true);
+    EXPECT_EQ(shipped.describe(buffer::BufferView::exact(
+                  buffer::BufferState(layout)))["state"]["forest"]["trees"],
+              4);
+  }
+  p.values["model"] = "/nonexistent/model.json";
   EXPECT_THAT([&] { CredencePolicy c(p, env); },
-              ThrowsMessage<ConfigError>(HasSubstr("'model': is required")));
+              ThrowsMessage<ConfigError>(HasSubstr("cannot open the forest model")));
   // A forest that predicts a drop whenever the queue holds more than 30 cells.
   const std::string path = write_model(R"([[
     {"feature": 0, "threshold": 30, "left": 1, "right": 2, "value": 0},
