@@ -1,78 +1,19 @@
 #!/usr/bin/env bash
-# The main demo: three hosts around sharebufd (DT, 100 Mbit/s ports, 21000-cell buffer, two
-# queues per port served round robin: TCP in queue 0, UDP marked DSCP CS1 in queue 1). Pings every
-# pair, then runs iperf3 TCP h1 -> h3 together with UDP h2 -> h3 at twice the port rate, so port
-# p3's UDP queue fills the shared buffer up to DT's threshold; prints both throughputs and the
-# switch's per-queue counters.
-#   netns-scripts/demo.sh [--seconds S] [--policy NAME]     (as root; ./run.sh demo builds first)
+# The main demo: a short E1 (Protean's testbed, EXPERIMENTS.md) — DT against Protean, one
+# repetition each: UDP saturates one port while 100 parallel 16 KB TCP flows hit another; prints
+# the flow-completion-time table and where the plots are, and tears everything down.
+#   netns-scripts/demo.sh [--out DIR]      (as root; ./run.sh demo builds first)
+# The full experiment: netns-scripts/e1_protean.sh (7 policies x 5 repetitions).
 set -euo pipefail
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
-
-seconds=5 policy=dt
+out=results/demo
 while [ $# -gt 0 ]; do
   case "$1" in
-    --seconds) seconds=$2; shift 2 ;;
-    --policy) policy=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-command -v iperf3 >/dev/null || tb_die "iperf3 missing (./run.sh deps)"
-
-tb_init
-tb_create 3 cubic 0 200ms
-tb_write_config "$TB_DIR/switch.toml" "$policy" 100Mbit "21000 cells" 2 '
-[[classes]]
-name = "tcp"
-queue = 0
-dscp = [0]
-[[classes]]
-name = "udp"
-queue = 1
-dscp = [8]'
-tb_start_switch "$TB_DIR/switch.toml" --print-stats
-echo "== sharebufd running in $(tb_ns_sw): policy $policy, ports p1..p3 shaped to 100 Mbit/s"
-
-echo "== ping between all hosts"
-for a in 1 2 3; do
-  for b in 1 2 3; do
-    [ "$a" = "$b" ] && continue
-    if tb_exec "$a" ping -c 3 -i 0.2 -W 1 -q "$(tb_ip "$b")" >"$TB_DIR/ping" 2>&1; then
-      printf '  h%s -> h%s  %s\n' "$a" "$b" "$(grep -o 'rtt.*' "$TB_DIR/ping")"
-    else
-      printf '  h%s -> h%s  FAILED\n' "$a" "$b"
-      cat "$TB_DIR/ping"
-      exit 1
-    fi
-  done
-done
-
-echo "== iperf3 for ${seconds}s: TCP h1 -> h3 and UDP h2 -> h3 at 200 Mbit/s, both into port p3"
-tb_bg 3 iperf3 -s -p 5201 -1 -J --logfile "$TB_DIR/tcp-server.json"
-tb_bg 3 iperf3 -s -p 5202 -1 -J --logfile "$TB_DIR/udp-server.json"
-sleep 0.5
-tb_bg 2 iperf3 -c "$(tb_ip 3)" -p 5202 -u -b 200M -l 1400 --dscp CS1 -t "$seconds" -J --logfile "$TB_DIR/udp-client.json"
-tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 3)" -p 5201 -t "$seconds" -J >"$TB_DIR/tcp-client.json"
-wait "${TB_PIDS[@]}" 2>/dev/null || true
-TB_PIDS=()
-/usr/bin/python3 - "$TB_DIR" <<'PY'
-import json, sys, os
-d = sys.argv[1]
-def load(name):
-    with open(os.path.join(d, name)) as f:
-        return json.load(f)
-tcp = load("tcp-client.json")["end"]
-udp = load("udp-server.json")["end"]["sum"]
-# iperf3 3.12's UDP server leaves "bytes" at 0: count the datagrams that arrived instead.
-udp_bps = (udp["packets"] - udp["lost_packets"]) * 1400 * 8 / udp["seconds"]
-print(f"  TCP h1 -> h3: {tcp['sum_received']['bits_per_second'] / 1e6:6.1f} Mbit/s received, "
-      f"{tcp['sum_sent'].get('retransmits', 0)} retransmits")
-print(f"  UDP h2 -> h3: {udp_bps / 1e6:6.1f} Mbit/s received, "
-      f"{udp['lost_percent']:.1f} % of datagrams lost")
-PY
-
-echo "== stopping sharebufd; its counters (p3/0 holds TCP, p3/1 the UDP flood):"
-tb_stop_switch
-cat "$TB_DIR/sharebufd.out"
-grep -E "stopped|error" "$TB_DIR/sharebufd.log" | sed 's/^/  /'
+"$(dirname "$0")/e1_protean.sh" --quick --policies dt,protean --out "$out"
+echo
+echo "plots: $out/fct_cdf.png (FCT CDF), $out/fct_p99.png (mean and p99),"
+echo "       $out/timeline-dt.png and $out/timeline-protean.png (occupancy vs threshold per queue)"

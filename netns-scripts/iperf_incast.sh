@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The simplest incast, with iperf3: N senders (one namespace each) start together into one
+# receiver through sharebufd; prints per-stream goodput and retransmits from iperf3's JSON and
+# the switch's drops per queue beside them.
+#   netns-scripts/iperf_incast.sh [--senders N] [--policy NAME[:key=value,...]] [--bytes B]
+#                                 [--rate 100Mbit] [--buffer "21000 cells"] [--out DIR]
+# Synchronised start: every client waits in `read` on one named pipe; opening the pipe for
+# writing wakes all of them at once, and each records its wake-up time (date +%s%N) just before
+# exec'ing iperf3; the spread of those times is printed ("started within X ms").
+# Usable as background load too: --bytes 0 --seconds S runs time-bounded streams instead.
+set -euo pipefail
+# shellcheck source=lib/testbed.sh
+source "$(dirname "$0")/lib/testbed.sh"
+
+senders=8 spec=dt bytes=2M seconds=0 rate=100Mbit buffer="21000 cells" out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --senders) senders=$2; shift 2 ;;
+    --policy) spec=$2; shift 2 ;;
+    --bytes) bytes=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --buffer) buffer=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "iperf_incast.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+[ "$senders" -ge 1 ] && [ "$senders" -le 60 ] || tb_die "--senders must be 1..60"
+policy=${spec%%:*}
+params=""
+if [ "$spec" != "$policy" ]; then params=$(echo "${spec#*:}" | tr ',' '\n'); fi
+
+tb_init
+hosts=$((senders + 1))
+tb_create "$hosts"
+TB_POLICY_PARAMS=$params tb_write_config "$TB_DIR/sw.toml" "$policy" "$rate" "$buffer"
+tb_start_switch "$TB_DIR/sw.toml"
+rx=$hosts
+for i in $(seq 1 "$senders"); do
+  tb_bg "$rx" iperf3 -s -1 -p $((5200 + i)) >/dev/null
+done
+sleep 0.5
+fifo="$TB_DIR/go"
+mkfifo "$fifo"
+if [ "$seconds" != 0 ]; then amount=(-t "$seconds"); else amount=(-n "$bytes"); fi
+for i in $(seq 1 "$senders"); do
+  tb_bg "$i" sh -c 'read _ < "$1"; date +%s%N > "$2"; exec iperf3 -c "$3" -p "$4" "$5" "$6" -J > "$7"' \
+    sh "$fifo" "$TB_DIR/t$i" "$(tb_ip "$rx")" $((5200 + i)) "${amount[@]}" "$TB_DIR/c$i.json"
+done
+sleep 0.5
+: >"$fifo"  # opening for writing releases every reader at once
+wait "${TB_PIDS[@]}" 2>/dev/null || true
+TB_PIDS=()
+tb_stop_switch || tb_die "sharebufd exited with an error"
+/usr/bin/python3 - "$TB_DIR" "$senders" "$rx" <<'PY'
+import json, sys
+d, n, rx = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+starts = [int(open(f"{d}/t{i}").read()) for i in range(1, n + 1)]
+print(f"{n} senders started within {(max(starts) - min(starts)) / 1e6:.2f} ms of each other")
+print(f"{'stream':>8} {'goodput Mbit/s':>15} {'retransmits':>12} {'seconds':>8}")
+tot = 0
+for i in range(1, n + 1):
+    try:
+        j = json.load(open(f"{d}/c{i}.json"))
+        e = j["end"]
+        bps = e["sum_received"]["bits_per_second"]
+        tot += bps
+        print(f"{i:>8} {bps / 1e6:>15.2f} {e['sum_sent'].get('retransmits', 0):>12} {e['sum_received']['seconds']:>8.3f}")
+    except (OSError, KeyError, ValueError) as err:
+        print(f"{i:>8} failed: {err}")
+print(f"{'total':>8} {tot / 1e6:>15.2f}")
+s = json.load(open(f"{d}/stats.json"))
+print("switch drops per queue:")
+for p in s["ports"]:
+    for q in p["queues"]:
+        if q["received"]:
+            print(f"  {p['interface']}/{q['queue']}: received {q['received']}, dropped "
+                  + ", ".join(f"{k} {v}" for k, v in q["dropped"].items() if v) + f", peak {q['peak_cells']} cells")
+PY
+if [ -n "$out" ]; then mkdir -p "$out" && cp "$TB_DIR"/c*.json "$TB_DIR/stats.json" "$out"/; fi

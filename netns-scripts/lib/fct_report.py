@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""FCT tables and plots for the live experiments (E1, E2): reads OUT/flows.csv
+(policy,rep,flow,bytes,fct_ms,ok) and OUT/runs.csv (policy,rep,udp_mbps,...), writes
+summary.csv, summary.md, fct_cdf.png and fct_p99.png; with --readme, puts the table and the plots
+between README.md's <!-- eN:begin --> / <!-- eN:end --> markers (plots copied to docs/img/).
+"""
+import argparse
+import csv
+import datetime
+import os
+import platform
+import shutil
+import statistics
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def pct(v, p):
+    v = sorted(v)
+    k = max(0, min(len(v) - 1, int(-(-p * len(v) // 1)) - 1))
+    return v[k]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--experiment", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--baseline", default="dt")
+    ap.add_argument("--paper", default="")
+    ap.add_argument("--readme")
+    a = ap.parse_args()
+    flows = defaultdict(list)
+    failed = defaultdict(int)
+    order = []
+    for r in csv.DictReader(open(f"{a.out}/flows.csv")):
+        if r["policy"] not in order:
+            order.append(r["policy"])
+        if r["ok"] == "1":
+            flows[r["policy"]].append(float(r["fct_ms"]))
+        else:
+            failed[r["policy"]] += 1
+    runs = defaultdict(list)
+    reps = defaultdict(set)
+    for r in csv.DictReader(open(f"{a.out}/runs.csv")):
+        runs[r["policy"]].append(r)
+        reps[r["policy"]].add(r["rep"])
+    if not order:
+        sys.exit("fct_report.py: no flows")
+    base = flows.get(a.baseline)
+    rows = []
+    for p in order:
+        v = flows[p]
+        udp = statistics.mean(float(r["udp_mbps"]) for r in runs[p]) if runs[p] else float("nan")
+        tcp_drops = sum(int(r["tcp_drops"]) for r in runs[p])
+        udp_drops = sum(int(r["udp_drops"]) for r in runs[p])
+        row = {"policy": p, "reps": len(reps[p]), "flows": len(v), "failed": failed[p],
+               "mean_ms": statistics.mean(v), "p50_ms": pct(v, 0.5), "p99_ms": pct(v, 0.99),
+               "max_ms": max(v), "udp_mbps": udp, "tcp_drops": tcp_drops, "udp_drops": udp_drops}
+        if base:
+            row["mean_vs_base"] = statistics.mean(base) / row["mean_ms"]
+            row["p99_vs_base"] = pct(base, 0.99) / row["p99_ms"]
+        rows.append(row)
+    keys = list(rows[0].keys())
+    with open(f"{a.out}/summary.csv", "w") as f:
+        w = csv.DictWriter(f, keys)
+        w.writeheader()
+        w.writerows(rows)
+    md = [f"| policy | reps | flows | mean FCT | p50 | p99 | max | {a.baseline} mean / mean | "
+          f"{a.baseline} p99 / p99 | UDP goodput | TCP-queue drops | UDP-queue drops |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append(f"| {r['policy']} | {r['reps']} | {r['flows']}{' (' + str(r['failed']) + ' failed)' if r['failed'] else ''} | "
+                  f"{r['mean_ms']:.1f} ms | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['max_ms']:.1f} | "
+                  f"{r.get('mean_vs_base', float('nan')):.2f}x | {r.get('p99_vs_base', float('nan')):.2f}x | "
+                  f"{r['udp_mbps']:.1f} Mbit/s | {r['tcp_drops']} | {r['udp_drops']} |")
+    stamp = (f"{a.experiment}, produced by `netns-scripts/{'e1_protean' if a.experiment == 'E1' else 'e2_fb'}.sh` on "
+             f"{datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}). "
+             f"Paper: {a.paper}.")
+    table = "\n".join(md + ["", stamp])
+    open(f"{a.out}/summary.md", "w").write(table + "\n")
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for p in order:
+        v = sorted(flows[p])
+        ax.step(v, [(i + 1) / len(v) for i in range(len(v))], where="post", label=p)
+    ax.set_xscale("log")
+    ax.set_xlabel("flow completion time (ms, log)")
+    ax.set_ylabel("CDF")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(f"{a.experiment}: FCT CDF per policy")
+    fig.tight_layout()
+    fig.savefig(f"{a.out}/fct_cdf.png", dpi=110)
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    ax.bar([r["policy"] for r in rows], [r["p99_ms"] for r in rows], color="tab:red", label="p99")
+    ax.bar([r["policy"] for r in rows], [r["mean_ms"] for r in rows], color="tab:blue", label="mean")
+    ax.set_ylabel("FCT (ms)")
+    ax.legend(fontsize=8)
+    ax.set_title(f"{a.experiment}: mean and p99 FCT")
+    fig.tight_layout()
+    fig.savefig(f"{a.out}/fct_p99.png", dpi=110)
+    print(table)
+    if a.readme:
+        tag = a.experiment.lower()
+        os.makedirs("docs/img", exist_ok=True)
+        imgs = []
+        for name in ["fct_cdf.png", "fct_p99.png"] + [f"timeline-{p}.png" for p in order[:2]]:
+            if os.path.exists(f"{a.out}/{name}"):
+                shutil.copy(f"{a.out}/{name}", f"docs/img/{tag}-{name}")
+                imgs.append(f"![{tag} {name}](docs/img/{tag}-{name})")
+        text = open(a.readme).read()
+        begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
+        if begin not in text:
+            sys.exit(f"{a.readme} has no {begin} marker")
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        open(a.readme, "w").write(head + begin + "\n" + table + "\n\n" + "\n".join(imgs) + "\n" + end + tail)
+        print(f"{a.readme} updated")
+
+
+if __name__ == "__main__":
+    main()

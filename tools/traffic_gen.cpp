@@ -1,0 +1,437 @@
+// sharebuf-tg: a traffic generator that measures flow and query completion times.
+//
+//   sharebuf-tg server [--port 5500] [--duration S]
+//   sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES [options]
+//   sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q/s] [options]
+//   sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate 100Mbit [--cdf FILE] [options]
+//   options: --duration S (no new flow or query starts after it; default 10), --timeout S (a
+//   started flow gets this long; default 5), --dscp N, --csv FILE, --seed N
+//
+// A flow is a response: the client sends an 8-byte request (the size, big-endian) and the server
+// answers with that many bytes. Its completion time runs from the moment the request is written
+// (the first byte the flow sends) to the moment the last response byte is read, on the client's
+// monotonic clock. `fixed` opens M connections at once; `query` keeps one persistent connection
+// per server and asks every server for size/N bytes per query (query completion time = until
+// the last response); `websearch` opens a new connection per flow, with Poisson arrivals at
+// `load` times the link rate and sizes from the web-search CDF, to random servers. Any failed
+// connection makes the run exit non-zero, saying which and why.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "datapath/replay_scenarios.h"
+#include "mgmt/units.h"
+
+#ifndef SHAREBUF_DATA_DIR
+#define SHAREBUF_DATA_DIR "data"
+#endif
+
+namespace {
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+[[noreturn]] void die(const std::string& m, int code = 1) {
+  std::cerr << "sharebuf-tg: " << m << "\n";
+  std::exit(code);
+}
+
+struct Endpoint {
+  sockaddr_in addr{};
+  std::string text;
+};
+
+Endpoint parse_endpoint(const std::string& s, uint16_t default_port) {
+  Endpoint e;
+  e.text = s;
+  const auto colon = s.find(':');
+  const std::string host = s.substr(0, colon);
+  e.addr.sin_family = AF_INET;
+  e.addr.sin_port = htons(colon == std::string::npos ? default_port
+                                                     : static_cast<uint16_t>(std::stoi(s.substr(colon + 1))));
+  if (inet_pton(AF_INET, host.c_str(), &e.addr.sin_addr) != 1) die("bad server address '" + s + "'", 2);
+  return e;
+}
+
+bool write_all(int fd, const void* p, size_t n) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  while (n > 0) {
+    const ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+    if (w <= 0) {
+      if (w < 0 && errno == EINTR) continue;
+      return false;
+    }
+    b += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// Reads exactly n bytes (discarding them) before `deadline`; false on EOF, error or timeout.
+bool read_n(int fd, uint64_t n, uint64_t deadline_ns, std::string& why) {
+  static thread_local std::vector<uint8_t> buf(1 << 16);
+  while (n > 0) {
+    const uint64_t t = now_ns();
+    if (t >= deadline_ns) {
+      why = "timed out with " + std::to_string(n) + " bytes missing";
+      return false;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(std::min<uint64_t>((deadline_ns - t) / 1'000'000 + 1, 1000)));
+    if (r <= 0) continue;
+    const ssize_t got = read(fd, buf.data(), std::min<uint64_t>(n, buf.size()));
+    if (got == 0) {
+      why = "connection closed with " + std::to_string(n) + " bytes missing";
+      return false;
+    }
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      why = std::string("read: ") + std::strerror(errno);
+      return false;
+    }
+    n -= static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+int connect_to(const Endpoint& e, int dscp, std::string& why) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    why = std::string("socket: ") + std::strerror(errno);
+    return -1;
+  }
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (dscp >= 0) {
+    const int tos = dscp << 2;
+    setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+  }
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&e.addr), sizeof(e.addr)) != 0) {
+    why = "connect to " + e.text + ": " + std::strerror(errno);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+struct FlowRecord {
+  uint64_t id = 0;
+  std::string kind;
+  std::string server;
+  uint64_t bytes = 0;
+  uint64_t start_ns = 0;
+  uint64_t fct_ns = 0;
+  int64_t query = -1;
+  bool ok = false;
+  std::string why;
+};
+
+// One request/response on an open connection.
+FlowRecord exchange(int fd, const Endpoint& e, uint64_t bytes, uint64_t deadline_ns) {
+  FlowRecord r;
+  r.server = e.text;
+  r.bytes = bytes;
+  uint8_t req[8];
+  for (int i = 0; i < 8; ++i) req[i] = static_cast<uint8_t>(bytes >> (56 - 8 * i));
+  r.start_ns = now_ns();
+  if (!write_all(fd, req, sizeof(req))) {
+    r.why = "request to " + e.text + ": " + std::strerror(errno);
+    return r;
+  }
+  r.ok = read_n(fd, bytes, deadline_ns, r.why);
+  if (!r.ok) r.why = e.text + ": " + r.why;
+  r.fct_ns = now_ns() - r.start_ns;
+  return r;
+}
+
+void serve_connection(int fd) {
+  std::vector<uint8_t> data(1 << 16, 0x5a);
+  for (;;) {
+    uint8_t req[8];
+    size_t got = 0;
+    while (got < sizeof(req)) {
+      const ssize_t n = read(fd, req + got, sizeof(req) - got);
+      if (n <= 0) {
+        close(fd);
+        return;
+      }
+      got += static_cast<size_t>(n);
+    }
+    uint64_t bytes = 0;
+    for (uint8_t b : req) bytes = (bytes << 8) | b;
+    while (bytes > 0) {
+      const size_t chunk = std::min<uint64_t>(bytes, data.size());
+      if (!write_all(fd, data.data(), chunk)) {
+        close(fd);
+        return;
+      }
+      bytes -= chunk;
+    }
+  }
+}
+
+int run_server(uint16_t port, double duration_s) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 || listen(fd, 1024) != 0)
+    die("server: port " + std::to_string(port) + ": " + std::strerror(errno));
+  std::fprintf(stderr, "sharebuf-tg: serving on port %u for %.0f s\n", port, duration_s);
+  const uint64_t end = now_ns() + static_cast<uint64_t>(duration_s * 1e9);
+  while (now_ns() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
+    const int c = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) continue;
+    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    std::thread(serve_connection, c).detach();
+  }
+  close(fd);
+  return 0;
+}
+
+struct Summary {
+  static void print(const char* what, std::vector<double> v_ms) {
+    if (v_ms.empty()) return;
+    std::sort(v_ms.begin(), v_ms.end());
+    // Nearest-rank quantile.
+    auto q = [&](double p) {
+      const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(v_ms.size())));
+      return v_ms[std::min(v_ms.size() - 1, rank == 0 ? 0 : rank - 1)];
+    };
+    double mean = 0;
+    for (double x : v_ms) mean += x / static_cast<double>(v_ms.size());
+    std::printf("%-6s n=%-6zu mean %.3f ms  p50 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n", what,
+                v_ms.size(), mean, q(0.5), q(0.99), q(0.999), v_ms.back());
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);
+  if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
+    std::cout << "usage:\n"
+                 "  sharebuf-tg server [--port 5500] [--duration S]\n"
+                 "  sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES\n"
+                 "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q]\n"
+                 "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf FILE]\n"
+                 "options: --duration S (default 10), --dscp N, --csv FILE, --seed N, --timeout S (per flow, default 5)\n"
+                 "Flow = a response of BYTES from a server; FCT from the request write to the last byte read.\n"
+                 "Exit status: 0, 1 if any flow failed (reason printed), 2 for bad arguments.\n";
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string mode = argv[1];
+  uint16_t port = 5500;
+  double duration = 10;
+  std::vector<Endpoint> servers;
+  std::string servers_text;
+  uint64_t flows = 1, size = 0, count = 0;
+  double rate = 0, load = 0, timeout = 5;
+  uint64_t link_bps = 0;
+  int dscp = -1;
+  uint64_t seed = 1;
+  std::string csv, cdf = std::string(SHAREBUF_DATA_DIR) + "/websearch-flow-size-cdf.txt";
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto v = [&]() -> std::string {
+      if (i + 1 >= argc) die(a + " needs a value", 2);
+      return argv[++i];
+    };
+    try {
+      if (a == "--port") port = static_cast<uint16_t>(std::stoi(v()));
+      else if (a == "--duration") duration = std::stod(v());
+      else if (a == "--servers") servers_text = v();
+      else if (a == "--flows") flows = std::stoull(v());
+      else if (a == "--size") size = sharebuf::mgmt::parse_size_cells(v(), 1);
+      else if (a == "--count") count = std::stoull(v());
+      else if (a == "--rate") rate = std::stod(v());
+      else if (a == "--load") load = std::stod(v());
+      else if (a == "--link-rate") link_bps = sharebuf::mgmt::parse_rate_bps(v());
+      else if (a == "--dscp") dscp = std::stoi(v());
+      else if (a == "--csv") csv = v();
+      else if (a == "--seed") seed = std::stoull(v());
+      else if (a == "--timeout") timeout = std::stod(v());
+      else if (a == "--cdf") cdf = v();
+      else die("unknown option " + a + " (see --help)", 2);
+    } catch (const std::exception& e) {
+      die(a + ": " + e.what(), 2);
+    }
+  }
+  if (mode == "server") return run_server(port, duration);
+  if (mode != "fixed" && mode != "query" && mode != "websearch") die("unknown mode '" + mode + "'", 2);
+  for (size_t s = 0, e; s < servers_text.size(); s = e + 1) {
+    e = servers_text.find(',', s);
+    if (e == std::string::npos) e = servers_text.size();
+    servers.push_back(parse_endpoint(servers_text.substr(s, e - s), port));
+  }
+  if (servers.empty()) die("--servers is required", 2);
+  if (dscp > 63) die("--dscp must be 0..63", 2);
+
+  const uint64_t start = now_ns();
+  const uint64_t end = start + static_cast<uint64_t>(duration * 1e9);
+  const auto timeout_ns = static_cast<uint64_t>(timeout * 1e9);
+  std::mutex mu;
+  std::vector<FlowRecord> records;
+  std::vector<std::pair<int64_t, uint64_t>> queries;  // (id, qct)
+  auto record = [&](FlowRecord r) {
+    std::lock_guard l(mu);
+    r.id = records.size();
+    records.push_back(std::move(r));
+  };
+
+  if (mode == "fixed") {
+    if (size == 0) die("--size is required", 2);
+    std::vector<std::thread> ts;
+    for (uint64_t f = 0; f < flows; ++f) {
+      ts.emplace_back([&, f] {
+        const Endpoint& e = servers[f % servers.size()];
+        std::string why;
+        const int fd = connect_to(e, dscp, why);
+        FlowRecord r;
+        if (fd < 0) {
+          r.why = why;
+          r.server = e.text;
+        } else {
+          r = exchange(fd, e, size, now_ns() + timeout_ns);
+          close(fd);
+        }
+        r.kind = "fixed";
+        record(r);
+      });
+    }
+    for (auto& t : ts) t.join();
+  } else if (mode == "query") {
+    if (size == 0) die("--size is required", 2);
+    if (count == 0 && rate <= 0) count = 1;
+    std::vector<int> fds;
+    for (const Endpoint& e : servers) {
+      std::string why;
+      const int fd = connect_to(e, dscp, why);
+      if (fd < 0) die(why);
+      fds.push_back(fd);
+    }
+    std::mt19937_64 rng(seed);
+    std::exponential_distribution<double> gap(rate > 0 ? rate : 1);
+    uint64_t next = now_ns();
+    const uint64_t per = std::max<uint64_t>(1, size / servers.size());
+    for (int64_t q = 0; (count == 0 || static_cast<uint64_t>(q) < count) && now_ns() < end; ++q) {
+      if (rate > 0) {
+        next += static_cast<uint64_t>(gap(rng) * 1e9);
+        while (now_ns() < next && now_ns() < end) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        if (now_ns() >= end) break;
+      }
+      const uint64_t q0 = now_ns();
+      std::vector<std::thread> ts;
+      std::vector<FlowRecord> rs(servers.size());
+      for (size_t s = 0; s < servers.size(); ++s)
+        ts.emplace_back([&, s] { rs[s] = exchange(fds[s], servers[s], per, now_ns() + timeout_ns); });
+      for (auto& t : ts) t.join();
+      bool all_ok = true;
+      for (auto& r : rs) {
+        r.kind = "query";
+        r.query = q;
+        all_ok = all_ok && r.ok;
+        record(r);
+      }
+      if (all_ok) queries.emplace_back(q, now_ns() - q0);
+      if (!all_ok) break;
+    }
+    for (int fd : fds) close(fd);
+  } else {
+    if (load <= 0 || link_bps == 0) die("websearch needs --load and --link-rate", 2);
+    sharebuf::datapath::FlowSizeCdf sizes;
+    try {
+      sizes = sharebuf::datapath::FlowSizeCdf::load(cdf);
+    } catch (const std::exception& e) {
+      die(e.what(), 2);
+    }
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    double mean = 0;
+    for (int i = 0; i < 20000; ++i) mean += static_cast<double>(sizes.quantile(u(rng))) / 20000;
+    const double flows_per_s = load * static_cast<double>(link_bps) / (mean * 8);
+    std::exponential_distribution<double> gap(flows_per_s);
+    std::vector<std::thread> ts;
+    uint64_t next = now_ns();
+    for (;;) {
+      next += static_cast<uint64_t>(gap(rng) * 1e9);
+      if (next >= end) break;
+      while (now_ns() < next) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      const Endpoint& e = servers[rng() % servers.size()];
+      const uint64_t bytes = sizes.quantile(u(rng));
+      ts.emplace_back([&, bytes, &e = e] {
+        std::string why;
+        const int fd = connect_to(e, dscp, why);
+        FlowRecord r;
+        if (fd < 0) {
+          r.why = why;
+          r.server = e.text;
+          r.bytes = bytes;
+        } else {
+          r = exchange(fd, e, bytes, end + timeout_ns);
+          close(fd);
+        }
+        r.kind = bytes < 100'000 ? "short" : bytes >= 1'000'000 ? "long" : "medium";
+        record(r);
+      });
+    }
+    for (auto& t : ts) t.join();
+  }
+
+  std::ofstream out;
+  if (!csv.empty()) {
+    out.open(csv);
+    if (!out) die("cannot write " + csv);
+    out << "id,kind,query,server,bytes,start_ms,fct_ms,ok\n";
+    for (const auto& r : records)
+      out << r.id << ',' << r.kind << ',' << r.query << ',' << r.server << ',' << r.bytes << ','
+          << static_cast<double>(r.start_ns - start) / 1e6 << ',' << static_cast<double>(r.fct_ns) / 1e6 << ','
+          << (r.ok ? 1 : 0) << '\n';
+    if (!queries.empty()) {
+      std::ofstream qo(csv + ".queries.csv");
+      qo << "query,qct_ms\n";
+      for (const auto& [id, qct] : queries) qo << id << ',' << static_cast<double>(qct) / 1e6 << '\n';
+    }
+  }
+  std::vector<double> fct;
+  size_t failed = 0;
+  for (const auto& r : records) {
+    if (r.ok) fct.push_back(static_cast<double>(r.fct_ns) / 1e6);
+    else if (++failed <= 5) std::fprintf(stderr, "sharebuf-tg: flow %lu failed: %s\n", r.id, r.why.c_str());
+  }
+  Summary::print("fct", fct);
+  std::vector<double> qct;
+  for (const auto& [id, t] : queries) qct.push_back(static_cast<double>(t) / 1e6);
+  Summary::print("qct", qct);
+  if (failed > 0) {
+    std::fprintf(stderr, "sharebuf-tg: %zu of %zu flows failed\n", failed, records.size());
+    return 1;
+  }
+  return 0;
+}
