@@ -13,6 +13,8 @@
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=lib/fct_run.sh
+source "$(dirname "$0")/lib/fct_run.sh"
 
 out=results/e1 reps=5 policies=dt,cs,protean,smartbuf,fb,credence,lqd warmup=3 readme=0
 while [ $# -gt 0 ]; do
@@ -54,26 +56,10 @@ group = "low"
 dscp = [8]'
     tb_start_switch "$TB_DIR/sw.toml"
     tb_bg 2 iperf3 -s -1 -p 5201 -J --logfile "$TB_DIR/udp.json"
-    tb_exec 3 "$tg" server --port 5500 --duration 60 2>/dev/null &
-    tg_pid=$!
     sleep 0.5
     udp_s=$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')
     tb_bg 1 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b 200M -l 1400 --dscp CS1 -t "$udp_s" >/dev/null
-    sleep "$warmup"
-    tb_ctl watch interval_us=1000 --csv "$TB_DIR/watch.csv" --duration 2.5 2>/dev/null &
-    watch_pid=$!
-    sleep 0.3
-    rc=0
-    tb_exec 1 timeout 20 "$tg" fixed --servers "$(tb_ip 3)" --flows 100 --size 16384 --timeout 15 \
-      --csv "$TB_DIR/fct.csv" >"$TB_DIR/tg.out" 2>&1 || rc=$?
-    wait "$watch_pid" || true
-    kill "$tg_pid" 2>/dev/null || true
-    wait "$tg_pid" 2>/dev/null || true
-    wait "${TB_PIDS[@]}" 2>/dev/null || true
-    TB_PIDS=()
-    tb_stop_switch || tb_die "$policy: sharebufd exited with an error"
-    [ "$rc" -eq 0 ] || { cat "$TB_DIR/tg.out"; tb_die "$policy: sharebuf-tg failed"; }
-    [ "$rep" -eq 1 ] && cp "$TB_DIR/watch.csv" "$out/watch-$policy.csv"
+    fct_run "$policy" "$rep" "$out" 3 1 100 16384 "$warmup"
     /usr/bin/python3 - "$TB_DIR" "$out" "$policy" "$rep" <<'PY'
 import csv, json, sys
 d, out, policy, rep = sys.argv[1:5]
@@ -94,6 +80,6 @@ PY
     --queues p1/0,p2/0 --title "E1 $policy: p1 = TCP incast (S3 -> S1), p2 = UDP (S1 -> S2)" >/dev/null
 done
 /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment E1 --out "$out" \
-  --baseline dt --paper "Protean: tail FCT 2.3x and mean FCT 1.7x better than DT, same UDP throughput" \
+  --baseline dt --highlight protean --paper "Protean: tail FCT 2.3x and mean FCT 1.7x better than DT, same UDP throughput" \
   $( [ "$readme" = 1 ] && echo --readme "$TB_ROOT/README.md" )
 echo "results in $out"

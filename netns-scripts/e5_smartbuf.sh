@@ -7,11 +7,11 @@
 # the prediction error per burst against the CS demand of the same fan-in (paper: within 9 % of
 # the ideal, 6 % on average).
 #   netns-scripts/e5_smartbuf.sh [--out DIR] [--fan-ins 16,32,48] [--rounds 6] [--size 1000000]
-#                                [--buffer 21000] [--quick]
+#                                [--buffer 21000] [--quick] [--readme]
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
-out=results/e5 fanins=16,32,48 rounds=6 size=1000000 buffer=21000
+out=results/e5 fanins=16,32,48 rounds=6 size=1000000 buffer=21000 readme=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -20,6 +20,7 @@ while [ $# -gt 0 ]; do
     --size) size=$2; shift 2 ;;
     --buffer) buffer=$2; shift 2 ;;
     --quick) rounds=3; shift ;;
+    --readme) readme=1; shift ;;
     -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e5_smartbuf.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -42,7 +43,7 @@ servers_for() {  # N connections to the server on h2
 echo "fan_in,round,demand_cells" >"$out/cs_demand.csv"
 tb_write_config "$TB_DIR/sw.toml" cs 100Mbit "400000 cells"
 tb_start_switch "$TB_DIR/sw.toml"
-tb_exec 2 "$tg" server --port 5500 --duration 600 2>/dev/null &
+ip netns exec "$(tb_ns_host 2)" "$tg" server --port 5500 --duration 600 2>/dev/null &  # not tb_exec: $! must be the server itself
 srv=$!
 for r in $(seq 1 "$rounds"); do
   for f in "${fan[@]}"; do
@@ -62,7 +63,7 @@ tb_stop_switch || tb_die "sharebufd (cs) failed"
 echo "fan_in,round,burst,predicted_cells,peak_cells" >"$out/smartbuf_bursts.csv"
 tb_write_config "$TB_DIR/sw.toml" smartbuf 100Mbit "$buffer cells"
 tb_start_switch "$TB_DIR/sw.toml"
-tb_exec 2 "$tg" server --port 5500 --duration 600 2>/dev/null &
+ip netns exec "$(tb_ns_host 2)" "$tg" server --port 5500 --duration 600 2>/dev/null &  # not tb_exec: $! must be the server itself
 srv=$!
 seen=0
 for r in $(seq 1 "$rounds"); do
@@ -114,4 +115,7 @@ lines.append(f"Produced by `netns-scripts/e5_smartbuf.sh` on {datetime.date.toda
 open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
+if [ "$readme" = 1 ]; then
+  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" e5 "$out/summary.md"
+fi
 echo "results in $out"

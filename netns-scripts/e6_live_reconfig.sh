@@ -6,18 +6,19 @@
 # view mode and probe interval change too. Checks: no crash; every switch appears in the next
 # watch sample (the delay is measured); after the traffic every cell is back in the pool and the
 # counters balance; no frame lost outside the counters.
-#   netns-scripts/e6_live_reconfig.sh [--out DIR] [--seconds 60] [--interval 1] [--quick]
+#   netns-scripts/e6_live_reconfig.sh [--out DIR] [--seconds 60] [--interval 1] [--quick] [--readme]
 # --quick: 10 seconds, a switch every 0.5 s. Writes switches.csv, watch.csv, summary.md.
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
-out=results/e6 seconds=60 interval=1
+out=results/e6 seconds=60 interval=1 readme=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --interval) interval=$2; shift 2 ;;
     --quick) seconds=10; interval=0.5; shift ;;
+    --readme) readme=1; shift ;;
     -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e6_live_reconfig.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -108,4 +109,19 @@ open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 sys.exit(0 if rc == 0 and bal and pool and changes >= n - 1 else 1)
 PY
+/usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch.csv" "$out/timeline.png" --queues p1/0,p3/0,p4/0 \
+  --title "E6: the policy changes every ${interval}s under load" >/dev/null
+if [ "$readme" = 1 ]; then
+  {
+    echo "\`netns-scripts/e6_live_reconfig.sh --readme\` ($seconds s, a switch every $interval s; $(date +%F), $(nproc) CPUs):"
+    echo
+    cat "$out/summary.md"
+    echo
+    echo "Background FCTs and query times while switching (sharebuf-tg):"
+    echo '```'
+    grep -hE "^(fct|qct) " "$out/background.out" "$out/queries.out" || true
+    echo '```'
+  } >"$out/readme.md"
+  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" e6 "$out/readme.md" "$out/timeline.png"
+fi
 echo "results in $out"

@@ -3,9 +3,9 @@
 //   sharebuf-tg server [--port 5500] [--duration S]
 //   sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES [options]
 //   sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q/s] [options]
-//   sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate 100Mbit [--cdf FILE] [options]
-//   options: --duration S (no new flow or query starts after it; default 10), --timeout S (a
-//   started flow gets this long; default 5), --dscp N, --csv FILE, --seed N
+//   sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate 100Mbit [--cdf FILE]
+//   [options] options: --duration S (no new flow or query starts after it; default 10), --timeout S
+//   (a started flow gets this long; default 5), --dscp N, --csv FILE, --seed N
 //
 // A flow is a response: the client sends an 8-byte request (the size, big-endian) and the server
 // answers with that many bytes. Its completion time runs from the moment the request is written
@@ -69,9 +69,11 @@ Endpoint parse_endpoint(const std::string& s, uint16_t default_port) {
   const auto colon = s.find(':');
   const std::string host = s.substr(0, colon);
   e.addr.sin_family = AF_INET;
-  e.addr.sin_port = htons(colon == std::string::npos ? default_port
-                                                     : static_cast<uint16_t>(std::stoi(s.substr(colon + 1))));
-  if (inet_pton(AF_INET, host.c_str(), &e.addr.sin_addr) != 1) die("bad server address '" + s + "'", 2);
+  e.addr.sin_port =
+      htons(colon == std::string::npos ? default_port
+                                       : static_cast<uint16_t>(std::stoi(s.substr(colon + 1))));
+  if (inet_pton(AF_INET, host.c_str(), &e.addr.sin_addr) != 1)
+    die("bad server address '" + s + "'", 2);
   return e;
 }
 
@@ -99,7 +101,8 @@ bool read_n(int fd, uint64_t n, uint64_t deadline_ns, std::string& why) {
       return false;
     }
     pollfd p{fd, POLLIN, 0};
-    const int r = poll(&p, 1, static_cast<int>(std::min<uint64_t>((deadline_ns - t) / 1'000'000 + 1, 1000)));
+    const int r =
+        poll(&p, 1, static_cast<int>(std::min<uint64_t>((deadline_ns - t) / 1'000'000 + 1, 1000)));
     if (r <= 0) continue;
     const ssize_t got = read(fd, buf.data(), std::min<uint64_t>(n, buf.size()));
     if (got == 0) {
@@ -154,7 +157,8 @@ FlowRecord exchange(int fd, const Endpoint& e, uint64_t bytes, uint64_t deadline
   r.server = e.text;
   r.bytes = bytes;
   uint8_t req[8];
-  for (int i = 0; i < 8; ++i) req[i] = static_cast<uint8_t>(bytes >> (56 - 8 * i));
+  for (int i = 0; i < 8; ++i)
+    req[i] = static_cast<uint8_t>(bytes >> (56 - 8 * i));
   r.start_ns = now_ns();
   if (!write_all(fd, req, sizeof(req))) {
     r.why = "request to " + e.text + ": " + std::strerror(errno);
@@ -180,7 +184,8 @@ void serve_connection(int fd) {
       got += static_cast<size_t>(n);
     }
     uint64_t bytes = 0;
-    for (uint8_t b : req) bytes = (bytes << 8) | b;
+    for (uint8_t b : req)
+      bytes = (bytes << 8) | b;
     while (bytes > 0) {
       const size_t chunk = std::min<uint64_t>(bytes, data.size());
       if (!write_all(fd, data.data(), chunk)) {
@@ -225,7 +230,8 @@ struct Summary {
       return v_ms[std::min(v_ms.size() - 1, rank == 0 ? 0 : rank - 1)];
     };
     double mean = 0;
-    for (double x : v_ms) mean += x / static_cast<double>(v_ms.size());
+    for (double x : v_ms)
+      mean += x / static_cast<double>(v_ms.size());
     std::printf("%-6s n=%-6zu mean %.3f ms  p50 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n", what,
                 v_ms.size(), mean, q(0.5), q(0.99), q(0.999), v_ms.back());
   }
@@ -236,14 +242,18 @@ struct Summary {
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
-    std::cout << "usage:\n"
-                 "  sharebuf-tg server [--port 5500] [--duration S]\n"
-                 "  sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES\n"
-                 "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q]\n"
-                 "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf FILE]\n"
-                 "options: --duration S (default 10), --dscp N, --csv FILE, --seed N, --timeout S (per flow, default 5)\n"
-                 "Flow = a response of BYTES from a server; FCT from the request write to the last byte read.\n"
-                 "Exit status: 0, 1 if any flow failed (reason printed), 2 for bad arguments.\n";
+    std::cout
+        << "usage:\n"
+           "  sharebuf-tg server [--port 5500] [--duration S]\n"
+           "  sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES\n"
+           "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q]\n"
+           "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf "
+           "FILE]\n"
+           "options: --duration S (default 10), --dscp N, --csv FILE, --seed N, --timeout S (per "
+           "flow, default 5)\n"
+           "Flow = a response of BYTES from a server; FCT from the request write to the last byte "
+           "read.\n"
+           "Exit status: 0, 1 if any flow failed (reason printed), 2 for bad arguments.\n";
     return argc < 2 ? 2 : 0;
   }
   const std::string mode = argv[1];
@@ -264,27 +274,43 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     try {
-      if (a == "--port") port = static_cast<uint16_t>(std::stoi(v()));
-      else if (a == "--duration") duration = std::stod(v());
-      else if (a == "--servers") servers_text = v();
-      else if (a == "--flows") flows = std::stoull(v());
-      else if (a == "--size") size = sharebuf::mgmt::parse_size_cells(v(), 1);
-      else if (a == "--count") count = std::stoull(v());
-      else if (a == "--rate") rate = std::stod(v());
-      else if (a == "--load") load = std::stod(v());
-      else if (a == "--link-rate") link_bps = sharebuf::mgmt::parse_rate_bps(v());
-      else if (a == "--dscp") dscp = std::stoi(v());
-      else if (a == "--csv") csv = v();
-      else if (a == "--seed") seed = std::stoull(v());
-      else if (a == "--timeout") timeout = std::stod(v());
-      else if (a == "--cdf") cdf = v();
-      else die("unknown option " + a + " (see --help)", 2);
+      if (a == "--port")
+        port = static_cast<uint16_t>(std::stoi(v()));
+      else if (a == "--duration")
+        duration = std::stod(v());
+      else if (a == "--servers")
+        servers_text = v();
+      else if (a == "--flows")
+        flows = std::stoull(v());
+      else if (a == "--size")
+        size = sharebuf::mgmt::parse_size_cells(v(), 1);
+      else if (a == "--count")
+        count = std::stoull(v());
+      else if (a == "--rate")
+        rate = std::stod(v());
+      else if (a == "--load")
+        load = std::stod(v());
+      else if (a == "--link-rate")
+        link_bps = sharebuf::mgmt::parse_rate_bps(v());
+      else if (a == "--dscp")
+        dscp = std::stoi(v());
+      else if (a == "--csv")
+        csv = v();
+      else if (a == "--seed")
+        seed = std::stoull(v());
+      else if (a == "--timeout")
+        timeout = std::stod(v());
+      else if (a == "--cdf")
+        cdf = v();
+      else
+        die("unknown option " + a + " (see --help)", 2);
     } catch (const std::exception& e) {
       die(a + ": " + e.what(), 2);
     }
   }
   if (mode == "server") return run_server(port, duration);
-  if (mode != "fixed" && mode != "query" && mode != "websearch") die("unknown mode '" + mode + "'", 2);
+  if (mode != "fixed" && mode != "query" && mode != "websearch")
+    die("unknown mode '" + mode + "'", 2);
   for (size_t s = 0, e; s < servers_text.size(); s = e + 1) {
     e = servers_text.find(',', s);
     if (e == std::string::npos) e = servers_text.size();
@@ -325,7 +351,8 @@ int main(int argc, char** argv) {
         record(r);
       });
     }
-    for (auto& t : ts) t.join();
+    for (auto& t : ts)
+      t.join();
   } else if (mode == "query") {
     if (size == 0) die("--size is required", 2);
     if (count == 0 && rate <= 0) count = 1;
@@ -343,15 +370,18 @@ int main(int argc, char** argv) {
     for (int64_t q = 0; (count == 0 || static_cast<uint64_t>(q) < count) && now_ns() < end; ++q) {
       if (rate > 0) {
         next += static_cast<uint64_t>(gap(rng) * 1e9);
-        while (now_ns() < next && now_ns() < end) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        while (now_ns() < next && now_ns() < end)
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
         if (now_ns() >= end) break;
       }
       const uint64_t q0 = now_ns();
       std::vector<std::thread> ts;
       std::vector<FlowRecord> rs(servers.size());
       for (size_t s = 0; s < servers.size(); ++s)
-        ts.emplace_back([&, s] { rs[s] = exchange(fds[s], servers[s], per, now_ns() + timeout_ns); });
-      for (auto& t : ts) t.join();
+        ts.emplace_back(
+            [&, s] { rs[s] = exchange(fds[s], servers[s], per, now_ns() + timeout_ns); });
+      for (auto& t : ts)
+        t.join();
       bool all_ok = true;
       for (auto& r : rs) {
         r.kind = "query";
@@ -362,7 +392,8 @@ int main(int argc, char** argv) {
       if (all_ok) queries.emplace_back(q, now_ns() - q0);
       if (!all_ok) break;
     }
-    for (int fd : fds) close(fd);
+    for (int fd : fds)
+      close(fd);
   } else {
     if (load <= 0 || link_bps == 0) die("websearch needs --load and --link-rate", 2);
     sharebuf::datapath::FlowSizeCdf sizes;
@@ -374,7 +405,8 @@ int main(int argc, char** argv) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(0, 1);
     double mean = 0;
-    for (int i = 0; i < 20000; ++i) mean += static_cast<double>(sizes.quantile(u(rng))) / 20000;
+    for (int i = 0; i < 20000; ++i)
+      mean += static_cast<double>(sizes.quantile(u(rng))) / 20000;
     const double flows_per_s = load * static_cast<double>(link_bps) / (mean * 8);
     std::exponential_distribution<double> gap(flows_per_s);
     std::vector<std::thread> ts;
@@ -382,7 +414,8 @@ int main(int argc, char** argv) {
     for (;;) {
       next += static_cast<uint64_t>(gap(rng) * 1e9);
       if (next >= end) break;
-      while (now_ns() < next) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      while (now_ns() < next)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
       const Endpoint& e = servers[rng() % servers.size()];
       const uint64_t bytes = sizes.quantile(u(rng));
       ts.emplace_back([&, bytes, &e = e] {
@@ -401,7 +434,8 @@ int main(int argc, char** argv) {
         record(r);
       });
     }
-    for (auto& t : ts) t.join();
+    for (auto& t : ts)
+      t.join();
   }
 
   std::ofstream out;
@@ -411,23 +445,27 @@ int main(int argc, char** argv) {
     out << "id,kind,query,server,bytes,start_ms,fct_ms,ok\n";
     for (const auto& r : records)
       out << r.id << ',' << r.kind << ',' << r.query << ',' << r.server << ',' << r.bytes << ','
-          << static_cast<double>(r.start_ns - start) / 1e6 << ',' << static_cast<double>(r.fct_ns) / 1e6 << ','
-          << (r.ok ? 1 : 0) << '\n';
+          << static_cast<double>(r.start_ns - start) / 1e6 << ','
+          << static_cast<double>(r.fct_ns) / 1e6 << ',' << (r.ok ? 1 : 0) << '\n';
     if (!queries.empty()) {
       std::ofstream qo(csv + ".queries.csv");
       qo << "query,qct_ms\n";
-      for (const auto& [id, qct] : queries) qo << id << ',' << static_cast<double>(qct) / 1e6 << '\n';
+      for (const auto& [id, qct] : queries)
+        qo << id << ',' << static_cast<double>(qct) / 1e6 << '\n';
     }
   }
   std::vector<double> fct;
   size_t failed = 0;
   for (const auto& r : records) {
-    if (r.ok) fct.push_back(static_cast<double>(r.fct_ns) / 1e6);
-    else if (++failed <= 5) std::fprintf(stderr, "sharebuf-tg: flow %lu failed: %s\n", r.id, r.why.c_str());
+    if (r.ok)
+      fct.push_back(static_cast<double>(r.fct_ns) / 1e6);
+    else if (++failed <= 5)
+      std::fprintf(stderr, "sharebuf-tg: flow %lu failed: %s\n", r.id, r.why.c_str());
   }
   Summary::print("fct", fct);
   std::vector<double> qct;
-  for (const auto& [id, t] : queries) qct.push_back(static_cast<double>(t) / 1e6);
+  for (const auto& [id, t] : queries)
+    qct.push_back(static_cast<double>(t) / 1e6);
   Summary::print("qct", qct);
   if (failed > 0) {
     std::fprintf(stderr, "sharebuf-tg: %zu of %zu flows failed\n", failed, records.size());

@@ -32,6 +32,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--baseline", default="dt")
     ap.add_argument("--paper", default="")
+    ap.add_argument("--highlight", help="the policy whose timeline goes into the README beside the baseline's")
     ap.add_argument("--readme")
     a = ap.parse_args()
     flows = defaultdict(list)
@@ -109,7 +110,8 @@ def main():
         tag = a.experiment.lower()
         os.makedirs("docs/img", exist_ok=True)
         imgs = []
-        for name in ["fct_cdf.png", "fct_p99.png"] + [f"timeline-{p}.png" for p in order[:2]]:
+        shown = [a.baseline] + ([a.highlight] if a.highlight else [])
+        for name in ["fct_cdf.png", "fct_p99.png"] + [f"timeline-{p}.png" for p in shown]:
             if os.path.exists(f"{a.out}/{name}"):
                 shutil.copy(f"{a.out}/{name}", f"docs/img/{tag}-{name}")
                 imgs.append(f"![{tag} {name}](docs/img/{tag}-{name})")

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# E2 (EXPERIMENTS.md): FB's hardware testbed on real Linux TCP. S1 = h1 on port p1; S2 on two
+# ports = h2 (p2) and h3 (p3). Eight queues per port under strict priority: queue 0 for TCP
+# (class "tcp", high priority, alpha 0.8), queues 1-7 for UDP (classes udp1..udp7 by DSCP
+# CS1..CS7, low priority, alpha 0.6). Buffer 9000 cells of 80 B. Seven UDP flows (one per
+# low-priority queue) from S1 to S2 via p2 oversubscribe it; then 100 TCP flows of 8 KB from S2
+# (h3, port p3) to S1. Ports shaped to 80 Mbit/s: the paper's rate is garbled, this value is ours.
+#   netns-scripts/e2_fb.sh [--out DIR] [--reps N] [--policies dt,fb,...] [--quick] [--readme]
+# Defaults: results/e2, 5 repetitions, dt cs fb fba abm. Same outputs as E1.
+set -euo pipefail
+# shellcheck source=lib/testbed.sh
+source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=lib/fct_run.sh
+source "$(dirname "$0")/lib/fct_run.sh"
+
+out=results/e2 reps=5 policies=dt,cs,fb,fba,abm warmup=3 readme=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --policies) policies=$2; shift 2 ;;
+    --quick) reps=1; warmup=1.5; shift ;;
+    --readme) readme=1; shift ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "e2_fb.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tg=${SHAREBUF_TG:-$TB_ROOT/build/tools/sharebuf-tg}
+[ -x "$tg" ] || tb_die "sharebuf-tg not built at $tg (./run.sh build)"
+classes='
+[[classes]]
+name = "tcp"
+queue = 0
+alpha = 0.8
+group = "high"
+dscp = [0]'
+for k in 1 2 3 4 5 6 7; do
+  classes+="
+[[classes]]
+name = \"udp$k\"
+queue = $k
+alpha = 0.6
+group = \"low\"
+dscp = [$((8 * k))]"
+done
+
+tb_init
+tb_create 3 cubic 0 200ms
+echo "policy,rep,flow,bytes,fct_ms,ok" >"$out/flows.csv"
+echo "policy,rep,udp_mbps,tcp_drops,udp_drops,tcp_peak_cells,udp_peak_cells" >"$out/runs.csv"
+IFS=, read -r -a plist <<<"$policies"
+for policy in "${plist[@]}"; do
+  for rep in $(seq 1 "$reps"); do
+    echo "== E2: $policy, repetition $rep of $reps"
+    tb_write_config "$TB_DIR/sw.toml" "$policy" 80Mbit "9000 cells" 8 "$classes"
+    sed -i 's/^queues = 8$/queues = 8\nscheduler = "sp"/' "$TB_DIR/sw.toml"
+    tb_start_switch "$TB_DIR/sw.toml"
+    for k in 1 2 3 4 5 6 7; do tb_bg 2 iperf3 -s -1 -p $((5200 + k)) -J --logfile "$TB_DIR/udp$k.json"; done
+    sleep 0.5
+    udp_s=$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')
+    for k in 1 2 3 4 5 6 7; do
+      tb_bg 1 iperf3 -c "$(tb_ip 2)" -p $((5200 + k)) -u -b 30M -l 1400 --dscp $((8 * k)) -t "$udp_s" >/dev/null
+    done
+    fct_run "$policy" "$rep" "$out" 3 1 100 8192 "$warmup"
+    /usr/bin/python3 - "$TB_DIR" "$out" "$policy" "$rep" <<'PY'
+import csv, json, sys
+d, out, policy, rep = sys.argv[1:5]
+with open(f"{out}/flows.csv", "a") as f:
+    for r in csv.DictReader(open(f"{d}/fct.csv")):
+        f.write(f"{policy},{rep},{r['id']},{r['bytes']},{r['fct_ms']},{r['ok']}\n")
+mbps = 0
+for k in range(1, 8):
+    u = json.JSONDecoder().raw_decode(open(f"{d}/udp{k}.json").read())[0]["end"]["sum"]
+    mbps += (u["packets"] - u["lost_packets"]) * 1400 * 8 / u["seconds"] / 1e6
+s = json.load(open(f"{d}/stats.json"))
+ports = {p["interface"]: p for p in s["ports"]}
+drops = lambda q: sum(q["dropped"].values())
+tcp = ports["p1"]["queues"][0]
+udp = ports["p2"]["queues"][1:]
+with open(f"{out}/runs.csv", "a") as f:
+    f.write(f"{policy},{rep},{mbps:.2f},{drops(tcp)},{sum(drops(q) for q in udp)},{tcp['peak_cells']},"
+            f"{max(q['peak_cells'] for q in udp)}\n")
+PY
+  done
+  /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch-$policy.csv" "$out/timeline-$policy.png" \
+    --queues p1/0,p2/1,p2/7 --title "E2 $policy: p1/0 = TCP (S2 -> S1), p2/1..7 = UDP (S1 -> S2)" >/dev/null
+done
+/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment E2 --out "$out" \
+  --baseline dt --highlight fb --paper "FB: FCTs at least 50 ms smaller than DT" \
+  $( [ "$readme" = 1 ] && echo --readme "$TB_ROOT/README.md" )
+echo "results in $out"
