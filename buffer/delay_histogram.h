@@ -33,6 +33,9 @@ class DelayHistogram {
   void record(uint64_t ns) noexcept {
     counts_[bucket_of(ns)].fetch_add(1, std::memory_order_relaxed);
   }
+  uint64_t count_in(int bucket) const noexcept {
+    return counts_[bucket].load(std::memory_order_relaxed);
+  }
   uint64_t count() const noexcept {
     uint64_t n = 0;
     for (const auto& c : counts_)

@@ -5,6 +5,19 @@
 #include "buffer/drop_reason.h"
 
 namespace sharebuf::mgmt {
+namespace {
+
+// The non-empty buckets of a queue's delay histogram as [lowest ns of the bucket, frames].
+nlohmann::json delay_buckets(const buffer::DelayHistogram& h) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int b = 0; b < buffer::DelayHistogram::kBuckets; ++b) {
+    if (const uint64_t n = h.count_in(b))
+      out.push_back({buffer::DelayHistogram::lower_bound(b), n});
+  }
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
   constexpr auto kRelaxed = std::memory_order_relaxed;
@@ -53,6 +66,7 @@ nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
            {"ecn_marked", s.ecn_marked_pkts.load(kRelaxed)},
            {"delay_p50_ns", s.delay.quantile(0.5)},
            {"delay_p99_ns", s.delay.quantile(0.99)},
+           {"delay_histogram", delay_buckets(s.delay)},
            {"occupancy_cells", buf.state().queue_cells(q)},
            {"peak_cells", buf.state().peak_queue_cells(q)},
            {"threshold_cells", policy.threshold_cells(q, core.env.class_of_queue(q), view)}});

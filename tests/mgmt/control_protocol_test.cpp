@@ -29,6 +29,7 @@ const Case kCases[] = {
     {R"({"cmd":"status","id":7})", true, "/policy"},
     {R"({"cmd":"ports"})", true, "/1/rx_frames"},
     {R"({"cmd":"queues"})", true, "/0/delay_p99_ns"},
+    {R"({"cmd":"queues"})", true, "/0/delay_histogram"},
     {R"({"cmd":"queues"})", true, "/1/dropped/pushed_out"},
     {R"({"cmd":"config"})", true, "/toml"},
     {R"({"cmd":"policy.get"})", true, "/state/thresholds_cells"},

@@ -80,6 +80,7 @@ assert n == st["frames"] and n > 0
 PY
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"]' \
-  'queue("p3")["admitted"] > 1000' 'queue("p3")["transmitted"] > 1000'
+  'queue("p3")["admitted"] > 1000' 'queue("p3")["transmitted"] > 1000' \
+  'queue("p3")["delay_p99_ns"] > 0' '0.99 * queue("p3")["transmitted"] <= sum(n for _, n in queue("p3")["delay_histogram"]) <= queue("p3")["transmitted"]'
 grep -q "policy" "$TB_DIR/sharebufd.log" || true
 echo "PASS"
