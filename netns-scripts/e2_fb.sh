@@ -25,10 +25,8 @@ while [ $# -gt 0 ]; do
     *) echo "e2_fb.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-tg=${SHAREBUF_TG:-$TB_ROOT/build/tools/sharebuf-tg}
-[ -x "$tg" ] || tb_die "sharebuf-tg not built at $tg (./run.sh build)"
+out=$(tb_out_dir "$out")
+tg=$(tb_tg) || exit 1
 classes='
 [[classes]]
 name = "tcp"

@@ -23,10 +23,8 @@ while [ $# -gt 0 ]; do
     *) echo "e6_live_reconfig.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-tg=${SHAREBUF_TG:-$TB_ROOT/build/tools/sharebuf-tg}
-[ -x "$tg" ] || tb_die "sharebuf-tg not built at $tg (./run.sh build)"
+out=$(tb_out_dir "$out")
+tg=$(tb_tg) || exit 1
 tb_init
 tb_create 4
 tb_write_config "$TB_DIR/sw.toml" dt 100Mbit "21000 cells"

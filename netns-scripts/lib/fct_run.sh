@@ -8,7 +8,8 @@
 #   fct_run POLICY REP OUT SERVER_HOST CLIENT_HOST FLOWS SIZE WARMUP
 fct_run() {
   local policy=$1 rep=$2 out=$3 server=$4 client=$5 flows=$6 size=$7 warmup=$8
-  local tg=${SHAREBUF_TG:-$TB_ROOT/build/tools/sharebuf-tg} tg_pid watch_pid rc=0
+  local tg tg_pid watch_pid rc=0
+  tg=$(tb_tg) || tb_die "no traffic generator"
   # Not tb_exec: $! must be the server itself, so that it can be ended here.
   ip netns exec "$(tb_ns_host "$server")" "$tg" server --port 5500 --duration 60 2>/dev/null &
   tg_pid=$!

@@ -103,6 +103,16 @@ tb_start_switch() {
   tb_die "sharebufd did not start within 5 s"
 }
 
+# tb_out_dir DIR: creates a results folder and prints its absolute path.
+tb_out_dir() { mkdir -p "$1" && (cd "$1" && pwd); }
+
+# tb_tg: the path of sharebuf-tg (SHAREBUF_TG, else the build); fails if it is not built.
+tb_tg() {
+  local tg=${SHAREBUF_TG:-$TB_ROOT/build/tools/sharebuf-tg}
+  [ -x "$tg" ] || { echo "sharebuf-tg not built at $tg (./run.sh build)" >&2; return 1; }
+  echo "$tg"
+}
+
 # tb_ctl ARGS...: sharebufctl against the running switch's control socket.
 tb_ctl() {
   "${SHAREBUFCTL:-$TB_ROOT/build/mgmt/sharebufctl}" --socket "$TB_DIR/ctl.sock" "$@"

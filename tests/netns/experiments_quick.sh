@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every live experiment script's quick mode runs end to end and writes its output files
-# (issue 7): E1 (DT vs Protean, one repetition), E5 (one round set), E6 (10 s of switching), and
-# the iperf3 incast. Each script builds and tears down its own testbed.
+# (issue 7): E1 (DT vs Protean) and E2 (DT vs FB), one repetition each, E5 (two rounds), E6
+# (10 s of switching), and the iperf3 incast. Each script builds and tears down its own testbed.
 set -euo pipefail
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIPPED: netns tests need root"
@@ -17,6 +17,10 @@ bash "$root/netns-scripts/e1_protean.sh" --quick --policies dt,protean --out "$o
 need "$out"/e1/{flows.csv,runs.csv,summary.csv,summary.md,fct_cdf.png,fct_p99.png,timeline-dt.png,timeline-protean.png}
 [ "$(grep -c '^dt,' "$out/e1/flows.csv")" -eq 100 ] || { echo "FAIL: e1 dt does not have 100 flows"; exit 1; }
 
+bash "$root/netns-scripts/e2_fb.sh" --quick --policies dt,fb --out "$out/e2" >"$out/e2.log" 2>&1 \
+  || { tail -20 "$out/e2.log"; echo "FAIL: e2"; exit 1; }
+need "$out"/e2/{flows.csv,runs.csv,summary.md,fct_cdf.png,timeline-dt.png,timeline-fb.png}
+
 bash "$root/netns-scripts/e6_live_reconfig.sh" --quick --out "$out/e6" >"$out/e6.log" 2>&1 \
   || { tail -20 "$out/e6.log"; echo "FAIL: e6"; exit 1; }
 need "$out"/e6/{switches.csv,watch.csv,summary.md}
@@ -29,6 +33,6 @@ bash "$root/netns-scripts/iperf_incast.sh" --senders 4 --bytes 1M --out "$out/in
   || { tail -20 "$out/incast.log"; echo "FAIL: iperf incast"; exit 1; }
 grep -q "started within" "$out/incast.log" || { echo "FAIL: incast did not report its start spread"; exit 1; }
 need "$out"/incast/{c1.json,c4.json,stats.json}
-cat "$out/e1/summary.md" "$out/e6/summary.md" "$out/e5/summary.md"
+cat "$out/e1/summary.md" "$out/e2/summary.md" "$out/e6/summary.md" "$out/e5/summary.md"
 grep -E "started within|total" "$out/incast.log"
 echo PASS
