@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every live experiment script's quick mode runs end to end and writes its output files
-# (issue 7): E1 (DT vs Protean) and E2 (DT vs FB), one repetition each, E5 (two rounds), E6
-# (10 s of switching), and the iperf3 incast. Each script builds and tears down its own testbed.
+# (issue 7): E1 (DT vs Protean) and E2 (DT vs FB), one repetition each, E3 (DT, one load, 3 s),
+# E5 (two rounds), E6 (10 s of switching), and the iperf3 incast. Each script builds and tears down its own testbed.
 set -euo pipefail
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIPPED: netns tests need root"
@@ -20,6 +20,10 @@ need "$out"/e1/{flows.csv,runs.csv,summary.csv,summary.md,fct_cdf.png,fct_p99.pn
 bash "$root/netns-scripts/e2_fb.sh" --quick --policies dt,fb --out "$out/e2" >"$out/e2.log" 2>&1 \
   || { tail -20 "$out/e2.log"; echo "FAIL: e2"; exit 1; }
 need "$out"/e2/{flows.csv,runs.csv,summary.md,fct_cdf.png,timeline-dt.png,timeline-fb.png}
+
+bash "$root/netns-scripts/e3_incast.sh" --quick --out "$out/e3" >"$out/e3.log" 2>&1 \
+  || { tail -20 "$out/e3.log"; echo "FAIL: e3"; exit 1; }
+need "$out"/e3/{flows.csv,queries.csv,runs.csv,summary.csv,summary.md,qct_p99.png}
 
 bash "$root/netns-scripts/e6_live_reconfig.sh" --quick --out "$out/e6" >"$out/e6.log" 2>&1 \
   || { tail -20 "$out/e6.log"; echo "FAIL: e6"; exit 1; }
