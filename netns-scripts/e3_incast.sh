@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     --full) loads=0.2,0.4,0.6,0.8; bursts=0.25,0.5,0.75
             policies=cs,dt,edt,abm,protean,smartbuf,fb,fba,credence,lqd; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e3_incast.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
