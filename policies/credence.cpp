@@ -87,30 +87,37 @@ void CredencePolicy::drain_all(uint64_t now_ns, const BufferView& view) noexcept
   }
 }
 
-bool CredencePolicy::predict_drop(const ArrivalContext& ctx) noexcept {
-  bool drop = false;
-  switch (oracle_) {
-    case Oracle::kNone:
-      return false;
-    case Oracle::kPerfect: {
-      const auto& labels = *env().oracle_labels;
-      return ctx.seq < labels.size() && labels[ctx.seq] != 0;
-    }
-    case Oracle::kForest:
-    case Oracle::kFlip:
-      if (forest_) drop = forest_->predicts_drop(last_features_);
-      if (flip_over_perfect_) {
-        const auto& labels = *env().oracle_labels;
-        drop = ctx.seq < labels.size() && labels[ctx.seq] != 0;
-      }
-      if (oracle_ == Oracle::kFlip && coin_(rng_) < flip_probability_) drop = !drop;
-      return drop;
+// The base oracle's answer; flip is applied by the caller. Reads only immutable state, so it runs
+// outside the critical section.
+bool CredencePolicy::predict_drop(const ArrivalContext& ctx,
+                                  const double (&features)[kOracleFeatures]) const noexcept {
+  if (oracle_ == Oracle::kPerfect || flip_over_perfect_) {
+    const auto& labels = *env().oracle_labels;
+    return ctx.seq < labels.size() && labels[ctx.seq] != 0;
   }
-  return false;
+  return forest_ && forest_->predicts_drop(features);
 }
 
 Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
-  std::lock_guard guard(lock_);
+  double features[kOracleFeatures];
+  bool flip = false;
+  {
+    std::lock_guard guard(lock_);
+    if (const auto early = decide_locked(ctx, view, features, flip)) return *early;
+  }
+  // 3. (continued) The oracle's answer is a pure function of the features snapshotted under the
+  // lock, so computing it here gives the same verdict and keeps the critical section short.
+  if (oracle_ == Oracle::kNone) return Verdict::accept();
+  return predict_drop(ctx, features) != flip ? Verdict::drop(DropReason::kPrediction)
+                                             : Verdict::accept();
+}
+
+// Steps 1, 2, 4 and the oracle's coin, under lock_. Returns the verdict when the oracle is not
+// needed; otherwise fills the oracle's features and whether to flip its answer.
+std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
+                                                     const BufferView& view,
+                                                     double (&features)[kOracleFeatures],
+                                                     bool& flip) noexcept {
   const double capacity = view.capacity_cells();
   // Idle thresholds drain lazily: the arriving queue's now, the others only when Gamma says the
   // virtual buffer is full (then every threshold must be current to find the highest). Gamma is
@@ -120,7 +127,7 @@ Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view)
   // Features (only a forest reads them), updated on every arrival as the trace writer does.
   if (forest_) {
     features_.observe(ctx.now_ns, ctx.queue, view.queue_cells(ctx.queue), view.total_cells(),
-                      last_features_);
+                      features);
   }
 
   // 1. Thresholds follow LQD's queue lengths. When the virtual buffer looks full, every draining
@@ -147,11 +154,12 @@ Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view)
 
   // 2. Safeguard: no queue is long enough for LQD to push anything out of it.
   if (safeguard_ && view.long_queues() == 0) return Verdict::accept();
-  // 3. Under the threshold and fits: the oracle decides.
-  if (view.queue_cells(i) < t_[i] && ctx.cells <= view.remaining_cells()) {
-    return predict_drop(ctx) ? Verdict::drop(DropReason::kPrediction) : Verdict::accept();
-  }
-  return Verdict::drop(DropReason::kThreshold);
+  // 4. Over the threshold or does not fit.
+  if (!(view.queue_cells(i) < t_[i] && ctx.cells <= view.remaining_cells()))
+    return Verdict::drop(DropReason::kThreshold);
+  // 3. Under the threshold and fits: the oracle decides (its coin drawn here, in arrival order).
+  if (oracle_ == Oracle::kFlip) flip = coin_(rng_) < flip_probability_;
+  return std::nullopt;
 }
 
 void CredencePolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {

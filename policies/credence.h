@@ -21,7 +21,8 @@
 // from BufferState's count of queues at or above B/N (O(1)), and lazy draining visits only the
 // queues that may be draining: those that had an arrival or emptied since they were last seen
 // busy. bench/policies/admission_bench.cpp measures the full-virtual-buffer case.
-// Thread-safety: admit() and on_dequeue() take lock_ (a spinlock). describe() takes it too.
+// Thread-safety: admit() and on_dequeue() take lock_ (a spinlock). describe() takes it too. The
+// forest is evaluated after the lock is released, on features snapshotted under it.
 #pragma once
 
 #include <array>
@@ -75,7 +76,10 @@ class CredencePolicy final : public Policy {
 
  private:
   enum class Oracle { kNone, kForest, kFlip, kPerfect };
-  bool predict_drop(const ArrivalContext& ctx) noexcept;
+  bool predict_drop(const ArrivalContext& ctx,
+                    const double (&features)[kOracleFeatures]) const noexcept;
+  std::optional<Verdict> decide_locked(const ArrivalContext& ctx, const BufferView& view,
+                                       double (&features)[kOracleFeatures], bool& flip) noexcept;
   void drain_one(uint32_t queue, uint64_t now_ns, const BufferView& view) noexcept;
   void drain_all(uint64_t now_ns, const BufferView& view) noexcept;
   void set_threshold(uint32_t queue, double t) noexcept {
@@ -103,7 +107,6 @@ class CredencePolicy final : public Policy {
   std::vector<double> rate_cells_per_ns_;  // line rate of each queue's port
   uint64_t drained_all_ns_ = UINT64_MAX;   // time of the last drain_all()
   CredenceFeatures features_;
-  double last_features_[kOracleFeatures] = {};
   double gamma_ = 0;  // sum of T
   std::mt19937_64 rng_;
   std::uniform_real_distribution<double> coin_{0.0, 1.0};

@@ -16,15 +16,15 @@ namespace sharebuf::policies {
 class CredenceFeatures {
  public:
   CredenceFeatures(uint32_t num_queues, double base_rtt_ns)
-      : base_rtt_ns_(base_rtt_ns), ewma_queue_(num_queues, 0) {}
+      : per_ns_(1.0 / base_rtt_ns), ewma_queue_(num_queues, 0) {}
 
   // Updates the EWMAs with an arrival to `queue` and returns its features.
   void observe(uint64_t now_ns, uint32_t queue, double queue_cells, double total_cells,
                double (&out)[kOracleFeatures]) noexcept {
-    const double w = last_ns_ == 0
-                         ? 1.0
-                         : std::min(1.0, static_cast<double>(now_ns - std::min(now_ns, last_ns_)) /
-                                             base_rtt_ns_);
+    const double w =
+        last_ns_ == 0
+            ? 1.0
+            : std::min(1.0, static_cast<double>(now_ns - std::min(now_ns, last_ns_)) * per_ns_);
     last_ns_ = now_ns;
     ewma_queue_[queue] += w * (queue_cells - ewma_queue_[queue]);
     ewma_total_ += w * (total_cells - ewma_total_);
@@ -36,7 +36,7 @@ class CredenceFeatures {
   double ewma_total() const noexcept { return ewma_total_; }
 
  private:
-  double base_rtt_ns_;
+  double per_ns_;  // 1 / base RTT: a multiply on the oracle's path instead of a divide
   std::vector<double> ewma_queue_;
   double ewma_total_ = 0;
   uint64_t last_ns_ = 0;

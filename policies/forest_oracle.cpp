@@ -1,6 +1,9 @@
 #include "policies/forest_oracle.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include <immintrin.h>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -15,12 +18,12 @@ RandomForest RandomForest::from_json(const nlohmann::json& model, const std::str
   };
   if (!model.is_array() || model.empty()) fail("", "must be a non-empty array of trees");
   RandomForest forest;
+  std::vector<std::vector<ModelNode>> trees;
   for (size_t t = 0; t < model.size(); ++t) {
     const nlohmann::json& tree = model[t];
     const std::string tree_name = "tree " + std::to_string(t);
     if (!tree.is_array() || tree.empty()) fail(tree_name, "must be a non-empty array of nodes");
-    const auto base = static_cast<int32_t>(forest.nodes_.size());
-    forest.roots_.push_back(base);
+    std::vector<ModelNode>& nodes = trees.emplace_back();
     const auto size = static_cast<int64_t>(tree.size());
     for (int64_t n = 0; n < size; ++n) {
       const nlohmann::json& node = tree[static_cast<size_t>(n)];
@@ -36,7 +39,7 @@ RandomForest RandomForest::from_json(const nlohmann::json& model, const std::str
           fail(where, "unknown key '" + key + "'");
         }
       }
-      Node out{};
+      ModelNode out{};
       const int64_t feature = node["feature"].get<int64_t>();
       out.threshold = node["threshold"].get<double>();
       out.value = node["value"].get<double>();
@@ -58,35 +61,68 @@ RandomForest RandomForest::from_json(const nlohmann::json& model, const std::str
           }
         }
         out.feature = static_cast<int32_t>(feature);
-        out.child[0] = base + static_cast<int32_t>(left);
-        out.child[1] = base + static_cast<int32_t>(right);
+        out.child[0] = static_cast<int32_t>(left);
+        out.child[1] = static_cast<int32_t>(right);
       }
-      forest.nodes_.push_back(out);
+      nodes.push_back(out);
+    }
+    forest.model_nodes_ += nodes.size();
+  }
+  // Depth of the leaves reachable from each root (children come after parents: one forward pass).
+  for (size_t t = 0; t < trees.size(); ++t) {
+    const std::vector<ModelNode>& nodes = trees[t];
+    std::vector<int> depth(nodes.size(), -1);
+    depth[0] = 0;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (depth[n] < 0) continue;  // unreachable
+      if (nodes[n].feature < 0) {
+        forest.depth_ = std::max(forest.depth_, depth[n]);
+        if (depth[n] > kMaxDepth) {
+          fail("tree " + std::to_string(t), "deeper than " + std::to_string(kMaxDepth) +
+                                                " levels (retrain with a smaller max depth)");
+        }
+        continue;
+      }
+      for (int32_t child : nodes[n].child)
+        depth[static_cast<size_t>(child)] =
+            std::max(depth[static_cast<size_t>(child)], depth[n] + 1);
     }
   }
-  forest.flatten_leaves();
+  forest.trees_ = trees.size();
+  forest.inner_per_tree_ = (1u << forest.depth_) - 1;
+  forest.inner_.assign(forest.trees_ * forest.inner_per_tree_, Inner{});
+  forest.leaves_.assign(forest.trees_ * (size_t{1} << forest.depth_), 0.0);
+  for (size_t t = 0; t < trees.size(); ++t)
+    forest.place(trees[t], 0, t, 0, 0);
   return forest;
 }
 
-// Every walk then takes exactly max_depth_ steps: a leaf becomes a node that sends every input to
-// itself (feature 0 <= +inf). score() runs the trees side by side with no data-dependent branch
-// (the child is picked by indexing with the comparison), so a random forest's unpredictable splits
-// cost no mispredictions.
-void RandomForest::flatten_leaves() {
-  std::vector<int32_t> depth(nodes_.size(), 0);
-  max_depth_ = 0;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    Node& n = nodes_[i];
-    if (n.feature >= 0) {
-      depth[static_cast<size_t>(n.child[0])] = depth[i] + 1;
-      depth[static_cast<size_t>(n.child[1])] = depth[i] + 1;
-    } else {
-      max_depth_ = std::max(max_depth_, depth[i]);
-      n.feature = 0;
-      n.threshold = std::numeric_limits<double>::infinity();
-      n.child[0] = n.child[1] = static_cast<int32_t>(i);
-    }
+// Puts model node n of a tree at position k of its complete tree; a leaf above depth D fills its
+// whole subtree: always-left inner nodes, and its value in every leaf below.
+void RandomForest::place(const std::vector<ModelNode>& tree, int32_t n, size_t tree_index,
+                         uint32_t k, int level) {
+  const ModelNode& node = tree[static_cast<size_t>(n)];
+  if (level == depth_) {
+    leaves_[tree_index * (inner_per_tree_ + 1) + (k - inner_per_tree_)] = node.value;
+    return;
   }
+  Inner& inner = inner_[tree_index * inner_per_tree_ + k];
+  if (node.feature < 0) {
+    inner = Inner{};
+    for (float& t : inner.threshold)
+      t = std::numeric_limits<float>::infinity();
+    place(tree, n, tree_index, 2 * k + 1, level + 1);
+    place(tree, n, tree_index, 2 * k + 2, level + 1);
+    return;
+  }
+  float threshold = static_cast<float>(node.threshold);
+  if (static_cast<double>(threshold) > node.threshold)
+    threshold = std::nextafter(threshold, -std::numeric_limits<float>::infinity());
+  for (float& t : inner.threshold)
+    t = std::numeric_limits<float>::infinity();
+  inner.threshold[node.feature] = threshold;
+  place(tree, node.child[0], tree_index, 2 * k + 1, level + 1);
+  place(tree, node.child[1], tree_index, 2 * k + 2, level + 1);
 }
 
 RandomForest RandomForest::from_file(const std::string& path) {
@@ -99,37 +135,70 @@ RandomForest RandomForest::from_file(const std::string& path) {
   return from_json(model, path);
 }
 
-double RandomForest::score(const double (&x)[kOracleFeatures]) const noexcept {
-  // scikit-learn compares float32 copies of the features with its (double) thresholds; rounding
-  // the same way makes the predictions identical to the trainer's, not just close.
-  double features[kOracleFeatures];
+namespace {
+
+#if defined(__SSE2__)
+using FeatureVector = __m128;
+FeatureVector to_float(const double (&x)[kOracleFeatures]) noexcept {
+  // Rounded to nearest, as numpy's astype(float32) does.
+  return _mm_movelh_ps(_mm_cvtpd_ps(_mm_loadu_pd(x)), _mm_cvtpd_ps(_mm_loadu_pd(x + 2)));
+}
+// 1 when some feature exceeds its threshold (at most one is finite): the walk goes right.
+uint32_t goes_right(FeatureVector x, const float* threshold) noexcept {
+  const int mask = _mm_movemask_ps(_mm_cmpgt_ps(x, _mm_load_ps(threshold)));  // 0..15
+  return static_cast<uint32_t>(mask + 15) >> 4;                               // no flags, no branch
+}
+#else
+struct FeatureVector {
+  float v[kOracleFeatures];
+};
+FeatureVector to_float(const double (&x)[kOracleFeatures]) noexcept {
+  FeatureVector f;
   for (int i = 0; i < kOracleFeatures; ++i)
-    features[i] = static_cast<double>(static_cast<float>(x[i]));
-  const Node* nodes = nodes_.data();
-  const auto step = [&](int32_t at) {
-    const Node& n = nodes[at];
-    return n.child[features[n.feature] > n.threshold];  // an index, not a branch
+    f.v[i] = static_cast<float>(x[i]);
+  return f;
+}
+uint32_t goes_right(const FeatureVector& x, const float* threshold) noexcept {
+  uint32_t right = 0;
+  for (int i = 0; i < kOracleFeatures; ++i)
+    right |= static_cast<uint32_t>(x.v[i] > threshold[i]);
+  return right;
+}
+#endif
+
+}  // namespace
+
+double RandomForest::leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
+  const FeatureVector features = to_float(x);
+  const uint32_t per_tree = inner_per_tree_;
+  const size_t leaves_per_tree = size_t{per_tree} + 1;
+  const auto step = [&](const Inner* tree, uint32_t k) {
+    return 2 * k + 1 + goes_right(features, tree[k].threshold);
   };
   double sum = 0;
   size_t t = 0;
-  // Four trees at a time in registers: four independent chains of loads overlap.
-  for (; t + 4 <= roots_.size(); t += 4) {
-    int32_t a = roots_[t], b = roots_[t + 1], c = roots_[t + 2], d = roots_[t + 3];
-    for (int32_t level = 0; level < max_depth_; ++level) {
-      a = step(a);
-      b = step(b);
-      c = step(c);
-      d = step(d);
+  // Four trees at a time: four independent chains overlap.
+  for (; t + 4 <= trees_; t += 4) {
+    const Inner* base = inner_.data() + t * per_tree;
+    uint32_t a = 0, b = 0, c = 0, d = 0;
+    for (int level = 0; level < depth_; ++level) {
+      a = step(base, a);
+      b = step(base + per_tree, b);
+      c = step(base + 2 * per_tree, c);
+      d = step(base + 3 * per_tree, d);
     }
-    sum += nodes[a].value + nodes[b].value + nodes[c].value + nodes[d].value;
+    const double* leaves = leaves_.data() + t * leaves_per_tree;  // leaf j is node per_tree + j
+    sum += leaves[a - per_tree] + leaves[leaves_per_tree + b - per_tree] +
+           leaves[2 * leaves_per_tree + c - per_tree] + leaves[3 * leaves_per_tree + d - per_tree];
   }
-  for (; t < roots_.size(); ++t) {
-    int32_t a = roots_[t];
-    for (int32_t level = 0; level < max_depth_; ++level)
-      a = step(a);
-    sum += nodes[a].value;
+  for (; t < trees_; ++t) {
+    const Inner* tree = inner_.data() + t * per_tree;
+    uint32_t a = 0;
+    for (int level = 0; level < depth_; ++level)
+      a = step(tree, a);
+    sum += leaves_[t * leaves_per_tree + (a - per_tree)];
   }
-  return sum / static_cast<double>(roots_.size());
+  return sum;
 }
 
 }  // namespace sharebuf::policies

@@ -7,6 +7,13 @@
 // must come after their parent, which makes every walk terminate; the loader checks this and every
 // index. Features (all in cells): 0 queue length, 1 total occupancy, 2 and 3 their EWMAs over a
 // base RTT.
+//
+// Layout: every tree is stored as a complete binary tree of the forest's depth D (at most
+// kMaxDepth), node k's children at 2k+1 and 2k+2, so a walk is D steps of "load node, compare,
+// k = 2k + 1 + (x > t)" with no child pointer to load; a leaf above depth D is padded with
+// always-left nodes down to D. Comparisons are in float, as scikit-learn's are: it compares a
+// float32 copy of the feature with a double threshold, and for a float x, x <= t exactly when
+// x <= the largest float not above t, which is the threshold stored.
 #pragma once
 
 #include <cstdint>
@@ -26,25 +33,42 @@ class RandomForest {
   static RandomForest from_file(const std::string& path);
 
   // Mean leaf value over the trees (the predicted probability of a drop).
-  double score(const double (&features)[kOracleFeatures]) const noexcept;
-  bool predicts_drop(const double (&features)[kOracleFeatures]) const noexcept {
-    return score(features) > 0.5;
+  double score(const double (&features)[kOracleFeatures]) const noexcept {
+    return leaf_sum(features) / static_cast<double>(trees_);
   }
-  size_t trees() const noexcept { return roots_.size(); }
-  size_t nodes() const noexcept { return nodes_.size(); }
+  // score > 0.5 without the division (a long-latency instruction on the admission path); the
+  // same answer: 0.5 * trees is exact and rounding is monotonic.
+  bool predicts_drop(const double (&features)[kOracleFeatures]) const noexcept {
+    return leaf_sum(features) > 0.5 * static_cast<double>(trees_);
+  }
+  size_t trees() const noexcept { return trees_; }
+  size_t nodes() const noexcept { return model_nodes_; }  // as in the model file
+  int depth() const noexcept { return depth_; }
+  static constexpr int kMaxDepth = 16;  // 2^16 leaves per tree; deeper models are refused
 
  private:
-  struct Node {
-    int32_t feature;   // -1 in the model: a leaf (loaded as a self-loop, see flatten_leaves)
-    int32_t child[2];  // left (x <= threshold), right
+  // One threshold per feature: the tested feature's (the largest float <= the model's
+  // threshold) and +inf for the others, so "x > t in any lane" is the comparison, done as one
+  // vector compare with no load of x[feature] on the walk's dependency chain.
+  struct alignas(16) Inner {
+    float threshold[kOracleFeatures];
+  };
+  struct ModelNode {
+    int32_t feature;  // -1: leaf
+    int32_t child[2];
     double threshold;
     double value;
   };
-  void flatten_leaves();
+  double leaf_sum(const double (&features)[kOracleFeatures]) const noexcept;
+  void place(const std::vector<ModelNode>& tree, int32_t n, size_t tree_index, uint32_t k,
+             int level);
 
-  std::vector<Node> nodes_;     // every tree's nodes, tree after tree
-  std::vector<int32_t> roots_;  // index of each tree's root in nodes_
-  int32_t max_depth_ = 0;       // longest root-to-leaf path of any tree
+  size_t trees_ = 0;
+  size_t model_nodes_ = 0;
+  int depth_ = 0;                // D: every walk takes exactly D steps
+  uint32_t inner_per_tree_ = 0;  // 2^D - 1
+  std::vector<Inner> inner_;     // tree t's node k at t * inner_per_tree_ + k
+  std::vector<double> leaves_;   // tree t's leaf j (node inner_per_tree_ + j) at t * 2^D + j
 };
 
 }  // namespace sharebuf::policies

@@ -30,13 +30,23 @@ class MaxTree {
   uint32_t size() const noexcept { return n_; }
   double operator[](uint32_t i) const noexcept { return nodes_[leaves_ + i].value; }
 
+  // The new winner of each level is carried up in registers: only the sibling is read from
+  // memory, so the walk is not a chain of store-to-load round trips.
   void set(uint32_t i, double v) noexcept {
     uint32_t k = leaves_ + i;
+    double value = v;
+    uint32_t index = i;
     nodes_[k].value = v;
-    for (k /= 2; k >= 1; k /= 2) {
-      const Node next = pick(nodes_[2 * k], nodes_[2 * k + 1]);
-      if (next.value == nodes_[k].value && next.index == nodes_[k].index) break;
-      nodes_[k] = next;
+    for (; k > 1; k /= 2) {
+      const Node& sibling = nodes_[k ^ 1];
+      // Ties go to the lower index, which is the left child's: the same as pick().
+      const bool sibling_wins =
+          sibling.value > value || (sibling.value == value && sibling.index < index);
+      value = sibling_wins ? sibling.value : value;
+      index = sibling_wins ? sibling.index : index;
+      Node& parent = nodes_[k / 2];
+      if (parent.value == value && parent.index == index) break;
+      parent = Node{value, index};
     }
   }
   uint32_t argmax() const noexcept { return nodes_[1].index; }

@@ -2,6 +2,8 @@
 // independent LQD model), the safeguard, the oracles, the forest loader.
 #include "policies/credence.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -182,6 +184,27 @@ TEST(MaxTree, TracksTheLargestValueThroughChanges) {
   EXPECT_EQ(one.max(), 3);
 }
 
+TEST(MaxTree, AgreesWithAScanOnRandomChanges) {
+  // Few distinct values, so ties are frequent: the lowest index among the highest must win.
+  for (uint32_t n : {1u, 2u, 3u, 7u, 8u, 33u}) {
+    std::mt19937 rng(n);
+    std::uniform_int_distribution<uint32_t> index(0, n - 1);
+    std::uniform_int_distribution<int> value(0, 4);
+    MaxTree tree(n);
+    std::vector<double> values(n, 0);
+    for (int step = 0; step < 2000; ++step) {
+      const uint32_t i = index(rng);
+      values[i] = value(rng) / 2.0;
+      tree.set(i, values[i]);
+      const auto best = std::max_element(values.begin(), values.end());  // first of the highest
+      ASSERT_EQ(tree.max(), *best) << "n " << n << " step " << step;
+      ASSERT_EQ(tree.argmax(), static_cast<uint32_t>(best - values.begin()))
+          << "n " << n << " step " << step;
+      ASSERT_EQ(tree[i], values[i]);
+    }
+  }
+}
+
 TEST(Credence, FlipIsReproducibleBySeed) {
   const buffer::BufferLayout layout(100, 80, {buffer::PortSpec{.num_queues = 2}});
   buffer::BufferState state(layout);
@@ -234,6 +257,113 @@ TEST(RandomForest, PredictsAHandBuiltTree) {
   EXPECT_FALSE(f.predicts_drop({51, 900, 0, 0}));
   EXPECT_DOUBLE_EQ(f.score({51, 901, 0, 0}), 0.55);
   EXPECT_TRUE(f.predicts_drop({51, 901, 0, 0}));
+}
+
+TEST(RandomForest, ComparesLikeScikitLearnInFloat32) {
+  // scikit-learn compares float32(x) <= threshold (a double). 0.1 is not a float: float32(0.1)
+  // is 0.100000001..., above the double 0.1, so x = 0.1 goes right; the largest float below 0.1
+  // goes left.
+  const nlohmann::json model = nlohmann::json::parse(R"([
+    [{"feature": 2, "threshold": 0.1, "left": 1, "right": 2, "value": 0},
+     {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0},
+     {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 1}]])");
+  const RandomForest f = RandomForest::from_json(model, "test");
+  EXPECT_EQ(f.score({0, 0, 0.1, 0}), 1.0);
+  const double below = std::nextafter(0.1f, 0.0f);
+  EXPECT_EQ(f.score({0, 0, below, 0}), 0.0);
+  // Doubles that round to float32(0.1) go right with it; 0.09999999 rounds below 0.1.
+  EXPECT_EQ(f.score({0, 0, 0.1000000001, 0}), 1.0);
+  EXPECT_EQ(f.score({0, 0, 0.0999999, 0}), 0.0);
+}
+
+// The reference walk: the model's nodes followed one by one, as scikit-learn does.
+double reference_score(const nlohmann::json& model, const double (&x)[kOracleFeatures]) {
+  double sum = 0;
+  for (const auto& tree : model) {
+    size_t n = 0;
+    while (tree[n]["feature"].get<int>() >= 0) {
+      const float v = static_cast<float>(x[tree[n]["feature"].get<int>()]);
+      n = tree[n][v <= tree[n]["threshold"].get<double>() ? "left" : "right"].get<size_t>();
+    }
+    sum += tree[n]["value"].get<double>();
+  }
+  return sum / static_cast<double>(model.size());
+}
+
+// A random tree of uneven depth (leaves anywhere from depth 1 to max_depth), nodes in
+// depth-first order so children follow their parent.
+int uniform(std::mt19937& rng, int n) {
+  return std::uniform_int_distribution<int>(0, n - 1)(rng);
+}
+
+void random_subtree(std::mt19937& rng, nlohmann::json& nodes, int depth, int max_depth) {
+  const size_t at = nodes.size();
+  const bool leaf = depth == max_depth || (depth > 0 && uniform(rng, 3) == 0);
+  if (leaf) {
+    nodes.push_back({{"feature", -1},
+                     {"threshold", 0},
+                     {"left", -1},
+                     {"right", -1},
+                     {"value", uniform(rng, 5) / 4.0}});
+    return;
+  }
+  nodes.push_back({{"feature", uniform(rng, kOracleFeatures)},
+                   {"threshold", uniform(rng, 100000) / 7.0},
+                   {"left", 0},
+                   {"right", 0},
+                   {"value", 0}});
+  nodes[at]["left"] = nodes.size();
+  random_subtree(rng, nodes, depth + 1, max_depth);
+  nodes[at]["right"] = nodes.size();
+  random_subtree(rng, nodes, depth + 1, max_depth);
+}
+
+TEST(RandomForest, AgreesWithANodeByNodeWalkOnRandomForests) {
+  std::mt19937 rng(11);
+  for (int trees : {1, 3, 4, 5, 9}) {
+    nlohmann::json model = nlohmann::json::array();
+    for (int t = 0; t < trees; ++t) {
+      nlohmann::json nodes = nlohmann::json::array();
+      random_subtree(rng, nodes, 0, 1 + t % 7);
+      model.push_back(nodes);
+    }
+    const RandomForest f = RandomForest::from_json(model, "random");
+    for (int i = 0; i < 500; ++i) {
+      const double x[kOracleFeatures] = {uniform(rng, 150000) / 10.0, uniform(rng, 150000) / 10.0,
+                                         uniform(rng, 150000) / 10.0, uniform(rng, 150000) / 10.0};
+      ASSERT_DOUBLE_EQ(f.score(x), reference_score(model, x)) << "trees " << trees << " i " << i;
+      ASSERT_EQ(f.predicts_drop(x), reference_score(model, x) > 0.5);
+    }
+  }
+}
+
+TEST(RandomForest, RefusesTreesDeeperThanTheLimit) {
+  // A left spine 17 levels deep: inner node 2d goes left to the next inner node (or the final
+  // leaf, value 0) and right to leaf 2d+1 (value 1).
+  const int depth = RandomForest::kMaxDepth + 1;
+  nlohmann::json chain = nlohmann::json::array();
+  for (int d = 0; d < depth; ++d) {
+    chain.push_back({{"feature", 0},
+                     {"threshold", d},
+                     {"left", 2 * d + 2},
+                     {"right", 2 * d + 1},
+                     {"value", 0}});
+    chain.push_back({{"feature", -1}, {"threshold", 0}, {"left", -1}, {"right", -1}, {"value", 1}});
+  }
+  chain.push_back({{"feature", -1}, {"threshold", 0}, {"left", -1}, {"right", -1}, {"value", 0}});
+  const nlohmann::json model = nlohmann::json::array({chain});
+  EXPECT_THAT(
+      [&] { RandomForest::from_json(model, "deep.json"); },
+      ThrowsMessage<ConfigError>(HasSubstr("deep.json: forest model: tree 0: deeper than 16")));
+  nlohmann::json shallower = chain;  // 16 levels: accepted
+  shallower.erase(shallower.end() - 3, shallower.end());
+  shallower.push_back(
+      {{"feature", -1}, {"threshold", 0}, {"left", -1}, {"right", -1}, {"value", 0}});
+  shallower[static_cast<size_t>(2 * depth - 4)]["left"] = shallower.size() - 1;
+  const RandomForest f = RandomForest::from_json(nlohmann::json::array({shallower}), "ok");
+  EXPECT_EQ(f.depth(), RandomForest::kMaxDepth);
+  EXPECT_EQ(f.score({0, 0, 0, 0}), 0.0);    // 0 <= every threshold: down the left spine
+  EXPECT_EQ(f.score({0.5, 0, 0, 0}), 1.0);  // 0.5 > 0: right at the root
 }
 
 TEST(RandomForest, MalformedModelsAreRejectedClearly) {
