@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # E5 (EXPERIMENTS.md): Smartbuf's demand prediction. Partition-aggregate queries of several
 # fan-ins (N parallel responses of SIZE/N bytes from h2 into h1's port, sharebuf-tg query) run
-# twice: first under CS with a buffer large enough never to drop, where a 1 ms watch records the
-# demand each burst reaches; then under Smartbuf with the experiment's buffer, where the policy's
-# burst log (policy.get) records, per burst, the demand it predicted and the peak it saw. Reports
+# twice: first under CS with a buffer large enough never to drop, where the queue's peak (counters
+# reset before each query) is the demand each burst reaches; then under Smartbuf with the
+# experiment's buffer, where the policy's burst log (policy.get) records, per burst, the demand it
+# predicted and the peak it saw. Reports
 # the prediction error per burst against the CS demand of the same fan-in (paper: within 9 % of
-# the ideal, 6 % on average).
+# the ideal, 6 % on average). Every fan-in runs --rounds times in each phase (the repetitions).
+# Writes cs_demand.csv, smartbuf_bursts.csv, smartbuf_state.json, summary.md and prediction.png.
 #   netns-scripts/e5_smartbuf.sh [--out DIR] [--fan-ins 16,32,48] [--rounds 6] [--size 1000000]
 #                                [--buffer 21000] [--quick] [--readme]
 set -euo pipefail
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     --buffer) buffer=$2; shift 2 ;;
     --quick) rounds=3; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e5_smartbuf.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -112,8 +114,26 @@ lines.append(f"Over all predicted bursts: {len(all_err)} predictions, mean error
 lines.append(f"Produced by `netns-scripts/e5_smartbuf.sh` on {datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs).")
 open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots(figsize=(6, 4))
+for i, (f, d) in enumerate(demand.items()):
+    ideal = statistics.median(d)
+    color = f"C{i}"
+    ax.axhline(ideal, color=color, ls="--", lw=1)
+    pred = [(int(r["burst"]), int(r["predicted_cells"])) for r in rows if r["fan_in"] == f and int(r["predicted_cells"]) > 0]
+    ax.scatter([b for b, _ in pred], [p for _, p in pred], color=color, s=14, label=f"fan-in {f}: predicted (dashed: CS demand)")
+ax.set_xlabel("burst (in Smartbuf's burst log)")
+ax.set_ylabel("cells")
+ax.set_title("E5: Smartbuf's predicted demand vs the demand under CS")
+ax.legend(fontsize=7)
+ax.grid(alpha=0.3)
+fig.tight_layout()
+fig.savefig(f"{out}/prediction.png", dpi=110)
 PY
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" e5 "$out/summary.md"
+  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" e5 "$out/summary.md" \
+    "$out/prediction.png"
 fi
 echo "results in $out"

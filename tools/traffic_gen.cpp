@@ -5,7 +5,10 @@
 //   sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q/s] [options]
 //   sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate 100Mbit [--cdf FILE]
 //   [options] options: --duration S (no new flow or query starts after it; default 10), --timeout S
-//   (a started flow gets this long; default 5), --dscp N, --csv FILE, --seed N
+//   (a started flow gets this long; default 5), --dscp N, --dscp-large N (websearch: flows of
+//   100 KB or more), --csv FILE, --seed N
+// The DSCP is set on the client's socket; the responses carry it when the server's namespace has
+// net.ipv4.tcp_reflect_tos = 1 (the server's socket then takes the TOS of the client's SYN).
 //
 // A flow is a response: the client sends an 8-byte request (the size, big-endian) and the server
 // answers with that many bytes. Its completion time runs from the moment the request is written
@@ -33,6 +36,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -249,8 +253,10 @@ int main(int argc, char** argv) {
            "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q]\n"
            "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf "
            "FILE]\n"
-           "options: --duration S (default 10), --dscp N, --csv FILE, --seed N, --timeout S (per "
-           "flow, default 5)\n"
+           "options: --duration S (default 10), --dscp N, --dscp-large N (websearch: DSCP of "
+           "flows >= 100 KB; default --dscp), --csv FILE, --seed N, --timeout S (per flow, "
+           "default 5)\n"
+           "Responses carry the DSCP when the server's netns has net.ipv4.tcp_reflect_tos=1.\n"
            "Flow = a response of BYTES from a server; FCT from the request write to the last byte "
            "read.\n"
            "Exit status: 0, 1 if any flow failed (reason printed), 2 for bad arguments.\n";
@@ -265,6 +271,7 @@ int main(int argc, char** argv) {
   double rate = 0, load = 0, timeout = 5;
   uint64_t link_bps = 0;
   int dscp = -1;
+  std::optional<int> dscp_large;  // unset: same as dscp
   uint64_t seed = 1;
   std::string csv, cdf = std::string(SHAREBUF_DATA_DIR) + "/websearch-flow-size-cdf.txt";
   for (int i = 2; i < argc; ++i) {
@@ -294,6 +301,8 @@ int main(int argc, char** argv) {
         link_bps = sharebuf::mgmt::parse_rate_bps(v());
       else if (a == "--dscp")
         dscp = std::stoi(v());
+      else if (a == "--dscp-large")
+        dscp_large = std::stoi(v());
       else if (a == "--csv")
         csv = v();
       else if (a == "--seed")
@@ -318,6 +327,8 @@ int main(int argc, char** argv) {
   }
   if (servers.empty()) die("--servers is required", 2);
   if (dscp > 63) die("--dscp must be 0..63", 2);
+  if (dscp_large && (*dscp_large < 0 || *dscp_large > 63)) die("--dscp-large must be 0..63", 2);
+  const int large_dscp = dscp_large.value_or(dscp);
 
   const uint64_t start = now_ns();
   const uint64_t end = start + static_cast<uint64_t>(duration * 1e9);
@@ -420,7 +431,7 @@ int main(int argc, char** argv) {
       const uint64_t bytes = sizes.quantile(u(rng));
       ts.emplace_back([&, bytes, &e = e] {
         std::string why;
-        const int fd = connect_to(e, dscp, why);
+        const int fd = connect_to(e, bytes < 100'000 ? dscp : large_dscp, why);
         FlowRecord r;
         if (fd < 0) {
           r.why = why;

@@ -26,6 +26,18 @@ def pct(v, p):
     return v[k]
 
 
+# Student's t, two-sided 95 %, by degrees of freedom (1..10; the normal value beyond).
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+
+
+def ci95(values):
+    """Half-width of the 95 % confidence interval of the mean of `values` (nan for fewer than 2)."""
+    if len(values) < 2:
+        return float("nan")
+    t = T95[len(values) - 2] if len(values) - 1 <= len(T95) else 1.96
+    return t * statistics.stdev(values) / len(values) ** 0.5
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--experiment", required=True)
@@ -36,6 +48,7 @@ def main():
     ap.add_argument("--readme")
     a = ap.parse_args()
     flows = defaultdict(list)
+    per_rep = defaultdict(lambda: defaultdict(list))  # policy -> rep -> FCTs
     failed = defaultdict(int)
     order = []
     for r in csv.DictReader(open(f"{a.out}/flows.csv")):
@@ -43,6 +56,7 @@ def main():
             order.append(r["policy"])
         if r["ok"] == "1":
             flows[r["policy"]].append(float(r["fct_ms"]))
+            per_rep[r["policy"]][r["rep"]].append(float(r["fct_ms"]))
         else:
             failed[r["policy"]] += 1
     runs = defaultdict(list)
@@ -61,27 +75,33 @@ def main():
         udp_drops = sum(int(r["udp_drops"]) for r in runs[p])
         row = {"policy": p, "reps": len(reps[p]), "flows": len(v), "failed": failed[p],
                "mean_ms": statistics.mean(v), "p50_ms": pct(v, 0.5), "p99_ms": pct(v, 0.99),
-               "max_ms": max(v), "udp_mbps": udp, "tcp_drops": tcp_drops, "udp_drops": udp_drops}
+               "max_ms": max(v), "udp_mbps": udp, "tcp_drops": tcp_drops, "udp_drops": udp_drops,
+               # Each repetition's mean and p99; the interval says how far the pooled numbers could
+               # move with other repetitions.
+               "mean_ci95_ms": ci95([statistics.mean(x) for x in per_rep[p].values()]),
+               "p99_ci95_ms": ci95([pct(x, 0.99) for x in per_rep[p].values()])}
         if base:
             row["mean_vs_base"] = statistics.mean(base) / row["mean_ms"]
             row["p99_vs_base"] = pct(base, 0.99) / row["p99_ms"]
         rows.append(row)
     keys = list(rows[0].keys())
+    pm = lambda h: "" if h != h else f" ± {h:.1f}"  # nothing for a single repetition
     with open(f"{a.out}/summary.csv", "w") as f:
         w = csv.DictWriter(f, keys)
         w.writeheader()
         w.writerows(rows)
-    md = [f"| policy | reps | flows | mean FCT | p50 | p99 | max | {a.baseline} mean / mean | "
+    md = [f"| policy | reps | flows | mean FCT (± 95 % CI over reps) | p50 | p99 (± CI) | max | {a.baseline} mean / mean | "
           f"{a.baseline} p99 / p99 | UDP goodput | TCP-queue drops | UDP-queue drops |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append(f"| {r['policy']} | {r['reps']} | {r['flows']}{' (' + str(r['failed']) + ' failed)' if r['failed'] else ''} | "
-                  f"{r['mean_ms']:.1f} ms | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['max_ms']:.1f} | "
+                  f"{r['mean_ms']:.1f} ms{pm(r['mean_ci95_ms'])} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f}{pm(r['p99_ci95_ms'])} | {r['max_ms']:.1f} | "
                   f"{r.get('mean_vs_base', float('nan')):.2f}x | {r.get('p99_vs_base', float('nan')):.2f}x | "
                   f"{r['udp_mbps']:.1f} Mbit/s | {r['tcp_drops']} | {r['udp_drops']} |")
     stamp = (f"{a.experiment}, produced by `netns-scripts/{'e1_protean' if a.experiment == 'E1' else 'e2_fb'}.sh` on "
              f"{datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}). "
-             f"Paper: {a.paper}.")
+             f"Paper: {a.paper}. Mean and p99 pool every repetition's flows; ± is the 95 % confidence "
+             f"interval (Student's t) of the per-repetition means and p99s.")
     table = "\n".join(md + ["", stamp])
     open(f"{a.out}/summary.md", "w").write(table + "\n")
 

@@ -23,7 +23,7 @@ need "$out"/e2/{flows.csv,runs.csv,summary.md,fct_cdf.png,timeline-dt.png,timeli
 
 bash "$root/netns-scripts/e3_incast.sh" --quick --out "$out/e3" >"$out/e3.log" 2>&1 \
   || { tail -20 "$out/e3.log"; echo "FAIL: e3"; exit 1; }
-need "$out"/e3/{flows.csv,queries.csv,runs.csv,summary.csv,summary.md,qct_p99.png}
+need "$out"/e3/{flows.csv,queries.csv,runs.csv,summary.csv,summary.md,qct_p99.png,qct_cdf.png,timeline-single-cubic-dt-0.5.png,timeline-multi-cubic-dt-0.5.png}
 
 bash "$root/netns-scripts/e6_live_reconfig.sh" --quick --out "$out/e6" >"$out/e6.log" 2>&1 \
   || { tail -20 "$out/e6.log"; echo "FAIL: e6"; exit 1; }
@@ -31,7 +31,7 @@ need "$out"/e6/{switches.csv,watch.csv,summary.md}
 
 bash "$root/netns-scripts/e5_smartbuf.sh" --quick --rounds 2 --fan-ins 16,32 --out "$out/e5" >"$out/e5.log" 2>&1 \
   || { tail -20 "$out/e5.log"; echo "FAIL: e5"; exit 1; }
-need "$out"/e5/{cs_demand.csv,smartbuf_bursts.csv,summary.md}
+need "$out"/e5/{cs_demand.csv,smartbuf_bursts.csv,summary.md,prediction.png}
 
 bash "$root/netns-scripts/iperf_incast.sh" --senders 4 --bytes 1M --out "$out/incast" >"$out/incast.log" 2>&1 \
   || { tail -20 "$out/incast.log"; echo "FAIL: iperf incast"; exit 1; }
