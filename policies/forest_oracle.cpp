@@ -1,7 +1,9 @@
 #include "policies/forest_oracle.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 
 #include <immintrin.h>
 #include <fstream>
@@ -11,6 +13,18 @@
 #include "policies/params.h"
 
 namespace sharebuf::policies {
+
+namespace {
+
+// A signed integer with the same order as the float (not NaN): non-negative floats compare like
+// their bits; negative ones have their magnitude bits flipped. -0 maps to +0, as -0 == +0.
+int32_t float_key(float f) noexcept {
+  if (f == 0) f = 0;
+  const auto bits = std::bit_cast<int32_t>(f);
+  return bits ^ ((bits >> 31) & 0x7fffffff);
+}
+
+}  // namespace
 
 RandomForest RandomForest::from_json(const nlohmann::json& model, const std::string& origin) {
   auto fail = [&](const std::string& where, const std::string& problem) -> void {
@@ -90,8 +104,8 @@ RandomForest RandomForest::from_json(const nlohmann::json& model, const std::str
   }
   forest.trees_ = trees.size();
   forest.inner_per_tree_ = (1u << forest.depth_) - 1;
-  forest.inner_.assign(forest.trees_ * forest.inner_per_tree_, Inner{});
-  forest.leaves_.assign(forest.trees_ * (size_t{1} << forest.depth_), 0.0);
+  forest.stride_ = 2 * size_t{forest.inner_per_tree_} + 1;
+  forest.records_.assign(forest.trees_ * forest.stride_, Inner{});
   for (size_t t = 0; t < trees.size(); ++t)
     forest.place(trees[t], 0, t, 0, 0);
   return forest;
@@ -103,14 +117,13 @@ void RandomForest::place(const std::vector<ModelNode>& tree, int32_t n, size_t t
                          uint32_t k, int level) {
   const ModelNode& node = tree[static_cast<size_t>(n)];
   if (level == depth_) {
-    leaves_[tree_index * (inner_per_tree_ + 1) + (k - inner_per_tree_)] = node.value;
+    std::memcpy(&records_[tree_index * stride_ + k], &node.value, sizeof(double));
     return;
   }
-  Inner& inner = inner_[tree_index * inner_per_tree_ + k];
-  if (node.feature < 0) {
-    inner = Inner{};
-    for (float& t : inner.threshold)
-      t = std::numeric_limits<float>::infinity();
+  Inner& inner = records_[tree_index * stride_ + k];
+  for (int32_t& key : inner.key)
+    key = float_key(std::numeric_limits<float>::infinity());
+  if (node.feature < 0) {  // padding below a shallow leaf: always left
     place(tree, n, tree_index, 2 * k + 1, level + 1);
     place(tree, n, tree_index, 2 * k + 2, level + 1);
     return;
@@ -118,9 +131,7 @@ void RandomForest::place(const std::vector<ModelNode>& tree, int32_t n, size_t t
   float threshold = static_cast<float>(node.threshold);
   if (static_cast<double>(threshold) > node.threshold)
     threshold = std::nextafter(threshold, -std::numeric_limits<float>::infinity());
-  for (float& t : inner.threshold)
-    t = std::numeric_limits<float>::infinity();
-  inner.threshold[node.feature] = threshold;
+  inner.key[node.feature] = float_key(threshold);
   place(tree, node.child[0], tree_index, 2 * k + 1, level + 1);
   place(tree, node.child[1], tree_index, 2 * k + 2, level + 1);
 }
@@ -138,65 +149,77 @@ RandomForest RandomForest::from_file(const std::string& path) {
 namespace {
 
 #if defined(__SSE2__)
-using FeatureVector = __m128;
-FeatureVector to_float(const double (&x)[kOracleFeatures]) noexcept {
-  // Rounded to nearest, as numpy's astype(float32) does.
-  return _mm_movelh_ps(_mm_cvtpd_ps(_mm_loadu_pd(x)), _mm_cvtpd_ps(_mm_loadu_pd(x + 2)));
+using FeatureKeys = __m128i;
+FeatureKeys to_keys(const double (&x)[kOracleFeatures]) noexcept {
+  // Rounded to nearest, as numpy's astype(float32) does. Each double is loaded on its own: the
+  // caller has just stored them one by one, and a load spanning two stores is not forwarded.
+  const __m128d low = _mm_loadh_pd(_mm_load_sd(x), x + 1);
+  const __m128d high = _mm_loadh_pd(_mm_load_sd(x + 2), x + 3);
+  const __m128i bits = _mm_castps_si128(_mm_movelh_ps(_mm_cvtpd_ps(low), _mm_cvtpd_ps(high)));
+  // float_key on every lane, without its -0 normalisation: a feature of -0 gets key -1, which
+  // still compares with every (normalised) threshold as 0 would.
+  return _mm_xor_si128(bits, _mm_and_si128(_mm_srai_epi32(bits, 31), _mm_set1_epi32(0x7fffffff)));
 }
-// 1 when some feature exceeds its threshold (at most one is finite): the walk goes right.
-uint32_t goes_right(FeatureVector x, const float* threshold) noexcept {
-  const int mask = _mm_movemask_ps(_mm_cmpgt_ps(x, _mm_load_ps(threshold)));  // 0..15
-  return static_cast<uint32_t>(mask + 15) >> 4;                               // no flags, no branch
+// 16 when some feature exceeds its threshold (at most one is finite), else 0: the walk goes
+// right. Returned pre-scaled by the node size, so the walk can step in bytes.
+uint32_t right_offset(FeatureKeys x, const int32_t* key) noexcept {
+  const __m128i greater = _mm_cmpgt_epi32(x, _mm_load_si128(reinterpret_cast<const __m128i*>(key)));
+  const auto mask = static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(greater)));  // 0..15
+  return (mask + 15) & 16;  // no flags, no branch
 }
 #else
-struct FeatureVector {
-  float v[kOracleFeatures];
+struct FeatureKeys {
+  int32_t v[kOracleFeatures];
 };
-FeatureVector to_float(const double (&x)[kOracleFeatures]) noexcept {
-  FeatureVector f;
+FeatureKeys to_keys(const double (&x)[kOracleFeatures]) noexcept {
+  FeatureKeys f;
   for (int i = 0; i < kOracleFeatures; ++i)
-    f.v[i] = static_cast<float>(x[i]);
+    f.v[i] = float_key(static_cast<float>(x[i]));
   return f;
 }
-uint32_t goes_right(const FeatureVector& x, const float* threshold) noexcept {
+uint32_t right_offset(const FeatureKeys& x, const int32_t* key) noexcept {
   uint32_t right = 0;
   for (int i = 0; i < kOracleFeatures; ++i)
-    right |= static_cast<uint32_t>(x.v[i] > threshold[i]);
-  return right;
+    right |= static_cast<uint32_t>(x.v[i] > key[i]);
+  return right << 4;
 }
 #endif
 
 }  // namespace
 
 double RandomForest::leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
-  const FeatureVector features = to_float(x);
-  const uint32_t per_tree = inner_per_tree_;
-  const size_t leaves_per_tree = size_t{per_tree} + 1;
-  const auto step = [&](const Inner* tree, uint32_t k) {
-    return 2 * k + 1 + goes_right(features, tree[k].threshold);
+  static_assert(sizeof(Inner) == 16, "the walk steps in units of 16 bytes");
+  const FeatureKeys features = to_keys(x);
+  // Node k is at byte offset 16k of its tree; children 2k+1, 2k+2 at 2*(16k) + 16 (+ 16).
+  const auto step = [&](const char* tree, uint32_t at) {
+    return 2 * at + 16 + right_offset(features, reinterpret_cast<const int32_t*>(tree + at));
   };
+  const auto leaf = [](const char* record) {
+    double value;
+    std::memcpy(&value, record, sizeof(value));
+    return value;
+  };
+  const size_t tree_bytes = stride_ * sizeof(Inner);
+  const auto* tree = reinterpret_cast<const char*>(records_.data());
   double sum = 0;
   size_t t = 0;
   // Four trees at a time: four independent chains overlap.
-  for (; t + 4 <= trees_; t += 4) {
-    const Inner* base = inner_.data() + t * per_tree;
+  for (; t + 4 <= trees_; t += 4, tree += 4 * tree_bytes) {
     uint32_t a = 0, b = 0, c = 0, d = 0;
     for (int level = 0; level < depth_; ++level) {
-      a = step(base, a);
-      b = step(base + per_tree, b);
-      c = step(base + 2 * per_tree, c);
-      d = step(base + 3 * per_tree, d);
+      a = step(tree, a);
+      b = step(tree + tree_bytes, b);
+      c = step(tree + 2 * tree_bytes, c);
+      d = step(tree + 3 * tree_bytes, d);
     }
-    const double* leaves = leaves_.data() + t * leaves_per_tree;  // leaf j is node per_tree + j
-    sum += leaves[a - per_tree] + leaves[leaves_per_tree + b - per_tree] +
-           leaves[2 * leaves_per_tree + c - per_tree] + leaves[3 * leaves_per_tree + d - per_tree];
+    sum += leaf(tree + a) + leaf(tree + tree_bytes + b) + leaf(tree + 2 * tree_bytes + c) +
+           leaf(tree + 3 * tree_bytes + d);
   }
-  for (; t < trees_; ++t) {
-    const Inner* tree = inner_.data() + t * per_tree;
+  for (; t < trees_; ++t, tree += tree_bytes) {
     uint32_t a = 0;
     for (int level = 0; level < depth_; ++level)
       a = step(tree, a);
-    sum += leaves_[t * leaves_per_tree + (a - per_tree)];
+    sum += leaf(tree + a);
   }
   return sum;
 }

@@ -10,10 +10,12 @@
 //
 // Layout: every tree is stored as a complete binary tree of the forest's depth D (at most
 // kMaxDepth), node k's children at 2k+1 and 2k+2, so a walk is D steps of "load node, compare,
-// k = 2k + 1 + (x > t)" with no child pointer to load; a leaf above depth D is padded with
+// k = 2k + 1 + (x > t)" with no child pointer to load, and its leaf's value lies where it ends;
+// a leaf above depth D is padded with
 // always-left nodes down to D. Comparisons are in float, as scikit-learn's are: it compares a
 // float32 copy of the feature with a double threshold, and for a float x, x <= t exactly when
-// x <= the largest float not above t, which is the threshold stored.
+// x <= the largest float not above t, which is the threshold stored. Features are never NaN (they
+// are cell counts and their averages).
 #pragma once
 
 #include <cstdint>
@@ -49,9 +51,10 @@ class RandomForest {
  private:
   // One threshold per feature: the tested feature's (the largest float <= the model's
   // threshold) and +inf for the others, so "x > t in any lane" is the comparison, done as one
-  // vector compare with no load of x[feature] on the walk's dependency chain.
+  // vector compare with no load of x[feature] on the walk's dependency chain. Stored as ordered
+  // integer keys (float_key): integer and float order agree, and an integer compare is faster.
   struct alignas(16) Inner {
-    float threshold[kOracleFeatures];
+    int32_t key[kOracleFeatures];
   };
   struct ModelNode {
     int32_t feature;  // -1: leaf
@@ -67,8 +70,10 @@ class RandomForest {
   size_t model_nodes_ = 0;
   int depth_ = 0;                // D: every walk takes exactly D steps
   uint32_t inner_per_tree_ = 0;  // 2^D - 1
-  std::vector<Inner> inner_;     // tree t's node k at t * inner_per_tree_ + k
-  std::vector<double> leaves_;   // tree t's leaf j (node inner_per_tree_ + j) at t * 2^D + j
+  size_t stride_ = 0;            // records per tree: 2^(D+1) - 1
+  // Tree t's node k at t * stride_ + k: inner nodes (k < 2^D - 1), then the leaves, whose record
+  // holds the leaf's value (a double) in its first 8 bytes. A walk ends on its leaf's record.
+  std::vector<Inner> records_;
 };
 
 }  // namespace sharebuf::policies
