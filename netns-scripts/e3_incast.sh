@@ -14,7 +14,7 @@
 #   netns-scripts/e3_incast.sh [--out DIR] [--seconds 10] [--reps 2] [--queues single,multi]
 #       [--transport cubic] [--loads 0.4,0.8] [--bursts 0.5] [--query-rate 10]
 #       [--policies dt,cs,protean,fb,credence,lqd] [--record] [--full] [--quick] [--readme]
-# Reduced defaults: about 16 minutes here. --full: loads 0.2-0.8, bursts 0.25-0.75, both queue
+# Reduced defaults: about 13 minutes here. --full: loads 0.2-0.8, bursts 0.25-0.75, both queue
 # modes, both transports, 3 repetitions, all 10 policies (hours). --quick: DT, one repetition,
 # both queue modes, load 0.4, 3 s. Writes flows.csv, queries.csv, runs.csv, summary.csv/.md,
 # qct_p99.png, qct_cdf.png and timeline-QUEUES-TRANSPORT-POLICY-BURST.png (repetition 1, highest
