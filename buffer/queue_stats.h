@@ -27,6 +27,17 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
   std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
   DelayHistogram delay;  // arrival to transmission of every dequeued frame
+  // The class of the latest arrival (-1: none yet). Telemetry shows the threshold of this class:
+  // a queue that carries several classes has one threshold per class, and the one that applies
+  // to the traffic actually arriving is the informative one.
+  std::atomic<int16_t> last_class{-1};
+
+  // The class whose threshold telemetry shows: the latest arrival's, else `fallback` (the first
+  // class mapped to the queue).
+  uint8_t shown_class(uint8_t fallback) const noexcept {
+    const int16_t c = last_class.load(std::memory_order_relaxed);
+    return c < 0 ? fallback : static_cast<uint8_t>(c);
+  }
 
   uint64_t dropped_before_enqueue() const noexcept {
     uint64_t n = 0;

@@ -11,6 +11,11 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
                              const buffer::FrameMeta& meta) noexcept {
   AdmissionOutcome out;
   buffer.count_arrival(ctx.queue);
+  // Telemetry shows the threshold of the latest arrival's class; stored only when it changes, so
+  // a queue that carries one class pays a load per frame.
+  auto& last_class = buffer.stats(ctx.queue).last_class;
+  if (last_class.load(std::memory_order_relaxed) != ctx.class_id)
+    last_class.store(ctx.class_id, std::memory_order_relaxed);
   const policies::Verdict verdict = policy.admit(ctx, view);
   switch (verdict.action) {
     case Action::kAccept:

@@ -170,9 +170,10 @@ class ReplayEngine {
       *options_.timeline << static_cast<double>(t_ns) * 1e-9 << ',' << label_ << ','
                          << port_names_[p] << ',' << q - layout.first_queue(p) << ','
                          << view.queue_cells(q) << ','
-                         << policy_->threshold_cells(q, env_.class_of_queue(q), view) << ','
-                         << drops << ',' << view.total_cells() << ',' << layout.capacity_cells()
-                         << '\n';
+                         << policy_->threshold_cells(
+                                q, buffer_.stats(q).shown_class(env_.class_of_queue(q)), view)
+                         << ',' << drops << ',' << view.total_cells() << ','
+                         << layout.capacity_cells() << '\n';
     }
   }
 

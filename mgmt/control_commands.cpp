@@ -427,7 +427,8 @@ json watch_sample(const datapath::SwitchCore& core) {
          {"port", core.ports.empty() ? std::string() : core.ports[layout.port_of(q)]->config.name},
          {"queue", q - layout.first_queue(layout.port_of(q))},
          {"occupancy_cells", buf.state().queue_cells(q)},
-         {"threshold_cells", policy.threshold_cells(q, core.env.class_of_queue(q), view)},
+         {"threshold_cells",
+          policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)},
          {"dropped", drops}});
   }
   return {{"t_ns", datapath::monotonic_ns()},

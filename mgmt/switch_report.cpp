@@ -69,7 +69,8 @@ nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
            {"delay_histogram", delay_buckets(s.delay)},
            {"occupancy_cells", buf.state().queue_cells(q)},
            {"peak_cells", buf.state().peak_queue_cells(q)},
-           {"threshold_cells", policy.threshold_cells(q, core.env.class_of_queue(q), view)}});
+           {"threshold_cells",
+            policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)}});
     }
     out["ports"].push_back({{"port", p},
                             {"interface", port.config.name},

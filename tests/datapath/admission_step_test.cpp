@@ -39,9 +39,10 @@ class AdmissionStepTest : public testing::BufferFixture {
     env_.layout = &buffer_->layout();
     policy_ = std::make_unique<ScriptedPolicy>(env_);
   }
-  AdmissionOutcome offer(uint32_t q, uint32_t cells) {
+  AdmissionOutcome offer(uint32_t q, uint32_t cells, uint8_t class_id = 0) {
     std::vector<std::byte> frame(cells * 80);
-    policies::ArrivalContext ctx{.queue = q, .cells = cells, .bytes = cells * 80};
+    policies::ArrivalContext ctx{
+        .queue = q, .class_id = class_id, .cells = cells, .bytes = cells * 80};
     return admit_frame(*policy_, *buffer_, *cache_, buffer_->view(), ctx, frame, {});
   }
   policies::PolicyEnv env_;
@@ -53,6 +54,17 @@ TEST_F(AdmissionStepTest, AcceptEnqueuesAndNotifiesThePolicy) {
   EXPECT_TRUE(out.enqueued);
   EXPECT_EQ(policy_->enqueues, 1);
   EXPECT_EQ(buffer_->state().queue_cells(0), 5u);
+}
+
+// Telemetry shows the threshold of the class that arrives last, dropped or not.
+TEST_F(AdmissionStepTest, RemembersTheLatestArrivalsClassForTelemetry) {
+  EXPECT_EQ(buffer_->stats(2).shown_class(5), 5);  // nothing arrived: the fallback
+  offer(2, 1, 3);
+  EXPECT_EQ(buffer_->stats(2).shown_class(5), 3);
+  policy_->next = Verdict::drop(DropReason::kThreshold);
+  offer(2, 1, 1);
+  EXPECT_EQ(buffer_->stats(2).shown_class(5), 1);
+  EXPECT_EQ(buffer_->stats(0).shown_class(5), 5);  // other queues untouched
 }
 
 TEST_F(AdmissionStepTest, DropIsCountedWithItsReason) {

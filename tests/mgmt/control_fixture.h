@@ -28,8 +28,8 @@ interface = "pb"
 )";
 
 struct ControlFixture {
-  ControlFixture()
-      : config(mgmt::parse_config(kControlConfig, "ctl.toml")),
+  explicit ControlFixture(const char* toml = kControlConfig)
+      : config(mgmt::parse_config(toml, "ctl.toml")),
         core(std::make_unique<datapath::SwitchCore>(config.sw)),
         ctx(*core, config, config.source_text) {}
   mgmt::DaemonConfig config;

@@ -8,6 +8,7 @@
 
 #include "buffer/accounting_check.h"
 #include "mgmt/control_commands.h"
+#include "mgmt/switch_report.h"
 #include "tests/mgmt/control_fixture.h"
 
 namespace sharebuf::mgmt {
@@ -171,6 +172,34 @@ TEST(ControlProtocolEffects, WatchSampleShowsEveryQueue) {
   EXPECT_EQ(s["queues"][0]["threshold_cells"], 4000);  // alpha 1 x empty buffer
   EXPECT_EQ(watch_interval_ns(json::object()), 10'000'000u);
   EXPECT_EQ(watch_interval_ns({{"interval_us", 250}}), 250'000u);
+}
+
+// Two classes share queue 0 with different alphas: the sample shows the threshold of the class
+// that arrived last (the first class mapped to the queue before any arrival).
+TEST(ControlProtocolEffects, WatchSampleShowsTheLatestArrivalsClassThreshold) {
+  testing::ControlFixture f(R"([switch]
+name = "ctl-test"
+[buffer]
+size = "4000 cells"
+cell_bytes = 80
+[policy]
+name = "dt"
+[[classes]]
+name = "big"
+alpha = 1.0
+dscp = [0]
+[[classes]]
+name = "small"
+alpha = 0.25
+dscp = [8]
+[[ports]]
+interface = "pa"
+)");
+  const auto threshold = [&] { return watch_sample(*f.core)["queues"][0]["threshold_cells"]; };
+  EXPECT_EQ(threshold(), 4000);  // class "big", alpha 1, empty buffer
+  f.core->buffer.stats(0).last_class.store(1);
+  EXPECT_EQ(threshold(), 1000);  // class "small", alpha 0.25
+  EXPECT_EQ(switch_stats_json(*f.core)["ports"][0]["queues"][0]["threshold_cells"], 1000);
 }
 
 }  // namespace
