@@ -44,9 +44,9 @@ class MaxTree {
           sibling.value > value || (sibling.value == value && sibling.index < index);
       value = sibling_wins ? sibling.value : value;
       index = sibling_wins ? sibling.index : index;
-      Node& parent = nodes_[k / 2];
-      if (parent.value == value && parent.index == index) break;
-      parent = Node{value, index};
+      // No early exit: with near-equal thresholds "parent unchanged" is a coin flip, and a
+      // mispredicted exit costs more than walking the few remaining levels.
+      nodes_[k / 2] = Node{value, index};
     }
   }
   uint32_t argmax() const noexcept { return nodes_[1].index; }
