@@ -35,19 +35,21 @@ def main():
     data = json.load(open(sys.argv[1]))
     cmd = sys.argv[2]
     ctx = data["context"]
+    # Registration order (random interleaving shuffles the output).
+    medians = sorted((b for b in data["benchmarks"] if b.get("aggregate_name") == "median"),
+                     key=lambda b: (b.get("family_index", 0), b.get("per_family_instance_index", 0)))
     rows = []
-    for b in data["benchmarks"]:
-        if b.get("aggregate_name") != "median":
-            continue
+    for b in medians:
         name = b["run_name"]
         what, threads = describe(name, b.get("label", ""))
         unit = b.get("time_unit", "ns")
         items = b.get("items_per_second")
         rate = f"{items / 1e6:.1f} M/s" if items else ""
         rows.append(f"| `{name}` | {what} | {threads} | {b['real_time']:.1f} {unit} | {rate} |")
+    reps = next((b.get("repetitions") for b in data["benchmarks"] if b.get("repetitions")), "?")
     print(f"Machine: {ctx.get('num_cpus')} x {ctx.get('mhz_per_cpu')} MHz, "
           f"{platform.system()} {platform.release()}, {ctx.get('date', '')[:10]}; "
-          f"median of 5 repetitions.  ")
+          f"median of {reps} repetitions, interleaved at random with the other benchmarks.  ")
     print(f"Command: `{cmd}` (via `bench/run_benchmarks.sh`).")
     print()
     print("Time is Google Benchmark's wall time per iteration; an iteration handles the items "
@@ -56,11 +58,9 @@ def main():
     print("| benchmark | what | threads | median time / iteration | items/s |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))
-    med = {b["run_name"]: b["real_time"] for b in data["benchmarks"]
-           if b.get("aggregate_name") == "median"}
+    med = {b["run_name"]: b["real_time"] for b in medians}
     print()
-    labels = {b["run_name"]: b.get("label", "") for b in data["benchmarks"]
-              if b.get("aggregate_name") == "median"}
+    labels = {b["run_name"]: b.get("label", "") for b in medians}
     targets = [("BM_AcceptPath/64", "full accept path, 64 B", 100.0),
                ("BM_CredenceForestDecide/real_time", "credence decision with a 4-tree depth-4 forest", 50.0)]
     for name, policy in labels.items():
