@@ -45,7 +45,8 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
   const uint32_t n = env.layout->num_queues();
   for (uint32_t q = 0; q < n; ++q) {
     t_.set(q, 0);
-    rate_cells_per_ns_.push_back(env.rate_cells_per_s(env.layout->port_of(q)) * 1e-9);
+    rate_units_per_ns_.push_back(env.rate_cells_per_s(env.layout->port_of(q)) * 1e-9 *
+                                 static_cast<double>(kUnitsPerCell));
   }
   last_ns_.assign(n, 0);
   draining_.assign((n + 63) / 64, 0);
@@ -56,7 +57,7 @@ void CredencePolicy::on_install(const BufferView& view) noexcept {
   std::lock_guard guard(lock_);
   gamma_ = 0;
   for (uint32_t q = 0; q < t_.size(); ++q) {
-    t_.set(q, view.queue_cells(q));
+    t_.set(q, uint64_t{view.queue_cells(q)} << kFractionBits);
     gamma_ += t_[q];
     last_ns_[q] = 0;
     mark_draining(q);
@@ -69,13 +70,17 @@ void CredencePolicy::on_install(const BufferView& view) noexcept {
 void CredencePolicy::drain_one(uint32_t q, uint64_t now_ns, const BufferView& view) noexcept {
   const uint64_t last = last_ns_[q];
   last_ns_[q] = now_ns;
-  if (t_[q] <= 0 || view.queue_cells(q) != 0) {
+  const uint64_t t = t_[q];
+  if (t == 0 || view.queue_cells(q) != 0) {
     draining_[q / 64] &= ~(1ull << (q % 64));
     return;
   }
   if (now_ns <= last || last == 0) return;
+  // Rounded to the nearest unit; compared as a double first so that a long idle time cannot
+  // overflow the conversion.
+  const double sent = static_cast<double>(now_ns - last) * rate_units_per_ns_[q];
   set_threshold(q,
-                std::max(0.0, t_[q] - static_cast<double>(now_ns - last) * rate_cells_per_ns_[q]));
+                sent >= static_cast<double>(t) ? 0 : t - static_cast<uint64_t>(std::llround(sent)));
 }
 
 void CredencePolicy::drain_all(uint64_t now_ns, const BufferView& view) noexcept {
@@ -118,7 +123,7 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
                                                      const BufferView& view,
                                                      double (&features)[kOracleFeatures],
                                                      bool& flip) noexcept {
-  const double capacity = view.capacity_cells();
+  const uint64_t capacity = uint64_t{view.capacity_cells()} << kFractionBits;
   // Idle thresholds drain lazily: the arriving queue's now, the others only when Gamma says the
   // virtual buffer is full (then every threshold must be current to find the highest). Gamma is
   // never below the drained sum, so a stale Gamma can only send us to the full pass early.
@@ -132,7 +137,7 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
 
   // 1. Thresholds follow LQD's queue lengths. When the virtual buffer looks full, every draining
   // threshold is brought up to date first (Gamma may have been stale), then the highest gives way.
-  const double c = ctx.cells;
+  const uint64_t c = uint64_t{ctx.cells} << kFractionBits;
   const uint32_t i = ctx.queue;
   if (gamma_ + c > capacity) {
     drain_all(ctx.now_ns, view);
@@ -155,7 +160,8 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
   // 2. Safeguard: no queue is long enough for LQD to push anything out of it.
   if (safeguard_ && view.long_queues() == 0) return Verdict::accept();
   // 4. Over the threshold or does not fit.
-  if (!(view.queue_cells(i) < t_[i] && ctx.cells <= view.remaining_cells()))
+  if (!((uint64_t{view.queue_cells(i)} << kFractionBits) < t_[i] &&
+        ctx.cells <= view.remaining_cells()))
     return Verdict::drop(DropReason::kThreshold);
   // 3. Under the threshold and fits: the oracle decides (its coin drawn here, in arrival order).
   if (oracle_ == Oracle::kFlip) flip = coin_(rng_) < flip_probability_;
@@ -165,7 +171,7 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
 void CredencePolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
   std::lock_guard guard(lock_);
   const uint32_t q = ev.queue;
-  double t = t_[q] - std::min<double>(ev.cells, t_[q]);
+  uint64_t t = t_[q] - std::min(uint64_t{ev.cells} << kFractionBits, t_[q]);
   if (view.queue_cells(q) == 0) {
     if (reset_on_empty_) t = 0;
     last_ns_[q] = ev.now_ns;  // LQD's queue drains on from here
@@ -176,17 +182,18 @@ void CredencePolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) 
 
 double CredencePolicy::threshold(uint32_t queue) const noexcept {
   std::lock_guard guard(lock_);
-  return t_[queue];
+  return static_cast<double>(t_[queue]) / kUnitsPerCell;
 }
 
 double CredencePolicy::gamma() const noexcept {
   std::lock_guard guard(lock_);
-  return gamma_;
+  return static_cast<double>(gamma_) / kUnitsPerCell;
 }
 
 uint32_t CredencePolicy::threshold_cells(uint32_t queue, uint8_t,
                                          const BufferView&) const noexcept {
-  return static_cast<uint32_t>(std::ceil(std::max(0.0, threshold(queue))));
+  std::lock_guard guard(lock_);
+  return static_cast<uint32_t>((t_[queue] + kUnitsPerCell - 1) >> kFractionBits);
 }
 
 nlohmann::json CredencePolicy::params() const {
@@ -211,9 +218,9 @@ nlohmann::json CredencePolicy::describe(const BufferView& view) const {
   std::lock_guard guard(lock_);
   nlohmann::json t = nlohmann::json::array();
   for (uint32_t q = 0; q < t_.size(); ++q)
-    t.push_back(t_[q]);
+    t.push_back(static_cast<double>(t_[q]) / kUnitsPerCell);
   d["state"]["lqd_thresholds_cells"] = t;
-  d["state"]["gamma_cells"] = gamma_;
+  d["state"]["gamma_cells"] = static_cast<double>(gamma_) / kUnitsPerCell;
   d["state"]["feature_ewma_total_cells"] = features_.ewma_total();
   if (forest_) d["state"]["forest"] = {{"trees", forest_->trees()}, {"nodes", forest_->nodes()}};
   return d;

@@ -71,8 +71,13 @@ class CredencePolicy final : public Policy {
   nlohmann::json params() const override;
   nlohmann::json describe(const BufferView& view) const override;
 
-  double threshold(uint32_t queue) const noexcept;
-  double gamma() const noexcept;
+  double threshold(uint32_t queue) const noexcept;  // cells
+  double gamma() const noexcept;                    // cells
+
+  // Thresholds are kept in fixed point, 1/65536 cell: Gamma is then an exact sum (a double sum
+  // updated on every arrival and departure drifts), and the tournament tree compares integers.
+  static constexpr int kFractionBits = 16;
+  static constexpr uint64_t kUnitsPerCell = uint64_t{1} << kFractionBits;
 
  private:
   enum class Oracle { kNone, kForest, kFlip, kPerfect };
@@ -82,9 +87,9 @@ class CredencePolicy final : public Policy {
                                        double (&features)[kOracleFeatures], bool& flip) noexcept;
   void drain_one(uint32_t queue, uint64_t now_ns, const BufferView& view) noexcept;
   void drain_all(uint64_t now_ns, const BufferView& view) noexcept;
-  void set_threshold(uint32_t queue, double t) noexcept {
+  void set_threshold(uint32_t queue, uint64_t t) noexcept {
     if (t == t_[queue]) return;  // e.g. LQD refusing the arrival: nothing moves
-    gamma_ += t - t_[queue];
+    gamma_ += t - t_[queue];     // modulo 2^64, and the sum itself is never negative
     t_.set(queue, t);
   }
   void mark_draining(uint32_t queue) noexcept { draining_[queue / 64] |= 1ull << (queue % 64); }
@@ -101,13 +106,13 @@ class CredencePolicy final : public Policy {
   bool reset_on_empty_;
 
   mutable buffer::SpinLock lock_;          // guards everything below
-  MaxTree t_;                              // T[q], cells
+  MaxTree t_;                              // T[q], in units (1/kUnitsPerCell cell)
   std::vector<uint64_t> last_ns_;          // last drain time of T[q]
   std::vector<uint64_t> draining_;         // bit q: T[q] may be draining (real queue seen empty)
-  std::vector<double> rate_cells_per_ns_;  // line rate of each queue's port
+  std::vector<double> rate_units_per_ns_;  // line rate of each queue's port
   uint64_t drained_all_ns_ = UINT64_MAX;   // time of the last drain_all()
   CredenceFeatures features_;
-  double gamma_ = 0;  // sum of T
+  uint64_t gamma_ = 0;  // sum of T, units
   std::mt19937_64 rng_;
   std::uniform_real_distribution<double> coin_{0.0, 1.0};
 };

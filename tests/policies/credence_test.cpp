@@ -173,7 +173,7 @@ TEST(MaxTree, TracksTheLargestValueThroughChanges) {
   EXPECT_EQ(t.argmax(), 1u);  // ties: the lower index
   t.set(1, 2);
   EXPECT_EQ(t.argmax(), 3u);
-  t.set(4, 9.5);
+  t.set(4, 9);
   EXPECT_EQ(t.argmax(), 4u);
   t.set(4, 0);
   t.set(3, 0);
@@ -189,12 +189,12 @@ TEST(MaxTree, AgreesWithAScanOnRandomChanges) {
   for (uint32_t n : {1u, 2u, 3u, 7u, 8u, 33u}) {
     std::mt19937 rng(n);
     std::uniform_int_distribution<uint32_t> index(0, n - 1);
-    std::uniform_int_distribution<int> value(0, 4);
+    std::uniform_int_distribution<uint64_t> value(0, 4);
     MaxTree tree(n);
-    std::vector<double> values(n, 0);
+    std::vector<uint64_t> values(n, 0);
     for (int step = 0; step < 2000; ++step) {
       const uint32_t i = index(rng);
-      values[i] = value(rng) / 2.0;
+      values[i] = value(rng) * (MaxTree::kMaxValue / 4);  // the largest is kMaxValue
       tree.set(i, values[i]);
       const auto best = std::max_element(values.begin(), values.end());  // first of the highest
       ASSERT_EQ(tree.max(), *best) << "n " << n << " step " << step;
@@ -203,6 +203,15 @@ TEST(MaxTree, AgreesWithAScanOnRandomChanges) {
       ASSERT_EQ(tree[i], values[i]);
     }
   }
+}
+
+TEST(MaxTree, HoldsUpToKMaxSizeValues) {
+  MaxTree full(MaxTree::kMaxSize);
+  full.set(MaxTree::kMaxSize - 1, 1);
+  EXPECT_EQ(full.argmax(), MaxTree::kMaxSize - 1);
+  full.set(0, 1);
+  EXPECT_EQ(full.argmax(), 0u);
+  EXPECT_THROW(MaxTree(MaxTree::kMaxSize + 1), std::invalid_argument);
 }
 
 TEST(Credence, FlipIsReproducibleBySeed) {
