@@ -222,7 +222,12 @@ nlohmann::json CredencePolicy::describe(const BufferView& view) const {
   d["state"]["lqd_thresholds_cells"] = t;
   d["state"]["gamma_cells"] = static_cast<double>(gamma_) / kUnitsPerCell;
   d["state"]["feature_ewma_total_cells"] = features_.ewma_total();
-  if (forest_) d["state"]["forest"] = {{"trees", forest_->trees()}, {"nodes", forest_->nodes()}};
+  if (forest_) {
+    d["state"]["forest"] = {{"trees", forest_->trees()},
+                            {"nodes", forest_->nodes()},
+                            {"depth", forest_->depth()},
+                            {"kernel", forest_->kernel()}};
+  }
   return d;
 }
 

@@ -1,16 +1,21 @@
 #include "policies/forest_oracle.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 
-#include <immintrin.h>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "policies/params.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define SHAREBUF_FOREST_AVX2 1
+#endif
 
 namespace sharebuf::policies {
 
@@ -26,7 +31,8 @@ int32_t float_key(float f) noexcept {
 
 }  // namespace
 
-RandomForest RandomForest::from_json(const nlohmann::json& model, const std::string& origin) {
+RandomForest RandomForest::from_json(const nlohmann::json& model, const std::string& origin,
+                                     Kernel kernel) {
   auto fail = [&](const std::string& where, const std::string& problem) -> void {
     throw ConfigError(origin + ": forest model: " + where + (where.empty() ? "" : ": ") + problem);
   };
@@ -108,7 +114,47 @@ RandomForest RandomForest::from_json(const nlohmann::json& model, const std::str
   forest.records_.assign(forest.trees_ * forest.stride_, Inner{});
   for (size_t t = 0; t < trees.size(); ++t)
     forest.place(trees[t], 0, t, 0, 0);
+#if SHAREBUF_FOREST_AVX2
+  if (kernel == Kernel::kAuto && forest.depth_ >= 1 && forest.depth_ <= kMaxLaneDepth &&
+      __builtin_cpu_supports("avx2")) {
+    forest.build_lanes();
+  }
+#else
+  (void)kernel;
+#endif
   return forest;
+}
+
+// The avx2 kernel's copy of the complete trees: per node the tested feature (the lane whose key
+// is not +inf; a padding node tests feature 0 against +inf, so it always goes left) and its key.
+void RandomForest::build_lanes() {
+  const uint32_t groups = (inner_per_tree_ + 7) / 8;
+  const int32_t never = float_key(std::numeric_limits<float>::infinity());
+  lanes_.assign(trees_ * 2 * groups, Lanes{});
+  leaves_.assign(trees_ << depth_, 0);
+  for (size_t t = 0; t < trees_; ++t) {
+    Lanes* features = &lanes_[t * 2 * groups];
+    Lanes* keys = features + groups;
+    for (uint32_t k = 0; k < 8 * groups; ++k) {
+      int32_t feature = 0;
+      int32_t key = never;
+      if (k < inner_per_tree_) {
+        const Inner& node = records_[t * stride_ + k];
+        for (int f = 0; f < kOracleFeatures; ++f) {
+          if (node.key[f] != never) {
+            feature = f;
+            key = node.key[f];
+          }
+        }
+      }
+      features[k / 8].v[k % 8] = feature;
+      keys[k / 8].v[k % 8] = key;
+    }
+    for (uint32_t leaf = 0; leaf <= inner_per_tree_; ++leaf) {
+      std::memcpy(&leaves_[(t << depth_) + leaf], &records_[t * stride_ + inner_per_tree_ + leaf],
+                  sizeof(double));
+    }
+  }
 }
 
 // Puts model node n of a tree at position k of its complete tree; a leaf above depth D fills its
@@ -136,26 +182,28 @@ void RandomForest::place(const std::vector<ModelNode>& tree, int32_t n, size_t t
   place(tree, node.child[1], tree_index, 2 * k + 2, level + 1);
 }
 
-RandomForest RandomForest::from_file(const std::string& path) {
+RandomForest RandomForest::from_file(const std::string& path, Kernel kernel) {
   std::ifstream in(path);
   if (!in) throw ConfigError(path + ": cannot open the forest model");
   std::stringstream text;
   text << in.rdbuf();
   nlohmann::json model = nlohmann::json::parse(text.str(), nullptr, false);
   if (model.is_discarded()) throw ConfigError(path + ": the forest model is not valid JSON");
-  return from_json(model, path);
+  return from_json(model, path, kernel);
 }
 
 namespace {
 
-#if defined(__SSE2__)
+#if SHAREBUF_FOREST_AVX2
 using FeatureKeys = __m128i;
 FeatureKeys to_keys(const double (&x)[kOracleFeatures]) noexcept {
-  // Rounded to nearest, as numpy's astype(float32) does. Each double is loaded on its own: the
-  // caller has just stored them one by one, and a load spanning two stores is not forwarded.
-  const __m128d low = _mm_loadh_pd(_mm_load_sd(x), x + 1);
-  const __m128d high = _mm_loadh_pd(_mm_load_sd(x + 2), x + 3);
-  const __m128i bits = _mm_castps_si128(_mm_movelh_ps(_mm_cvtpd_ps(low), _mm_cvtpd_ps(high)));
+  // Rounded to nearest, as numpy's astype(float32) does. Each double is converted from its own
+  // 8-byte load: the caller has just stored them one by one, and a 16-byte load spanning two
+  // stores is not forwarded from them (it waits for both to reach the cache, ~20 cycles). GCC
+  // merges two adjacent 8-byte loads into one 16-byte load, but not two scalar conversions.
+  const auto one = [&](int i) { return _mm_cvtsd_ss(_mm_setzero_ps(), _mm_load_sd(x + i)); };
+  const __m128 f = _mm_movelh_ps(_mm_unpacklo_ps(one(0), one(1)), _mm_unpacklo_ps(one(2), one(3)));
+  const __m128i bits = _mm_castps_si128(f);
   // float_key on every lane, without its -0 normalisation: a feature of -0 gets key -1, which
   // still compares with every (normalised) threshold as 0 would.
   return _mm_xor_si128(bits, _mm_and_si128(_mm_srai_epi32(bits, 31), _mm_set1_epi32(0x7fffffff)));
@@ -185,9 +233,81 @@ uint32_t right_offset(const FeatureKeys& x, const int32_t* key) noexcept {
 }
 #endif
 
+#if SHAREBUF_FOREST_AVX2
+// Node reached at depth 3 from the root, by the right-bits of nodes 0..6: one load instead of
+// three dependent steps.
+constexpr std::array<uint8_t, 128> kThirdLevel = [] {
+  std::array<uint8_t, 128> table{};
+  for (uint32_t bits = 0; bits < 128; ++bits) {
+    uint32_t k = 0;
+    for (int level = 0; level < 3; ++level)
+      k = 2 * k + 1 + ((bits >> k) & 1);
+    table[bits] = static_cast<uint8_t>(k);
+  }
+  return table;
+}();
+
+// The avx2 kernel for complete trees of depth D. Bit k of `right` says node k's feature exceeds
+// its threshold; the path then costs a table load for the top three levels and a few register
+// operations per level below. Trees are summed in order, as the walk does, so both kernels
+// return the same double.
+template <int D>
+[[gnu::target("avx2")]] double lane_sum(const void* lanes_data, const double* leaves, size_t trees,
+                                        FeatureKeys keys) noexcept {
+  constexpr uint32_t kInner = (1u << D) - 1;
+  constexpr int kGroups = (kInner + 7) / 8;
+  constexpr int kTableLevels = D >= 3 ? 3 : 0;
+  const auto* lanes = static_cast<const __m256i*>(lanes_data);
+  const __m256i x = _mm256_zextsi128_si256(keys);  // the permutes read lanes 0..3 only
+  double sum = 0;
+  for (size_t t = 0; t < trees; ++t, lanes += 2 * kGroups, leaves += kInner + 1) {
+    uint64_t right = 0;
+#pragma GCC unroll 8
+    for (int g = 0; g < kGroups; ++g) {
+      const __m256i feature = _mm256_permutevar8x32_epi32(x, _mm256_load_si256(lanes + g));
+      const __m256i greater = _mm256_cmpgt_epi32(feature, _mm256_load_si256(lanes + kGroups + g));
+      right |= static_cast<uint64_t>(_mm256_movemask_ps(_mm256_castsi256_ps(greater))) << (8 * g);
+    }
+    uint32_t k = kTableLevels == 3 ? kThirdLevel[right & 127] : 0;
+#pragma GCC unroll 8
+    for (int level = kTableLevels; level < D; ++level)
+      k = 2 * k + 1 + static_cast<uint32_t>((right >> k) & 1);
+    sum += leaves[k - kInner];
+  }
+  return sum;
+}
+#endif
+
 }  // namespace
 
 double RandomForest::leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
+  return lanes_.empty() ? walk_leaf_sum(x) : lane_leaf_sum(x);
+}
+
+double RandomForest::lane_leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
+#if SHAREBUF_FOREST_AVX2
+  const FeatureKeys keys = to_keys(x);
+  switch (depth_) {
+    case 1:
+      return lane_sum<1>(lanes_.data(), leaves_.data(), trees_, keys);
+    case 2:
+      return lane_sum<2>(lanes_.data(), leaves_.data(), trees_, keys);
+    case 3:
+      return lane_sum<3>(lanes_.data(), leaves_.data(), trees_, keys);
+    case 4:
+      return lane_sum<4>(lanes_.data(), leaves_.data(), trees_, keys);
+    case 5:
+      return lane_sum<5>(lanes_.data(), leaves_.data(), trees_, keys);
+    case 6:
+      return lane_sum<6>(lanes_.data(), leaves_.data(), trees_, keys);
+    default:
+      break;  // build_lanes() is only called for depths 1..kMaxLaneDepth
+  }
+#endif
+  return walk_leaf_sum(x);
+}
+
+double RandomForest::walk_leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
   static_assert(sizeof(Inner) == 16, "the walk steps in units of 16 bytes");
   const FeatureKeys features = to_keys(x);
   // Node k is at byte offset 16k of its tree; children 2k+1, 2k+2 at 2*(16k) + 16 (+ 16).

@@ -16,6 +16,14 @@
 // float32 copy of the feature with a double threshold, and for a float x, x <= t exactly when
 // x <= the largest float not above t, which is the threshold stored. Features are never NaN (they
 // are cell counts and their averages).
+//
+// Two kernels give the same answers (tests run both):
+//   walk   D dependent steps per tree (load a node, compare, pick a child); portable.
+//   avx2   for D <= 6 on CPUs with AVX2: every node of a tree is compared at once (8 nodes per
+//          instruction, each lane's feature picked by a permute), which gives one bit per node;
+//          the path through the tree is then followed on those bits in registers. The walk's
+//          chain of D dependent loads becomes D steps of a few cycles; four trees of depth 4
+//          take half the walk's time (bench/policies/credence_forest_bench.cpp).
 #pragma once
 
 #include <cstdint>
@@ -30,9 +38,12 @@ inline constexpr int kOracleFeatures = 4;
 
 class RandomForest {
  public:
+  enum class Kernel { kAuto, kWalk };  // kAuto: avx2 where it applies, else walk
+
   // Throws ConfigError naming the tree, the node and the problem.
-  static RandomForest from_json(const nlohmann::json& model, const std::string& origin);
-  static RandomForest from_file(const std::string& path);
+  static RandomForest from_json(const nlohmann::json& model, const std::string& origin,
+                                Kernel kernel = Kernel::kAuto);
+  static RandomForest from_file(const std::string& path, Kernel kernel = Kernel::kAuto);
 
   // Mean leaf value over the trees (the predicted probability of a drop).
   double score(const double (&features)[kOracleFeatures]) const noexcept {
@@ -46,7 +57,9 @@ class RandomForest {
   size_t trees() const noexcept { return trees_; }
   size_t nodes() const noexcept { return model_nodes_; }  // as in the model file
   int depth() const noexcept { return depth_; }
-  static constexpr int kMaxDepth = 16;  // 2^16 leaves per tree; deeper models are refused
+  const char* kernel() const noexcept { return lanes_.empty() ? "walk" : "avx2"; }
+  static constexpr int kMaxDepth = 16;     // 2^16 leaves per tree; deeper models are refused
+  static constexpr int kMaxLaneDepth = 6;  // the avx2 kernel's bits per tree fit 64 bits
 
  private:
   // One threshold per feature: the tested feature's (the largest float <= the model's
@@ -62,9 +75,17 @@ class RandomForest {
     double threshold;
     double value;
   };
+  // The avx2 kernel's layout of a tree: for each group of 8 nodes, the feature each node tests
+  // (a permute index), then for each group the nodes' threshold keys.
+  struct alignas(32) Lanes {
+    int32_t v[8];
+  };
   double leaf_sum(const double (&features)[kOracleFeatures]) const noexcept;
+  double walk_leaf_sum(const double (&features)[kOracleFeatures]) const noexcept;
+  double lane_leaf_sum(const double (&features)[kOracleFeatures]) const noexcept;
   void place(const std::vector<ModelNode>& tree, int32_t n, size_t tree_index, uint32_t k,
              int level);
+  void build_lanes();
 
   size_t trees_ = 0;
   size_t model_nodes_ = 0;
@@ -74,6 +95,10 @@ class RandomForest {
   // Tree t's node k at t * stride_ + k: inner nodes (k < 2^D - 1), then the leaves, whose record
   // holds the leaf's value (a double) in its first 8 bytes. A walk ends on its leaf's record.
   std::vector<Inner> records_;
+  // avx2 kernel only (empty otherwise): tree t's groups at lanes_[t * 2G], its leaf values at
+  // leaves_[t * 2^D].
+  std::vector<Lanes> lanes_;
+  std::vector<double> leaves_;
 };
 
 }  // namespace sharebuf::policies

@@ -1,6 +1,7 @@
 // sharebuf-forest-check MODEL.json PREDICTIONS.csv: runs the C++ forest (the `forest` oracle's
 // inference) on every row that tools/train_forest.py --predictions wrote and compares its answer
-// with scikit-learn's. Exit 0 only if every row agrees.
+// with scikit-learn's, with each of its kernels (the vector one where this CPU runs it, and the
+// portable walk). Exit 0 only if every row agrees under every kernel.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,7 +18,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const auto forest = sharebuf::policies::RandomForest::from_file(argv[1]);
+    using sharebuf::policies::RandomForest;
+    const RandomForest forests[] = {RandomForest::from_file(argv[1]),
+                                    RandomForest::from_file(argv[1], RandomForest::Kernel::kWalk)};
     std::ifstream in(argv[2]);
     if (!in) throw std::runtime_error(std::string(argv[2]) + ": cannot open");
     std::string line;
@@ -39,14 +42,18 @@ int main(int argc, char** argv) {
         throw std::runtime_error("line " + std::to_string(lineno) + ": no prediction");
       const bool sklearn = std::stoi(cell) != 0;
       ++rows;
-      if (forest.predicts_drop(x) != sklearn) {
-        if (++mismatches <= 5)
-          std::fprintf(stderr, "line %zu: C++ %d, scikit-learn %d (score %.6f)\n", lineno, !sklearn,
-                       sklearn, forest.score(x));
+      for (const RandomForest& forest : forests) {
+        if (forest.predicts_drop(x) != sklearn) {
+          if (++mismatches <= 5)
+            std::fprintf(stderr, "line %zu: C++ (%s) %d, scikit-learn %d (score %.6f)\n", lineno,
+                         forest.kernel(), !sklearn, sklearn, forest.score(x));
+        }
       }
     }
-    std::printf("%lu rows, %lu disagreements between the C++ forest and scikit-learn\n", rows,
-                mismatches);
+    std::printf(
+        "%lu rows, %lu disagreements between the C++ forest (kernels %s, %s) and "
+        "scikit-learn\n",
+        rows, mismatches, forests[0].kernel(), forests[1].kernel());
     return mismatches == 0 && rows > 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "sharebuf-forest-check: " << e.what() << "\n";

@@ -247,6 +247,9 @@ std::string write_model(const std::string& text) {
   return name;
 }
 
+constexpr RandomForest::Kernel kKernels[] = {RandomForest::Kernel::kAuto,
+                                             RandomForest::Kernel::kWalk};
+
 TEST(RandomForest, PredictsAHandBuiltTree) {
   // Tree 0: queue length <= 50 ? accept (0.1) : (total <= 900 ? 0.6 : 0.9)
   // Tree 1: always 0.2.  Mean > 0.5 means drop.
@@ -258,14 +261,62 @@ TEST(RandomForest, PredictsAHandBuiltTree) {
      {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0.9}],
     [{"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0.2}]
   ])");
-  const RandomForest f = RandomForest::from_json(model, "test");
-  EXPECT_EQ(f.trees(), 2u);
-  EXPECT_DOUBLE_EQ(f.score({10, 2000, 0, 0}), 0.15);
-  EXPECT_DOUBLE_EQ(f.score({50, 2000, 0, 0}), 0.15);  // <= goes left
-  EXPECT_DOUBLE_EQ(f.score({51, 900, 0, 0}), 0.4);
-  EXPECT_FALSE(f.predicts_drop({51, 900, 0, 0}));
-  EXPECT_DOUBLE_EQ(f.score({51, 901, 0, 0}), 0.55);
-  EXPECT_TRUE(f.predicts_drop({51, 901, 0, 0}));
+  for (const auto kernel : kKernels) {
+    const RandomForest f = RandomForest::from_json(model, "test", kernel);
+    SCOPED_TRACE(f.kernel());
+    EXPECT_EQ(f.trees(), 2u);
+    EXPECT_DOUBLE_EQ(f.score({10, 2000, 0, 0}), 0.15);
+    EXPECT_DOUBLE_EQ(f.score({50, 2000, 0, 0}), 0.15);  // <= goes left
+    EXPECT_DOUBLE_EQ(f.score({51, 900, 0, 0}), 0.4);
+    EXPECT_FALSE(f.predicts_drop({51, 900, 0, 0}));
+    EXPECT_DOUBLE_EQ(f.score({51, 901, 0, 0}), 0.55);
+    EXPECT_TRUE(f.predicts_drop({51, 901, 0, 0}));
+  }
+}
+
+// The vector kernel where the CPU has AVX2 and the forest is at most kMaxLaneDepth deep, the
+// portable walk otherwise or when asked for.
+TEST(RandomForest, PicksTheVectorKernelWhereItApplies) {
+  // A left spine `depth` levels deep: inner node 2d tests feature d % 4 against 10 - d, goes
+  // right to a leaf of value 1 and left on down, to a final leaf of value 0.
+  auto spine = [](int depth) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (int d = 0; d < depth; ++d) {
+      nodes.push_back({{"feature", d % 4},
+                       {"threshold", 10 - d},
+                       {"left", 2 * d + 2},
+                       {"right", 2 * d + 1},
+                       {"value", 0}});
+      nodes.push_back(
+          {{"feature", -1}, {"threshold", 0}, {"left", -1}, {"right", -1}, {"value", 1}});
+    }
+    nodes.push_back({{"feature", -1}, {"threshold", 0}, {"left", -1}, {"right", -1}, {"value", 0}});
+    return nlohmann::json::array({nodes});
+  };
+#if defined(__x86_64__)
+  const std::string vector = __builtin_cpu_supports("avx2") ? "avx2" : "walk";
+#else
+  const std::string vector = "walk";
+#endif
+  EXPECT_EQ(RandomForest::from_json(spine(1), "m").kernel(), vector);
+  EXPECT_EQ(RandomForest::from_json(spine(RandomForest::kMaxLaneDepth), "m").kernel(), vector);
+  EXPECT_STREQ(RandomForest::from_json(spine(RandomForest::kMaxLaneDepth + 1), "m").kernel(),
+               "walk");
+  EXPECT_STREQ(RandomForest::from_json(spine(4), "m", RandomForest::Kernel::kWalk).kernel(),
+               "walk");
+  // A single leaf (depth 0) has nothing to compare.
+  EXPECT_STREQ(RandomForest::from_json(spine(0), "m").kernel(), "walk");
+  for (const auto kernel : kKernels) {
+    const RandomForest f = RandomForest::from_json(spine(RandomForest::kMaxLaneDepth), "m", kernel);
+    SCOPED_TRACE(f.kernel());
+    EXPECT_EQ(f.score({0, 0, 0, 0}), 0.0);
+    EXPECT_EQ(f.score({6, 5, 8, 7}), 0.0);    // equal to the thresholds below the root: left
+    EXPECT_EQ(f.score({0, 9.5, 0, 0}), 1.0);  // right at level 1
+    EXPECT_EQ(f.score({6, 5, 8, 7.5}), 1.0);  // level 3
+    EXPECT_EQ(f.score({6.5, 5, 8, 7}), 1.0);  // level 4
+    EXPECT_EQ(f.score({6, 5.5, 8, 7}), 1.0);  // level 5, the deepest
+  }
+  EXPECT_EQ(RandomForest::from_json(spine(0), "m").score({5, 5, 5, 5}), 0.0);
 }
 
 TEST(RandomForest, ComparesLikeScikitLearnInFloat32) {
@@ -276,13 +327,16 @@ TEST(RandomForest, ComparesLikeScikitLearnInFloat32) {
     [{"feature": 2, "threshold": 0.1, "left": 1, "right": 2, "value": 0},
      {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 0},
      {"feature": -1, "threshold": 0, "left": -1, "right": -1, "value": 1}]])");
-  const RandomForest f = RandomForest::from_json(model, "test");
-  EXPECT_EQ(f.score({0, 0, 0.1, 0}), 1.0);
-  const double below = std::nextafter(0.1f, 0.0f);
-  EXPECT_EQ(f.score({0, 0, below, 0}), 0.0);
-  // Doubles that round to float32(0.1) go right with it; 0.09999999 rounds below 0.1.
-  EXPECT_EQ(f.score({0, 0, 0.1000000001, 0}), 1.0);
-  EXPECT_EQ(f.score({0, 0, 0.0999999, 0}), 0.0);
+  for (const auto kernel : kKernels) {
+    const RandomForest f = RandomForest::from_json(model, "test", kernel);
+    SCOPED_TRACE(f.kernel());
+    EXPECT_EQ(f.score({0, 0, 0.1, 0}), 1.0);
+    const double below = std::nextafter(0.1f, 0.0f);
+    EXPECT_EQ(f.score({0, 0, below, 0}), 0.0);
+    // Doubles that round to float32(0.1) go right with it; 0.09999999 rounds below 0.1.
+    EXPECT_EQ(f.score({0, 0, 0.1000000001, 0}), 1.0);
+    EXPECT_EQ(f.score({0, 0, 0.0999999, 0}), 0.0);
+  }
 }
 
 // The reference walk: the model's nodes followed one by one, as scikit-learn does.
@@ -329,19 +383,24 @@ void random_subtree(std::mt19937& rng, nlohmann::json& nodes, int depth, int max
 
 TEST(RandomForest, AgreesWithANodeByNodeWalkOnRandomForests) {
   std::mt19937 rng(11);
-  for (int trees : {1, 3, 4, 5, 9}) {
+  for (int trees : {1, 3, 4, 5, 6, 9}) {  // the deepest tree: min(trees, 7) levels
     nlohmann::json model = nlohmann::json::array();
     for (int t = 0; t < trees; ++t) {
       nlohmann::json nodes = nlohmann::json::array();
       random_subtree(rng, nodes, 0, 1 + t % 7);
       model.push_back(nodes);
     }
-    const RandomForest f = RandomForest::from_json(model, "random");
-    for (int i = 0; i < 500; ++i) {
-      const double x[kOracleFeatures] = {uniform(rng, 150000) / 10.0, uniform(rng, 150000) / 10.0,
-                                         uniform(rng, 150000) / 10.0, uniform(rng, 150000) / 10.0};
-      ASSERT_DOUBLE_EQ(f.score(x), reference_score(model, x)) << "trees " << trees << " i " << i;
-      ASSERT_EQ(f.predicts_drop(x), reference_score(model, x) > 0.5);
+    for (const auto kernel : kKernels) {
+      const RandomForest f = RandomForest::from_json(model, "random", kernel);
+      for (int i = 0; i < 500; ++i) {
+        const double x[kOracleFeatures] = {uniform(rng, 150000) / 10.0, uniform(rng, 150000) / 10.0,
+                                           uniform(rng, 150000) / 10.0,
+                                           uniform(rng, 150000) / 10.0};
+        // Exactly equal: both kernels add the trees' values in order, as the reference does.
+        ASSERT_EQ(f.score(x), reference_score(model, x))
+            << f.kernel() << " trees " << trees << " i " << i;
+        ASSERT_EQ(f.predicts_drop(x), reference_score(model, x) > 0.5);
+      }
     }
   }
 }
