@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "buffer/spin_lock.h"
 #include "datapath/admission_step.h"
 #include "datapath/checksum.h"
 #include "datapath/ecn.h"
@@ -53,7 +54,7 @@ void RxWorker::run() {
     // Optional busy polling (off by default: the target machines have 2 cores) catches the next
     // frame without a wake-up, e.g. a reply arriving on another port this worker serves.
     if (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns) {
-      __builtin_ia32_pause();
+      buffer::cpu_relax();
       continue;
     }
     poll(fds.data(), fds.size(), 100);
