@@ -67,7 +67,8 @@ void CredencePolicy::on_install(const BufferView& view) noexcept {
 // Brings T[q] down by what LQD's queue q would have sent since q was last seen, if the real
 // queue is empty; a busy real queue stops the drain (its departures lower T instead) and leaves
 // the draining set until it empties again.
-void CredencePolicy::drain_one(uint32_t q, uint64_t now_ns, const BufferView& view) noexcept {
+[[gnu::always_inline]] inline void CredencePolicy::drain_one(uint32_t q, uint64_t now_ns,
+                                                             const BufferView& view) noexcept {
   const uint64_t last = last_ns_[q];
   last_ns_[q] = now_ns;
   const uint64_t t = t_[q];
@@ -155,7 +156,9 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
   } else {
     set_threshold(i, t_[i] + c);
   }
-  mark_draining(i);  // in case the frame is refused and the real queue stays empty
+  // An empty real queue: in case the frame is refused and the queue stays empty, T[i] drains. A
+  // busy queue's T falls with its departures, and on_dequeue marks it when it empties.
+  if (view.queue_cells(i) == 0) mark_draining(i);
 
   // 2. Safeguard: no queue is long enough for LQD to push anything out of it.
   if (safeguard_ && view.long_queues() == 0) return Verdict::accept();

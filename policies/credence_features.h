@@ -24,7 +24,10 @@ class CredenceFeatures {
     const double w =
         last_ns_ == 0
             ? 1.0
-            : std::min(1.0, static_cast<double>(now_ns - std::min(now_ns, last_ns_)) * per_ns_);
+            // Signed: a gap of 2^63 ns is centuries, and the signed conversion has no branch.
+            : std::min(1.0, static_cast<double>(
+                                static_cast<int64_t>(now_ns - std::min(now_ns, last_ns_))) *
+                                per_ns_);
     last_ns_ = now_ns;
     ewma_queue_[queue] += w * (queue_cells - ewma_queue_[queue]);
     ewma_total_ += w * (total_cells - ewma_total_);

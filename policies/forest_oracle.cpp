@@ -114,14 +114,7 @@ RandomForest RandomForest::from_json(const nlohmann::json& model, const std::str
   forest.records_.assign(forest.trees_ * forest.stride_, Inner{});
   for (size_t t = 0; t < trees.size(); ++t)
     forest.place(trees[t], 0, t, 0, 0);
-#if SHAREBUF_FOREST_AVX2
-  if (kernel == Kernel::kAuto && forest.depth_ >= 1 && forest.depth_ <= kMaxLaneDepth &&
-      __builtin_cpu_supports("avx2")) {
-    forest.build_lanes();
-  }
-#else
-  (void)kernel;
-#endif
+  forest.choose_kernel(kernel);
   return forest;
 }
 
@@ -252,8 +245,10 @@ constexpr std::array<uint8_t, 128> kThirdLevel = [] {
 // operations per level below. Trees are summed in order, as the walk does, so both kernels
 // return the same double.
 template <int D>
-[[gnu::target("avx2")]] double lane_sum(const void* lanes_data, const double* leaves, size_t trees,
-                                        FeatureKeys keys) noexcept {
+[[gnu::target("avx2"), gnu::always_inline]] inline double lane_tree_sum(const void* lanes_data,
+                                                                        const double* leaves,
+                                                                        size_t trees,
+                                                                        FeatureKeys keys) noexcept {
   constexpr uint32_t kInner = (1u << D) - 1;
   constexpr int kGroups = (kInner + 7) / 8;
   constexpr int kTableLevels = D >= 3 ? 3 : 0;
@@ -280,35 +275,50 @@ template <int D>
 
 }  // namespace
 
-double RandomForest::leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
-  return lanes_.empty() ? walk_leaf_sum(x) : lane_leaf_sum(x);
-}
-
-double RandomForest::lane_leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
+struct ForestKernels {
 #if SHAREBUF_FOREST_AVX2
-  const FeatureKeys keys = to_keys(x);
-  switch (depth_) {
-    case 1:
-      return lane_sum<1>(lanes_.data(), leaves_.data(), trees_, keys);
-    case 2:
-      return lane_sum<2>(lanes_.data(), leaves_.data(), trees_, keys);
-    case 3:
-      return lane_sum<3>(lanes_.data(), leaves_.data(), trees_, keys);
-    case 4:
-      return lane_sum<4>(lanes_.data(), leaves_.data(), trees_, keys);
-    case 5:
-      return lane_sum<5>(lanes_.data(), leaves_.data(), trees_, keys);
-    case 6:
-      return lane_sum<6>(lanes_.data(), leaves_.data(), trees_, keys);
-    default:
-      break;  // build_lanes() is only called for depths 1..kMaxLaneDepth
+  template <int D>
+  [[gnu::target("avx2")]] static double lanes(const RandomForest& f,
+                                              const double (&x)[kOracleFeatures]) noexcept {
+    return lane_tree_sum<D>(f.lanes_.data(), f.leaves_.data(), f.trees_, to_keys(x));
+  }
+  static RandomForest::SumFn lanes_for(int depth) noexcept {
+    switch (depth) {
+      case 1:
+        return &lanes<1>;
+      case 2:
+        return &lanes<2>;
+      case 3:
+        return &lanes<3>;
+      case 4:
+        return &lanes<4>;
+      case 5:
+        return &lanes<5>;
+      case 6:
+        return &lanes<6>;
+      default:
+        return nullptr;
+    }
   }
 #endif
-  return walk_leaf_sum(x);
+  static double walk(const RandomForest& f, const double (&x)[kOracleFeatures]) noexcept;
+};
+
+void RandomForest::choose_kernel(Kernel kernel) {
+  sum_ = &ForestKernels::walk;
+#if SHAREBUF_FOREST_AVX2
+  if (kernel == Kernel::kAuto && depth_ >= 1 && depth_ <= kMaxLaneDepth &&
+      __builtin_cpu_supports("avx2")) {
+    build_lanes();
+    sum_ = ForestKernels::lanes_for(depth_);
+  }
+#else
+  (void)kernel;
+#endif
 }
 
-double RandomForest::walk_leaf_sum(const double (&x)[kOracleFeatures]) const noexcept {
-  static_assert(sizeof(Inner) == 16, "the walk steps in units of 16 bytes");
+double ForestKernels::walk(const RandomForest& f, const double (&x)[kOracleFeatures]) noexcept {
+  static_assert(sizeof(RandomForest::Inner) == 16, "the walk steps in units of 16 bytes");
   const FeatureKeys features = to_keys(x);
   // Node k is at byte offset 16k of its tree; children 2k+1, 2k+2 at 2*(16k) + 16 (+ 16).
   const auto step = [&](const char* tree, uint32_t at) {
@@ -319,25 +329,28 @@ double RandomForest::walk_leaf_sum(const double (&x)[kOracleFeatures]) const noe
     std::memcpy(&value, record, sizeof(value));
     return value;
   };
-  const size_t tree_bytes = stride_ * sizeof(Inner);
-  const auto* tree = reinterpret_cast<const char*>(records_.data());
+  const size_t tree_bytes = f.stride_ * sizeof(RandomForest::Inner);
+  const auto* tree = reinterpret_cast<const char*>(f.records_.data());
   double sum = 0;
   size_t t = 0;
   // Four trees at a time: four independent chains overlap.
-  for (; t + 4 <= trees_; t += 4, tree += 4 * tree_bytes) {
+  for (; t + 4 <= f.trees_; t += 4, tree += 4 * tree_bytes) {
     uint32_t a = 0, b = 0, c = 0, d = 0;
-    for (int level = 0; level < depth_; ++level) {
+    for (int level = 0; level < f.depth_; ++level) {
       a = step(tree, a);
       b = step(tree + tree_bytes, b);
       c = step(tree + 2 * tree_bytes, c);
       d = step(tree + 3 * tree_bytes, d);
     }
-    sum += leaf(tree + a) + leaf(tree + tree_bytes + b) + leaf(tree + 2 * tree_bytes + c) +
-           leaf(tree + 3 * tree_bytes + d);
+    // One at a time, in tree order: the avx2 kernel and scikit-learn add in that order too.
+    sum += leaf(tree + a);
+    sum += leaf(tree + tree_bytes + b);
+    sum += leaf(tree + 2 * tree_bytes + c);
+    sum += leaf(tree + 3 * tree_bytes + d);
   }
-  for (; t < trees_; ++t, tree += tree_bytes) {
+  for (; t < f.trees_; ++t, tree += tree_bytes) {
     uint32_t a = 0;
-    for (int level = 0; level < depth_; ++level)
+    for (int level = 0; level < f.depth_; ++level)
       a = step(tree, a);
     sum += leaf(tree + a);
   }

@@ -80,13 +80,18 @@ class RandomForest {
   struct alignas(32) Lanes {
     int32_t v[8];
   };
-  double leaf_sum(const double (&features)[kOracleFeatures]) const noexcept;
-  double walk_leaf_sum(const double (&features)[kOracleFeatures]) const noexcept;
-  double lane_leaf_sum(const double (&features)[kOracleFeatures]) const noexcept;
+  // The kernel, chosen at load: one indirect call from predicts_drop to the loop that runs.
+  using SumFn = double (*)(const RandomForest&, const double (&)[kOracleFeatures]) noexcept;
+  double leaf_sum(const double (&features)[kOracleFeatures]) const noexcept {
+    return sum_(*this, features);
+  }
+  friend struct ForestKernels;  // forest_oracle.cpp: the kernels
   void place(const std::vector<ModelNode>& tree, int32_t n, size_t tree_index, uint32_t k,
              int level);
+  void choose_kernel(Kernel kernel);  // sets sum_ (and builds lanes_ for the avx2 kernel)
   void build_lanes();
 
+  SumFn sum_ = nullptr;  // set by from_json
   size_t trees_ = 0;
   size_t model_nodes_ = 0;
   int depth_ = 0;                // D: every walk takes exactly D steps

@@ -367,7 +367,7 @@ void random_subtree(std::mt19937& rng, nlohmann::json& nodes, int depth, int max
                      {"threshold", 0},
                      {"left", -1},
                      {"right", -1},
-                     {"value", uniform(rng, 5) / 4.0}});
+                     {"value", uniform(rng, 1001) / 1000.0}});  // sums round: order counts
     return;
   }
   nodes.push_back({{"feature", uniform(rng, kOracleFeatures)},
