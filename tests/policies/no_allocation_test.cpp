@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -48,8 +49,23 @@ TEST(NoAllocation, HotPathOfEveryPolicy) {
                                                                     .group = PriorityGroup::kHigh,
                                                                     .role = ProteanRole::kShort}},
                 .port_rate_bps = {1'000'000'000, 0}};
+  // Every policy with its defaults, and Credence with each oracle that does work per arrival
+  // (the shipped forest: 4 trees of depth 4).
+  std::vector<std::pair<const PolicyInfo*, Params>> cases;
+  for (const PolicyInfo& info : builtin_policies())
+    cases.emplace_back(&info, Params{});
   for (const PolicyInfo& info : builtin_policies()) {
-    auto policy = info.make(Params{}, env);
+    if (info.name != "credence") continue;
+    Params forest;
+    forest.values = {{"oracle", "forest"}};
+    Params flip;
+    flip.values = {{"oracle", "flip"}, {"flip_base", "forest"}, {"flip_probability", 0.1}};
+    cases.emplace_back(&info, forest);
+    cases.emplace_back(&info, flip);
+  }
+  ASSERT_EQ(cases.size(), builtin_policies().size() + 2);
+  for (const auto& [info, params] : cases) {
+    auto policy = info->make(params, env);
     const auto view = buffer::BufferView::exact(state);
     const uint64_t before = g_allocations.load();
     for (uint32_t i = 0; i < 20000; ++i) {
@@ -71,7 +87,8 @@ TEST(NoAllocation, HotPathOfEveryPolicy) {
                            view);
       }
     }
-    EXPECT_EQ(g_allocations.load() - before, 0u) << info.name << " allocated on the hot path";
+    EXPECT_EQ(g_allocations.load() - before, 0u)
+        << info->name << " " << params.values.dump() << " allocated on the hot path";
     for (uint32_t q = 0; q < layout.num_queues(); ++q)
       state.release(q, state.queue_cells(q));
   }
