@@ -46,6 +46,15 @@ tb_ctl policy.set dt alpha=-3 >/dev/null 2>&1 && fail "policy.set with alpha=-3 
 after=$(tb_ctl --json policy.get | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')
 [ "$before" = "$after" ] || fail "a rejected policy.set changed the policy ($before -> $after)"
 tb_ctl queues >/dev/null || fail "queues"
+# Credence with the shipped forest reports the kernel it evaluates it with: avx2 where the CPU has
+# it (the shipped trees are 4 deep), else the portable walk.
+want=walk
+grep -qw avx2 /proc/cpuinfo && want=avx2
+tb_ctl policy.set credence oracle=forest >/dev/null || fail "policy.set credence oracle=forest"
+forest=$(tb_ctl --json policy.get | /usr/bin/python3 -c \
+  'import json,sys; f=json.load(sys.stdin)["state"]["forest"]; print(f["trees"], f["depth"], f["kernel"])')
+[ "$forest" = "4 4 $want" ] || fail "policy.get shows forest '$forest', expected '4 4 $want'"
+echo "credence forest (trees depth kernel): $forest"
 tb_ctl --json capture.stop >"$TB_DIR/capture.json" || fail "capture.stop"
 
 wait "${TB_PIDS[@]}" 2>/dev/null || true
