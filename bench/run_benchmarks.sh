@@ -9,7 +9,7 @@ bin="$build/bench/sharebuf_bench"
 [ -x "$bin" ] || { echo "run_benchmarks.sh: $bin not built (./run.sh build)" >&2; exit 1; }
 json=$(mktemp)
 trap 'rm -f "$json"' EXIT
-cmd="$bin --benchmark_repetitions=9 --benchmark_min_time=0.1 --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true --benchmark_format=json"
+cmd="$bin --benchmark_repetitions=9 --benchmark_min_time=0.1 --benchmark_enable_random_interleaving=true --benchmark_format=json"
 echo "running: $cmd" >&2
 $cmd >"$json"
 /usr/bin/python3 bench/format_results.py "$json" "$cmd" >bench/results.md

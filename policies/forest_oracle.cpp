@@ -297,7 +297,7 @@ struct ForestKernels {
       case 6:
         return &lanes<6>;
       default:
-        return nullptr;
+        return &walk;  // not reached: choose_kernel() asks only for depths 1..kMaxLaneDepth
     }
   }
 #endif
