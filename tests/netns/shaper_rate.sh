@@ -3,40 +3,62 @@
 # offered at 1.5x the rate; once the queue is full, the rate is the growth of the port's
 # tx_bytes counter (Ethernet frame bytes, what the shaper counts) between two snapshots taken
 # 2 s apart. (iperf3's own receiver rate also counts the start-up and the drain of the buffer,
-# which say nothing about the shaper.) At 500 Mbit/s a 2-core machine is close to CPU-bound: when
-# something else loads it, the switch cannot keep up and the rate sags for reasons that are not
-# the shaper's, so a rate is measured a second time before the test fails; a shaper that is
-# really off fails both times.
+# which say nothing about the shaper.)
+# Sending more than 5 % above the rate fails at once: that is the shaper's fault whatever the
+# host does. Sending less can be the host's: at 500 Mbit/s a 2-core machine is close to
+# CPU-bound, and when something else loads it the switch cannot keep up. So a rate that comes
+# out low is measured up to three times; if it is low every time, the switch's forwarding
+# capacity is measured right then (the same traffic through an unshaped 10 Gbit/s port). A
+# capacity below the configured rate + 5 % means the host, not the shaper, set the rate: the
+# point is reported as not measurable now and does not fail; otherwise the shaper is off.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
+# measure CONFIGURED_MBIT OFFERED_MBIT: prints "MBPS BACKLOGGED" (frame bytes sent on p2). Run it
+# in this shell (not in $(...)), so that its switch and iperf3 are this shell's to clean up.
 measure() {
-  local rate=$1 t1 t2
+  local rate=$1 offered=$2 t1 t2
   tb_write_config "$TB_DIR/sw.toml" cs "${rate}Mbit" "4000 cells"
   tb_start_switch "$TB_DIR/sw.toml"
   tb_bg 2 iperf3 -s -1 -p 5201 >/dev/null
   sleep 0.5
-  tb_bg 1 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b "$((rate * 3 / 2))M" -l 1400 -t 6 >/dev/null
+  tb_bg 1 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b "${offered}M" -l 1400 -t 6 >/dev/null
   sleep 2
   t1=$(tb_snapshot_stats "$TB_DIR/a.json")
   sleep 2
   t2=$(tb_snapshot_stats "$TB_DIR/b.json")
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
-  tb_stop_switch || fail "sharebufd exited with $?"
-  /usr/bin/python3 - "$TB_DIR/a.json" "$TB_DIR/b.json" "$t1" "$t2" "$rate" <<'PY'
+  tb_stop_switch >&2 || fail "sharebufd exited with $?"
+  /usr/bin/python3 - "$TB_DIR/a.json" "$TB_DIR/b.json" "$t1" "$t2" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-t1, t2, rate = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+t1, t2 = float(sys.argv[3]), float(sys.argv[4])
 port = lambda s: next(p for p in s["ports"] if p["interface"] == "p2")
 mbps = (port(b)["tx_bytes"] - port(a)["tx_bytes"]) * 8 / (t2 - t1) / 1e6
-full = port(b)["queues"][0]["occupancy_cells"] > 0
-print(f"configured {rate:.0f} Mbit/s, sent {mbps:.1f} Mbit/s of frames ({100 * mbps / rate:.1f} %), "
-      f"queue backlogged: {full}")
-sys.exit(0 if full and abs(mbps - rate) <= 0.05 * rate else 1)
+print(f"{mbps:.1f} {int(port(b)['queues'][0]['occupancy_cells'] > 0)}")
 PY
 }
+within() { /usr/bin/python3 -c "import sys; sys.exit(0 if $1 else 1)"; }
 for rate in 10 100 500; do
-  measure "$rate" || { echo "measuring $rate Mbit/s again"; measure "$rate"; } ||
-    fail "shaper at $rate Mbit/s off by more than 5 % twice (or the queue was not backlogged)"
+  ok=0
+  for attempt in 1 2 3; do
+    measure "$rate" $((rate * 3 / 2)) >"$TB_DIR/m.txt"
+    read -r mbps full <"$TB_DIR/m.txt"
+    echo "configured $rate Mbit/s, sent $mbps Mbit/s of frames, queue backlogged: $full"
+    [ "$full" = 1 ] || fail "the queue at $rate Mbit/s was not backlogged: the test offered too little"
+    within "$mbps > 1.05 * $rate" && fail "shaper at $rate Mbit/s sent $mbps Mbit/s, more than 5 % above"
+    if within "$mbps >= 0.95 * $rate"; then
+      ok=1
+      break
+    fi
+    echo "below 5 % of $rate Mbit/s (attempt $attempt)"
+  done
+  [ "$ok" = 1 ] && continue
+  measure 10000 $((rate * 3 / 2)) >"$TB_DIR/m.txt"
+  read -r capacity _ <"$TB_DIR/m.txt"
+  echo "forwarding capacity right now (unshaped 10 Gbit/s port, same offered load): $capacity Mbit/s"
+  within "$capacity < 1.05 * $rate" ||
+    fail "shaper at $rate Mbit/s sent less than 95 % three times while the switch could forward $capacity Mbit/s"
+  echo "NOT MEASURABLE NOW: at $rate Mbit/s the host limits the switch to $capacity Mbit/s; the shaper did not overshoot"
 done
