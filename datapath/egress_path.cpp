@@ -97,6 +97,9 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
     ++r.sent;
   }
   if (!port.io->tx_kick()) port.counters.tx_errors.fetch_add(1, std::memory_order_relaxed);
+  port.shaper.set_backlogged(r.stop != Stop::kEmpty);
+  if (const uint64_t owed = port.shaper.take_caught_up_bytes(); owed != 0)
+    port.counters.shaper_catchup_bytes.fetch_add(owed, std::memory_order_relaxed);
   return r;
 }
 

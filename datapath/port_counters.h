@@ -29,6 +29,9 @@ struct alignas(64) PortCounters {
   std::atomic<uint64_t> tx_frames{0};
   std::atomic<uint64_t> tx_bytes{0};
   std::atomic<uint64_t> tx_errors{0};
+  // Shaper credit the port kept because its egress thread ran late while frames were queued
+  // (see token_bucket.h): non-zero means the host was slow to schedule the switch.
+  std::atomic<uint64_t> shaper_catchup_bytes{0};
 
   uint64_t malformed_total() const noexcept {
     uint64_t n = 0;

@@ -19,10 +19,12 @@ using nlohmann::json;
 // Monotonic counters of switch_stats_json; everything else (occupancy, thresholds, peaks,
 // delays, configuration) is a gauge and is reported as is after counters.reset.
 constexpr std::array kCounterKeys = {
-    "received",   "admitted",           "admitted_cells", "transmitted", "transmitted_bytes",
-    "ecn_marked", "rx_frames",          "rx_bytes",       "tx_frames",   "tx_bytes",
-    "tx_errors",  "ring_drops",         "truncated",      "filtered",    "flooded",
-    "oversize",   "checksum_completed", "malformed_total"};
+    // per queue
+    "received", "admitted", "admitted_cells", "transmitted", "transmitted_bytes", "ecn_marked",
+    // per port
+    "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "truncated",
+    "filtered", "flooded", "oversize", "checksum_completed", "malformed_total",
+    "shaper_catchup_bytes"};
 
 bool is_counter(std::string_view key) {
   for (std::string_view k : kCounterKeys)

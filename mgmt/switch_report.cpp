@@ -82,6 +82,7 @@ nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
                             {"tx_frames", c.tx_frames.load(kRelaxed)},
                             {"tx_bytes", c.tx_bytes.load(kRelaxed)},
                             {"tx_errors", c.tx_errors.load(kRelaxed)},
+                            {"shaper_catchup_bytes", c.shaper_catchup_bytes.load(kRelaxed)},
                             {"ring_drops", c.ring_drops.load(kRelaxed)},
                             {"truncated", c.truncated.load(kRelaxed)},
                             {"filtered", c.filtered.load(kRelaxed)},

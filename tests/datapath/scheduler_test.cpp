@@ -76,6 +76,56 @@ TEST(TokenBucket, HoldsTheRateOverSimulatedTime) {
   EXPECT_NEAR(static_cast<double>(sent) * 8, 100e6, 100e6 * 0.001);
 }
 
+// A sender that always wakes `late_ns` after the time the bucket asked for, like an egress
+// thread on a loaded host; returns the bytes it sent in one simulated second.
+uint64_t send_one_second_waking_late(TokenBucket& tb, uint64_t late_ns) {
+  uint64_t now = 1'000'000;
+  uint64_t sent = 0;
+  const uint64_t start = now;
+  while (now - start < 1'000'000'000) {
+    const uint64_t wait = tb.wait_ns(1500, now);
+    if (wait == 0) {
+      tb.consume(1500);
+      sent += 1500;
+      continue;
+    }
+    tb.set_backlogged(true);  // the queue always holds frames
+    now += wait + late_ns;
+  }
+  return sent;
+}
+
+TEST(TokenBucket, PlainBucketLosesTheCreditOfLateWakeUps) {
+  TokenBucket tb(100'000'000, 3000);  // no catch-up: 2 ms late wake-ups forfeit most of it
+  const double mbit = static_cast<double>(send_one_second_waking_late(tb, 2'000'000)) * 8 / 1e6;
+  EXPECT_LT(mbit, 20.0);
+  EXPECT_EQ(tb.take_caught_up_bytes(), 0u);
+}
+
+TEST(TokenBucket, BackloggedBucketKeepsTheRateDespiteLateWakeUps) {
+  TokenBucket tb(100'000'000, 3000, 250'000);  // 20 ms of catch-up at 100 Mbit/s
+  const double mbit = static_cast<double>(send_one_second_waking_late(tb, 2'000'000)) * 8 / 1e6;
+  EXPECT_NEAR(mbit, 100.0, 0.5);
+  // Each wake-up is 2 ms late: ~25 kB above the 3 kB depth was owed every time.
+  EXPECT_GT(tb.take_caught_up_bytes(), 10'000'000u);
+  EXPECT_EQ(tb.take_caught_up_bytes(), 0u);  // taken
+}
+
+TEST(TokenBucket, CatchUpIsBoundedAndAnIdlePortKeepsOnlyTheDepth) {
+  TokenBucket tb(100'000'000, 3000, 250'000);
+  tb.set_backlogged(true);
+  // One second late while backlogged: 12.5 MB earned, 250 kB kept.
+  EXPECT_EQ(tb.wait_ns(250'000, 1'000'000'000), 0u);
+  EXPECT_GT(tb.wait_ns(250'001, 1'000'000'000), 0u);
+  EXPECT_EQ(tb.take_caught_up_bytes(), 247'000u);
+  // The queue empties: what is left above the depth is not kept.
+  tb.set_backlogged(false);
+  EXPECT_GT(tb.wait_ns(3001, 1'000'000'001), 0u);
+  EXPECT_EQ(tb.wait_ns(3000, 2'000'000'000), 0u);
+  EXPECT_GT(tb.wait_ns(3001, 2'000'000'000), 0u);
+  EXPECT_EQ(tb.take_caught_up_bytes(), 0u);
+}
+
 TEST(TokenBucket, UnshapedNeverWaits) {
   TokenBucket tb;
   EXPECT_EQ(tb.wait_ns(9000, 1), 0u);
