@@ -10,7 +10,8 @@
 # CE above K = 65 packets scaled to the port rate, at least 2 packets: 3000 B at 100 Mbit/s).
 # Per (queues, transport, load, burst, policy), pooled over repetitions: p99 and p99.9 query
 # completion time (and p99 QCT's range over repetitions), p99 short-flow FCT, long-flow goodput,
-# p99 occupancy (1 ms watch), drops.
+# p99 occupancy (1 ms watch), drops, and the share of the bytes sent on shaper catch-up (how much
+# the host delayed the egress threads).
 #   netns-scripts/e3_incast.sh [--out DIR] [--seconds 10] [--reps 2] [--queues single,multi]
 #       [--transport cubic] [--loads 0.4,0.8] [--bursts 0.5] [--query-rate 10]
 #       [--policies dt,cs,protean,fb,credence,lqd] [--record] [--full] [--quick] [--readme]
@@ -43,7 +44,7 @@ while [ $# -gt 0 ]; do
             shift ;;
     --record) record=1; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e3_incast.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -59,7 +60,7 @@ buffer_cells=21000 rate=100Mbit ecn_k="3000 B"
 tb_init
 echo "queues,transport,policy,load,burst,rep,kind,bytes,fct_ms,ok" >"$out/flows.csv"
 echo "queues,transport,policy,load,burst,rep,qct_ms" >"$out/queries.csv"
-echo "queues,transport,policy,load,burst,rep,occ_p99_cells,drops,p1_drops,received" >"$out/runs.csv"
+echo "queues,transport,policy,load,burst,rep,occ_p99_cells,drops,p1_drops,received,tx_bytes,catchup_bytes" >"$out/runs.csv"
 IFS=, read -r -a plist <<<"$policies"
 IFS=, read -r -a llist <<<"$loads"
 IFS=, read -r -a blist <<<"$bursts"
@@ -159,7 +160,8 @@ drops = lambda qs: sum(sum(q["dropped"].values()) for q in qs)
 qs = [q for p in s["ports"] for q in p["queues"]]
 p1 = [q for p in s["ports"] if p["interface"] == "p1" for q in p["queues"]]
 with open(f"{out}/runs.csv", "a") as f:
-    f.write(f"{key},{v[min(len(v) - 1, int(0.99 * len(v)))]},{drops(qs)},{drops(p1)},{sum(q['received'] for q in qs)}\n")
+    f.write(f"{key},{v[min(len(v) - 1, int(0.99 * len(v)))]},{drops(qs)},{drops(p1)},{sum(q['received'] for q in qs)},"
+            f"{sum(p['tx_bytes'] for p in s['ports'])},{sum(p['shaper_catchup_bytes'] for p in s['ports'])}\n")
 PY
           done
         done
@@ -198,12 +200,15 @@ key = lambda r: tuple(r[k] for k in KEY)
 q, q_rep, short, long_, failed, order = (defaultdict(list), defaultdict(lambda: defaultdict(list)), defaultdict(list),
                                          defaultdict(list), defaultdict(int), [])
 occ, drops, p1_drops = defaultdict(list), defaultdict(int), defaultdict(int)
+tx, catchup = defaultdict(int), defaultdict(int)
 for r in csv.DictReader(open(f"{out}/runs.csv")):
     k = key(r)
     if k not in order: order.append(k)
     occ[k].append(int(r["occ_p99_cells"]))
     drops[k] += int(r["drops"])
     p1_drops[k] += int(r["p1_drops"])
+    tx[k] += int(r["tx_bytes"])
+    catchup[k] += int(r["catchup_bytes"])
 for r in csv.DictReader(open(f"{out}/queries.csv")):
     q[key(r)].append(float(r["qct_ms"]))
     q_rep[key(r)][r["rep"]].append(float(r["qct_ms"]))
@@ -215,26 +220,29 @@ for r in csv.DictReader(open(f"{out}/flows.csv")):
         short[k].append(float(r["fct_ms"]))
     elif r["kind"] == "long":
         long_[k].append(int(r["bytes"]) * 8 / (float(r["fct_ms"]) / 1e3) / 1e6)
-lines = ["| queues | transport | load | burst (of B) | policy | queries | p99 QCT | p99 QCT per rep (min–max) | p99.9 QCT | short flows | p99 short FCT | long-flow goodput (mean) | p99 occupancy (max over reps) | drops (at p1) | failed flows |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+lines = ["| queues | transport | load | burst (of B) | policy | queries | p99 QCT | p99 QCT per rep (min–max) | p99.9 QCT | short flows | p99 short FCT | long-flow goodput (mean) | p99 occupancy (max over reps) | drops (at p1) | failed flows | shaper catch-up |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 rows = []
 for k in order:
     per_rep = [pct(v, 0.99) for v in q_rep[k].values()]
     row = list(k) + [len(q[k]), pct(q[k], 0.99), min(per_rep, default=float("nan")), max(per_rep, default=float("nan")),
                      pct(q[k], 0.999), len(short[k]), pct(short[k], 0.99),
-                     statistics.mean(long_[k]) if long_[k] else float("nan"), max(occ[k]), drops[k], p1_drops[k], failed[k]]
+                     statistics.mean(long_[k]) if long_[k] else float("nan"), max(occ[k]), drops[k], p1_drops[k], failed[k],
+                     100 * catchup[k] / tx[k] if tx[k] else 0.0]
     rows.append(row)
     qm, tr, p, l, b = k
     lines.append(f"| {qm} | {tr} | {l} | {b} | {p} | {row[5]} | {row[6]:.1f} ms | {row[7]:.0f}–{row[8]:.0f} ms | {row[9]:.1f} ms | "
-                 f"{row[10]} | {row[11]:.1f} ms | {row[12]:.1f} Mbit/s | {row[13]} | {row[14]} ({row[15]}) | {row[16]} |")
+                 f"{row[10]} | {row[11]:.1f} ms | {row[12]:.1f} Mbit/s | {row[13]} | {row[14]} ({row[15]}) | {row[16]} | {row[17]:.1f} % |")
 with open(f"{out}/summary.csv", "w") as f:
     w = csv.writer(f)
     w.writerow(list(KEY) + ["queries", "qct_p99_ms", "qct_p99_rep_min_ms", "qct_p99_rep_max_ms", "qct_p999_ms", "short_flows",
-                            "short_fct_p99_ms", "long_goodput_mbps", "occ_p99_cells", "drops", "p1_drops", "failed_flows"])
+                            "short_fct_p99_ms", "long_goodput_mbps", "occ_p99_cells", "drops", "p1_drops", "failed_flows",
+                            "shaper_catchup_pct"])
     w.writerows(rows)
 stamp = (f"Produced by `netns-scripts/e3_incast.sh` on {datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs): "
          f"8 hosts, 100 Mbit/s, 21000 cells, {seconds} s per run, {qrate} queries/s, {reps} repetition(s) per cell "
-         f"(percentiles pool the repetitions).")
+         f"(percentiles pool the repetitions). Shaper catch-up: the share of the bytes sent whose shaper credit "
+         f"was earned while the host ran an egress thread late (see How it works, Shaper).")
 table = "\n".join(lines + ["", stamp])
 open(f"{out}/summary.md", "w").write(table + "\n")
 
