@@ -282,24 +282,10 @@ struct ForestKernels {
                                               const double (&x)[kOracleFeatures]) noexcept {
     return lane_tree_sum<D>(f.lanes_.data(), f.leaves_.data(), f.trees_, to_keys(x));
   }
-  static RandomForest::SumFn lanes_for(int depth) noexcept {
-    switch (depth) {
-      case 1:
-        return &lanes<1>;
-      case 2:
-        return &lanes<2>;
-      case 3:
-        return &lanes<3>;
-      case 4:
-        return &lanes<4>;
-      case 5:
-        return &lanes<5>;
-      case 6:
-        return &lanes<6>;
-      default:
-        return &walk;  // not reached: choose_kernel() asks only for depths 1..kMaxLaneDepth
-    }
-  }
+  // Indexed by depth - 1; choose_kernel() asks only for depths 1..kMaxLaneDepth.
+  static_assert(RandomForest::kMaxLaneDepth == 6, "one lane kernel per depth");
+  static constexpr std::array<RandomForest::SumFn, RandomForest::kMaxLaneDepth> kLanes = {
+      &lanes<1>, &lanes<2>, &lanes<3>, &lanes<4>, &lanes<5>, &lanes<6>};
 #endif
   static double walk(const RandomForest& f, const double (&x)[kOracleFeatures]) noexcept;
 };
@@ -310,7 +296,7 @@ void RandomForest::choose_kernel(Kernel kernel) {
   if (kernel == Kernel::kAuto && depth_ >= 1 && depth_ <= kMaxLaneDepth &&
       __builtin_cpu_supports("avx2")) {
     build_lanes();
-    sum_ = ForestKernels::lanes_for(depth_);
+    sum_ = ForestKernels::kLanes[static_cast<size_t>(depth_ - 1)];
   }
 #else
   (void)kernel;
