@@ -3,20 +3,24 @@
 # shaped to 100 Mbit/s, 21000 cells of 80 B. Background: every host runs sharebuf-tg
 # websearch to the other hosts (flow sizes from the web-search CDF, Poisson arrivals at LOAD of its
 # link). Incast: h1 asks the 7 other hosts for BURST/7 bytes each (BURST a fraction of the
-# buffer), Poisson at --query-rate. Queues: "single" (everything in one queue per port) and/or
-# "multi" (3 queues per port, round robin: incast responses DSCP 40 in queue 0, short flows
-# < 100 KB in queue 1, flows >= 100 KB in queue 2; hosts reflect the DSCP of the SYN so responses
-# carry it). Transport: "cubic", or "ecn" (ECN cubic, this kernel has no dctcp; the switch marks
+# buffer), open loop: Poisson arrivals at --query-rate whether or not earlier queries have
+# finished (each on idle persistent connections, 32 per server opened in advance). Queues:
+# "single" (everything in one queue per port) and/or "multi" (3 queues per port, round robin:
+# incast responses DSCP 40 in queue 0, short flows < 100 KB in queue 1, flows >= 100 KB in queue
+# 2; hosts reflect the DSCP of the SYN so responses carry it). Transport: "cubic", or "ecn" (ECN cubic, this kernel has no dctcp; the switch marks
 # CE above K = 65 packets scaled to the port rate, at least 2 packets: 3000 B at 100 Mbit/s).
 # Per (queues, transport, load, burst, policy), pooled over repetitions: p99 and p99.9 query
 # completion time (and p99 QCT's range over repetitions), p99 short-flow FCT, long-flow goodput,
-# p99 occupancy (1 ms watch), drops, and the share of the bytes sent on shaper catch-up (how much
-# the host delayed the egress threads).
-#   netns-scripts/e3_incast.sh [--out DIR] [--seconds 10] [--reps 2] [--queues single,multi]
-#       [--transport cubic] [--loads 0.4,0.8] [--bursts 0.5] [--query-rate 10]
+# p99 occupancy (1 ms watch), drops, failed flows (background and query responses; the query
+# generator's messages go to DIR/query-errors.log), and the share of the bytes sent on shaper
+# catch-up (how much the host delayed the egress threads).
+#   netns-scripts/e3_incast.sh [--out DIR] [--seconds 15] [--reps 2] [--queues single,multi]
+#       [--transport cubic] [--loads 0.4,0.8] [--bursts 0.5] [--query-rate 2]
 #       [--policies dt,cs,protean,fb,credence,lqd] [--record] [--full] [--quick] [--readme]
-# Reduced defaults: about 13 minutes here. --full: loads 0.2-0.8, bursts 0.25-0.75, both queue
-# modes, both transports, 3 repetitions, all 10 policies (hours). --quick: DT, one repetition,
+# Reduced defaults: about 22 minutes here. The query rate makes the incast 13 % of the
+# aggregator's link at burst 0.5 (2 x 0.84 MB/s): open-loop queries at a rate whose bursts
+# exceed the link would overload it whatever the policy. --full: loads 0.2-0.8, bursts
+# 0.25-0.75, both queue modes, both transports, 3 repetitions, all 10 policies (hours). --quick: DT, one repetition,
 # both queue modes, load 0.4, 3 s. Writes flows.csv, queries.csv, runs.csv, summary.csv/.md,
 # qct_p99.png, qct_cdf.png and timeline-QUEUES-TRANSPORT-POLICY-BURST.png (repetition 1, highest
 # load) into DIR. --record: capture every arrival of the first run at the highest load (first
@@ -25,8 +29,8 @@
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
-out=results/e3 seconds=10 reps=2 queues=single,multi transports=cubic loads=0.4,0.8 bursts=0.5
-policies=dt,cs,protean,fb,credence,lqd qrate=10 readme=0 record=0
+out=results/e3 seconds=15 reps=2 queues=single,multi transports=cubic loads=0.4,0.8 bursts=0.5
+policies=dt,cs,protean,fb,credence,lqd qrate=2 readme=0 record=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -44,7 +48,7 @@ while [ $# -gt 0 ]; do
             shift ;;
     --record) record=1; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e3_incast.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -58,6 +62,7 @@ out=$(tb_out_dir "$out")
 tg=$(tb_tg) || exit 1
 buffer_cells=21000 rate=100Mbit ecn_k="3000 B"
 tb_init
+: >"$out/query-errors.log"
 echo "queues,transport,policy,load,burst,rep,kind,bytes,fct_ms,ok" >"$out/flows.csv"
 echo "queues,transport,policy,load,burst,rep,qct_ms" >"$out/queries.csv"
 echo "queues,transport,policy,load,burst,rep,occ_p99_cells,drops,p1_drops,received,tx_bytes,catchup_bytes" >"$out/runs.csv"
@@ -126,7 +131,7 @@ for transport in "${tlist[@]}"; do
             qbytes=$(awk -v b="$burst" -v c="$buffer_cells" 'BEGIN { printf "%d", b * c * 80 }')
             # shellcheck disable=SC2086
             ip netns exec "$(tb_ns_host 1)" "$tg" query --servers "$(others 1)" --size "$qbytes" $dscp_q \
-              --rate "$qrate" --duration "$seconds" --timeout 30 --seed "$rep" --csv "$TB_DIR/q.csv" >/dev/null 2>&1 &
+              --rate "$qrate" --pool 32 --duration "$seconds" --timeout 30 --seed "$rep" --csv "$TB_DIR/q.csv" >/dev/null 2>>"$out/query-errors.log" &
             gens+=($!)
             for pid in "${gens[@]}"; do wait "$pid" || true; done  # failed flows are rows with ok=0
             wait "$watch_pid" || true
@@ -141,7 +146,8 @@ for transport in "${tlist[@]}"; do
 import csv, glob, json, os, sys
 d, out, key = sys.argv[1:4]
 with open(f"{out}/flows.csv", "a") as f:
-    for path in glob.glob(f"{d}/bg*.csv"):
+    # The query generator's own flows too (kind "query"), so that a failed response counts.
+    for path in glob.glob(f"{d}/bg*.csv") + glob.glob(f"{d}/q.csv"):
         for r in csv.DictReader(open(path)):
             f.write(f"{key},{r['kind']},{r['bytes']},{r['fct_ms']},{r['ok']}\n")
         os.remove(path)

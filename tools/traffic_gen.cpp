@@ -2,7 +2,7 @@
 //
 //   sharebuf-tg server [--port 5500] [--duration S]
 //   sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES [options]
-//   sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q/s] [options]
+//   sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N] [--rate Q/s] [--pool K]
 //   sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate 100Mbit [--cdf FILE]
 //   [options] options: --duration S (no new flow or query starts after it; default 10), --timeout S
 //   (a started flow gets this long; default 5), --dscp N, --dscp-large N (websearch: flows of
@@ -13,11 +13,13 @@
 // A flow is a response: the client sends an 8-byte request (the size, big-endian) and the server
 // answers with that many bytes. Its completion time runs from the moment the request is written
 // (the first byte the flow sends) to the moment the last response byte is read, on the client's
-// monotonic clock. `fixed` opens M connections at once; `query` keeps one persistent connection
-// per server and asks every server for size/N bytes per query (query completion time = until
-// the last response); `websearch` opens a new connection per flow, with Poisson arrivals at
-// `load` times the link rate and sizes from the web-search CDF, to random servers. Any failed
-// connection makes the run exit non-zero, saying which and why.
+// monotonic clock. `fixed` opens M connections at once; `query` asks every server for size/N
+// bytes per query (query completion time = until the last response): with --rate, queries
+// arrive open-loop at Poisson times and overlap, each on idle persistent connections from a pool
+// (--pool per server, opened in advance; more are opened if they run out); with only --count,
+// one after another on one connection per server; `websearch` opens a new connection per flow, with
+// Poisson arrivals at `load` times the link rate and sizes from the web-search CDF, to random
+// servers. Any failed connection makes the run exit non-zero, saying which and why.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -224,6 +226,50 @@ int run_server(uint16_t port, double duration_s) {
   return 0;
 }
 
+// Idle connections per server, shared by concurrent queries. A query that finds none opens a
+// new one (and keeps it for later queries).
+class ConnectionPool {
+ public:
+  ConnectionPool(const std::vector<Endpoint>& servers, int dscp)
+      : servers_(servers), dscp_(dscp), idle_(servers.size()) {}
+  ~ConnectionPool() {
+    for (auto& fds : idle_)
+      for (int fd : fds)
+        close(fd);
+  }
+  ConnectionPool(const ConnectionPool&) = delete;
+  ConnectionPool& operator=(const ConnectionPool&) = delete;
+
+  int open(size_t server, std::string& why) {
+    const int fd = connect_to(servers_[server], dscp_, why);
+    if (fd >= 0) opened_.fetch_add(1, std::memory_order_relaxed);
+    return fd;
+  }
+  int take(size_t server, std::string& why) {
+    {
+      std::lock_guard l(mu_);
+      if (!idle_[server].empty()) {
+        const int fd = idle_[server].back();
+        idle_[server].pop_back();
+        return fd;
+      }
+    }
+    return open(server, why);
+  }
+  void put(size_t server, int fd) {
+    std::lock_guard l(mu_);
+    idle_[server].push_back(fd);
+  }
+  uint64_t opened() const { return opened_.load(std::memory_order_relaxed); }
+
+ private:
+  const std::vector<Endpoint>& servers_;
+  int dscp_;
+  std::mutex mu_;
+  std::vector<std::vector<int>> idle_;
+  std::atomic<uint64_t> opened_{0};
+};
+
 struct Summary {
   static void print(const char* what, std::vector<double> v_ms) {
     if (v_ms.empty()) return;
@@ -250,9 +296,12 @@ int main(int argc, char** argv) {
         << "usage:\n"
            "  sharebuf-tg server [--port 5500] [--duration S]\n"
            "  sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES\n"
-           "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N | --rate Q]\n"
+           "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N] [--rate Q] "
+           "[--pool K]\n"
            "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf "
            "FILE]\n"
+           "  query: with --rate, open-loop Poisson arrivals (queries overlap), --pool K idle "
+           "connections per server opened in advance (default 8)\n"
            "options: --duration S (default 10), --dscp N, --dscp-large N (websearch: DSCP of "
            "flows >= 100 KB; default --dscp), --csv FILE, --seed N, --timeout S (per flow, "
            "default 5)\n"
@@ -267,7 +316,7 @@ int main(int argc, char** argv) {
   double duration = 10;
   std::vector<Endpoint> servers;
   std::string servers_text;
-  uint64_t flows = 1, size = 0, count = 0;
+  uint64_t flows = 1, size = 0, count = 0, pool_size = 8, extra_connections = 0;
   double rate = 0, load = 0, timeout = 5;
   uint64_t link_bps = 0;
   int dscp = -1;
@@ -295,6 +344,8 @@ int main(int argc, char** argv) {
         count = std::stoull(v());
       else if (a == "--rate")
         rate = std::stod(v());
+      else if (a == "--pool")
+        pool_size = std::stoull(v());
       else if (a == "--load")
         load = std::stod(v());
       else if (a == "--link-rate")
@@ -330,8 +381,9 @@ int main(int argc, char** argv) {
   if (dscp_large && (*dscp_large < 0 || *dscp_large > 63)) die("--dscp-large must be 0..63", 2);
   const int large_dscp = dscp_large.value_or(dscp);
 
-  const uint64_t start = now_ns();
-  const uint64_t end = start + static_cast<uint64_t>(duration * 1e9);
+  // The run's clock; query mode restarts it once its connections are open.
+  uint64_t start = now_ns();
+  uint64_t end = start + static_cast<uint64_t>(duration * 1e9);
   const auto timeout_ns = static_cast<uint64_t>(timeout * 1e9);
   std::mutex mu;
   std::vector<FlowRecord> records;
@@ -367,32 +419,58 @@ int main(int argc, char** argv) {
   } else if (mode == "query") {
     if (size == 0) die("--size is required", 2);
     if (count == 0 && rate <= 0) count = 1;
-    std::vector<int> fds;
-    for (const Endpoint& e : servers) {
-      std::string why;
-      const int fd = connect_to(e, dscp, why);
-      if (fd < 0) die(why);
-      fds.push_back(fd);
-    }
-    std::mt19937_64 rng(seed);
-    std::exponential_distribution<double> gap(rate > 0 ? rate : 1);
-    uint64_t next = now_ns();
-    const uint64_t per = std::max<uint64_t>(1, size / servers.size());
-    for (int64_t q = 0; (count == 0 || static_cast<uint64_t>(q) < count) && now_ns() < end; ++q) {
-      if (rate > 0) {
-        next += static_cast<uint64_t>(gap(rng) * 1e9);
-        while (now_ns() < next && now_ns() < end)
-          std::this_thread::sleep_for(std::chrono::microseconds(100));
-        if (now_ns() >= end) break;
-      }
-      const uint64_t q0 = now_ns();
+    if (pool_size == 0) die("--pool must be at least 1", 2);
+    ConnectionPool pool(servers, dscp);
+    // Connect before the clock starts: an unreachable server fails the run at once, and the
+    // first queries do not pay a handshake. One thread per server: on a congested path each
+    // handshake can wait out a full queue.
+    const uint64_t per_server = rate > 0 ? pool_size : 1;
+    std::vector<std::string> connect_errors(servers.size());
+    {
       std::vector<std::thread> ts;
-      std::vector<FlowRecord> rs(servers.size());
-      for (size_t s = 0; s < servers.size(); ++s)
-        ts.emplace_back(
-            [&, s] { rs[s] = exchange(fds[s], servers[s], per, now_ns() + timeout_ns); });
+      for (size_t s = 0; s < servers.size(); ++s) {
+        ts.emplace_back([&, s] {
+          for (uint64_t k = 0; k < per_server; ++k) {
+            const int fd = pool.open(s, connect_errors[s]);
+            if (fd < 0) return;
+            pool.put(s, fd);
+          }
+        });
+      }
       for (auto& t : ts)
         t.join();
+    }
+    for (const std::string& why : connect_errors)
+      if (!why.empty()) die(why);
+    start = now_ns();
+    end = start + static_cast<uint64_t>(duration * 1e9);
+    const uint64_t per = std::max<uint64_t>(1, size / servers.size());
+    std::atomic<bool> failed{false};
+    // One query: every server's response on a connection of its own, in parallel; the QCT runs
+    // from `q0` to the last response.
+    auto run_query = [&](int64_t q, uint64_t q0) {
+      std::vector<FlowRecord> rs(servers.size());
+      std::vector<std::thread> ts;
+      for (size_t s = 0; s < servers.size(); ++s) {
+        ts.emplace_back([&, s] {
+          std::string why;
+          const int fd = pool.take(s, why);
+          if (fd < 0) {
+            rs[s].server = servers[s].text;
+            rs[s].bytes = per;
+            rs[s].why = why;
+            return;
+          }
+          rs[s] = exchange(fd, servers[s], per, now_ns() + timeout_ns);
+          if (rs[s].ok)
+            pool.put(s, fd);
+          else
+            close(fd);  // a half-read response would corrupt the next one
+        });
+      }
+      for (auto& t : ts)
+        t.join();
+      const uint64_t qct = now_ns() - q0;
       bool all_ok = true;
       for (auto& r : rs) {
         r.kind = "query";
@@ -400,11 +478,35 @@ int main(int argc, char** argv) {
         all_ok = all_ok && r.ok;
         record(r);
       }
-      if (all_ok) queries.emplace_back(q, now_ns() - q0);
-      if (!all_ok) break;
+      if (!all_ok) {
+        failed = true;
+        return;
+      }
+      std::lock_guard l(mu);
+      queries.emplace_back(q, qct);
+    };
+    if (rate > 0) {
+      // Open loop, as the papers' query traffic: queries arrive at Poisson times whether or not
+      // earlier ones have finished, so a slow query does not delay or thin out the next ones.
+      std::mt19937_64 rng(seed);
+      std::exponential_distribution<double> gap(rate);
+      std::vector<std::thread> inflight;
+      uint64_t next = now_ns();
+      for (int64_t q = 0; count == 0 || static_cast<uint64_t>(q) < count; ++q) {
+        next += static_cast<uint64_t>(gap(rng) * 1e9);
+        if (next >= end || failed) break;
+        while (now_ns() < next)
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+        inflight.emplace_back(run_query, q, next);
+      }
+      for (auto& t : inflight)
+        t.join();
+    } else {
+      // --count without --rate: one query after another, each as soon as the last is done.
+      for (int64_t q = 0; static_cast<uint64_t>(q) < count && now_ns() < end && !failed; ++q)
+        run_query(q, now_ns());
     }
-    for (int fd : fds)
-      close(fd);
+    extra_connections = pool.opened() - servers.size() * per_server;
   } else {
     if (load <= 0 || link_bps == 0) die("websearch needs --load and --link-rate", 2);
     sharebuf::datapath::FlowSizeCdf sizes;
@@ -478,6 +580,11 @@ int main(int argc, char** argv) {
   for (const auto& [id, t] : queries)
     qct.push_back(static_cast<double>(t) / 1e6);
   Summary::print("qct", qct);
+  if (extra_connections > 0)
+    std::printf(
+        "queries found no idle connection %lu times and opened one (handshake in the QCT; "
+        "--pool raises the number opened in advance)\n",
+        static_cast<unsigned long>(extra_connections));
   if (failed > 0) {
     std::fprintf(stderr, "sharebuf-tg: %zu of %zu flows failed\n", failed, records.size());
     return 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sharebuf-tg against a known shaped link: a flow of S bytes through a port shaped to R bit/s
-# cannot finish faster than S*8/R (and here should not take much longer); query and websearch
-# modes run and report; a connection to a closed port fails the run with the reason.
+# cannot finish faster than S*8/R (and here should not take much longer); query mode runs closed
+# loop with --count and open loop with --rate (queries overlap); websearch runs and reports; a connection to a closed port fails the run with the reason.
 source "$(dirname "$0")/lib.sh"
 tg="$TB_ROOT/build/tools/sharebuf-tg"
 [ -x "$tg" ] || fail "sharebuf-tg not built"
@@ -9,7 +9,7 @@ tb_init
 tb_create 2
 tb_write_config "$TB_DIR/sw.toml" dt 10Mbit "21000 cells"
 tb_start_switch "$TB_DIR/sw.toml"
-tb_bg 2 "$tg" server --port 5500 --duration 25
+tb_bg 2 "$tg" server --port 5500 --duration 40
 sleep 0.5
 tb_exec 1 "$tg" fixed --servers "$(tb_ip 2)" --flows 1 --size 1000000 --csv "$TB_DIR/f.csv" --duration 10 \
   || fail "fixed flow failed"
@@ -25,6 +25,21 @@ tb_exec 1 "$tg" query --servers "$(tb_ip 2)" --size 20000 --count 5 --csv "$TB_D
   >"$TB_DIR/q.out" || fail "query mode failed"
 grep -q "^qct " "$TB_DIR/q.out" || fail "no query completion times"
 [ "$(wc -l <"$TB_DIR/q.csv.queries.csv")" -eq 6 ] || fail "expected 5 queries"
+# Open loop: 10 queries/s of 250 KB for 2 s is twice what the 10 Mbit/s port carries, so queries
+# overlap. A closed loop (each query after the last) would fit at most 11 (0.2 s of link time
+# each); open loop starts every Poisson arrival (about 20), and with a pool of 2 connections per
+# server the overlapping ones open more.
+tb_exec 1 "$tg" query --servers "$(tb_ip 2)" --size 250000 --rate 10 --pool 2 --duration 2 --timeout 20 \
+  --seed 3 --csv "$TB_DIR/o.csv" >"$TB_DIR/o.out" || fail "open-loop query mode failed"
+/usr/bin/python3 - "$TB_DIR/o.csv" <<'PY' || fail "queries did not arrive open-loop"
+import csv, sys
+flows = list(csv.DictReader(open(sys.argv[1])))
+starts = sorted((float(f["start_ms"]), float(f["start_ms"]) + float(f["fct_ms"])) for f in flows)
+overlaps = sum(1 for a, b in zip(starts, starts[1:]) if b[0] < a[1])
+print(f"open loop: {len(flows)} queries in 2 s, {overlaps} started before the previous one ended")
+assert all(f["ok"] == "1" for f in flows) and len(flows) >= 14 and overlaps >= 5
+PY
+grep -q "opened one" "$TB_DIR/o.out" || fail "overlapping queries did not open connections beyond the pool"
 # Flows of 1-100 KB (mean ~50 KB) so that a few seconds at 10 Mbit/s hold about twenty.
 printf '1000 0\n100000 1\n' >"$TB_DIR/cdf.txt"
 tb_exec 1 "$tg" websearch --servers "$(tb_ip 2)" --load 0.3 --link-rate 10Mbit --duration 3 --timeout 20 \
@@ -34,5 +49,5 @@ if tb_exec 1 "$tg" fixed --servers "$(tb_ip 2):5999" --flows 1 --size 1000 2>"$T
   fail "a flow to a closed port succeeded"
 fi
 grep -q "Connection refused" "$TB_DIR/err.out" || fail "the failure does not say why: $(cat "$TB_DIR/err.out")"
-cat "$TB_DIR/q.out" "$TB_DIR/w.out"
+cat "$TB_DIR/q.out" "$TB_DIR/o.out" "$TB_DIR/w.out"
 echo PASS
