@@ -1,5 +1,7 @@
 #include "buffer/buffer_state.h"
 
+#include <algorithm>
+
 namespace sharebuf::buffer {
 namespace {
 
@@ -28,7 +30,35 @@ bool BufferState::try_reserve(uint32_t queue, uint32_t cells) noexcept {
     next = total + cells;
   } while (!live_.total.compare_exchange_weak(total, next, std::memory_order_relaxed));
   raise_peak(peak_total_, next);
+  add(queue, cells);
+  return true;
+}
 
+uint32_t BufferState::reserve_up_to(uint32_t queue, uint32_t cells) noexcept {
+  uint32_t total = live_.total.load(std::memory_order_relaxed);
+  uint32_t take;
+  do {
+    take = std::min(cells, capacity_ - total);
+    if (take == 0) return 0;
+  } while (!live_.total.compare_exchange_weak(total, total + take, std::memory_order_relaxed));
+  raise_peak(peak_total_, total + take);
+  add(queue, take);
+  return take;
+}
+
+void BufferState::release(uint32_t queue, uint32_t cells) noexcept {
+  remove(queue, cells);
+  live_.total.fetch_sub(cells, std::memory_order_relaxed);
+}
+
+void BufferState::transfer(uint32_t from, uint32_t to, uint32_t cells) noexcept {
+  // The total does not move, so no other arrival can take these cells in between. Removed first,
+  // so no port or group peak counts them twice.
+  remove(from, cells);
+  add(to, cells);
+}
+
+void BufferState::add(uint32_t queue, uint32_t cells) noexcept {
   const uint32_t port = layout_.port_of(queue);
   const uint32_t g = static_cast<uint32_t>(layout_.group_of(queue));
   const uint32_t q_before = live_.queue[queue].v.fetch_add(cells, std::memory_order_relaxed);
@@ -43,10 +73,9 @@ bool BufferState::try_reserve(uint32_t queue, uint32_t cells) noexcept {
   raise_peak(peak_queue_[queue].v, q_before + cells);
   raise_peak(peak_port_[port].v, p_before + cells);
   raise_peak(peak_group_[g], g_before + cells);
-  return true;
 }
 
-void BufferState::release(uint32_t queue, uint32_t cells) noexcept {
+void BufferState::remove(uint32_t queue, uint32_t cells) noexcept {
   const uint32_t port = layout_.port_of(queue);
   const uint32_t g = static_cast<uint32_t>(layout_.group_of(queue));
   const uint32_t q_before = live_.queue[queue].v.fetch_sub(cells, std::memory_order_relaxed);
@@ -58,7 +87,6 @@ void BufferState::release(uint32_t queue, uint32_t cells) noexcept {
   }
   if (q_before >= fair_share_ && q_before - cells < fair_share_)
     live_.long_queues.fetch_sub(1, std::memory_order_relaxed);
-  live_.total.fetch_sub(cells, std::memory_order_relaxed);
 }
 
 void BufferState::reset_peaks() noexcept {

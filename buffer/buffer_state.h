@@ -32,7 +32,13 @@ class BufferState {
 
   // Reserves `cells` for `queue`. Returns false, changing nothing, if they do not fit in B.
   bool try_reserve(uint32_t queue, uint32_t cells) noexcept;
+  // Reserves as many of `cells` as are free (possibly 0) for `queue`; returns how many.
+  uint32_t reserve_up_to(uint32_t queue, uint32_t cells) noexcept;
   void release(uint32_t queue, uint32_t cells) noexcept;
+  // Moves `cells` of accounted occupancy from queue `from` to queue `to` without returning them
+  // to the pool in between: LQD hands a pushed-out frame's cells to the arrival it makes room
+  // for, so a racing arrival on another RX worker cannot take them first.
+  void transfer(uint32_t from, uint32_t to, uint32_t cells) noexcept;
 
   const Occupancy& live() const noexcept { return live_; }
   uint32_t total_cells() const noexcept { return live_.total.load(std::memory_order_relaxed); }
@@ -61,6 +67,10 @@ class BufferState {
   void reset_peaks() noexcept;
 
  private:
+  // Per-queue, per-port and per-group counters (not the total).
+  void add(uint32_t queue, uint32_t cells) noexcept;
+  void remove(uint32_t queue, uint32_t cells) noexcept;
+
   const BufferLayout& layout_;
   uint32_t capacity_;
   uint32_t fair_share_;

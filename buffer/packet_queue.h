@@ -73,6 +73,20 @@ class alignas(64) BasicPacketQueue {
     return t;
   }
 
+  // LQD plans its push-outs by walking a victim from one end without removing anything:
+  // end() is the frame at the tail (or the head), next_from_end() the one after `frame` going
+  // toward the other end; kNoCell when there is none, or when `frame` has left this queue.
+  uint32_t end(bool from_head) const noexcept {
+    std::lock_guard guard(lock_);
+    return from_head ? head_ : tail_;
+  }
+  uint32_t next_from_end(uint32_t frame, bool from_head) const noexcept {
+    std::lock_guard guard(lock_);
+    if (!holds(frame)) return kNoCell;
+    const PacketDescriptor& d = pool_->descriptor(frame);
+    return from_head ? d.next : d.prev;
+  }
+
   // Head cell of the oldest frame without removing it (for sojourn times), or kNoCell.
   uint32_t peek_head() const noexcept {
     std::lock_guard guard(lock_);
@@ -90,6 +104,14 @@ class alignas(64) BasicPacketQueue {
   }
 
  private:
+  // Under lock_: whether `frame` is still linked here. A popped frame is no longer its
+  // neighbour's neighbour (nor the head), and a frame being written is linked nowhere yet.
+  bool holds(uint32_t frame) const noexcept {
+    if (frame == kNoCell) return false;
+    const PacketDescriptor& d = pool_->descriptor(frame);
+    return d.prev != kNoCell ? pool_->descriptor(d.prev).next == frame : head_ == frame;
+  }
+
   CellPool* pool_;
   mutable Lock lock_;
   uint32_t head_ = kNoCell;

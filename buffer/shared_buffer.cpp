@@ -1,5 +1,10 @@
 #include "buffer/shared_buffer.h"
 
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
 namespace sharebuf::buffer {
 
 SharedBuffer::SharedBuffer(const BufferConfig& config)
@@ -15,6 +20,11 @@ SharedBuffer::SharedBuffer(const BufferConfig& config)
       view_mode_(config.view_mode) {
   for (uint32_t q = 0; q < layout_.num_queues(); ++q)
     queues_[q].attach(&pool_);
+  plan_cells_.resize(layout_.num_queues());
+  plan_has_frame_.resize(layout_.num_queues());
+  plan_cursor_.resize(layout_.num_queues());
+  // A plan never takes more frames than the largest frame has cells.
+  plan_victims_.reserve(layout_.max_frame_cells());
 }
 
 void SharedBuffer::set_view_mode(ViewMode mode, uint64_t now_ns) noexcept {
@@ -32,6 +42,22 @@ bool SharedBuffer::enqueue(CellCache& cache, uint32_t q, std::span<const std::by
     state_.release(q, cells);
     return false;
   }
+  link(head, q, cells, meta);
+  return true;
+}
+
+void SharedBuffer::enqueue_reserved(CellCache& cache, uint32_t q, std::span<const std::byte> frame,
+                                    const FrameMeta& meta) noexcept {
+  const uint32_t cells = pool_.cells_for(static_cast<uint32_t>(frame.size()));
+  const uint32_t head = pool_.write_frame(cache, frame);
+  if (head == kNoCell) {  // cannot happen for accounted cells; keep the books straight anyway
+    state_.release(q, cells);
+    return;
+  }
+  link(head, q, cells, meta);
+}
+
+void SharedBuffer::link(uint32_t head, uint32_t q, uint32_t cells, const FrameMeta& meta) noexcept {
   PacketDescriptor& d = pool_.descriptor(head);
   d.arrival_ns = meta.arrival_ns;
   d.queue = static_cast<uint16_t>(q);
@@ -41,7 +67,83 @@ bool SharedBuffer::enqueue(CellCache& cache, uint32_t q, std::span<const std::by
   stats_[q].enqueued_pkts.fetch_add(1, std::memory_order_relaxed);
   stats_[q].enqueued_cells.fetch_add(cells, std::memory_order_relaxed);
   queues_[q].push(head);
-  return true;
+}
+
+SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uint32_t cells,
+                                               bool from_head, VictimPicker pick) noexcept {
+  RoomMade out;
+  std::lock_guard guard(push_out_lock_);
+  uint32_t held = state_.reserve_up_to(q, cells);
+  if (held == cells) {
+    out.reserved = true;
+    return out;
+  }
+  // Plan on the lengths as they are now; the arrival's queue as it was before the arrival.
+  const uint32_t n = layout_.num_queues();
+  for (uint32_t j = 0; j < n; ++j) {
+    plan_cells_[j] = state_.queue_cells(j);
+    plan_has_frame_[j] = queues_[j].length_packets_approx() != 0;
+    plan_cursor_[j] = kNoCell;
+  }
+  plan_cells_[q] -= std::min(plan_cells_[q], held);
+  plan_victims_.clear();
+  uint32_t need = cells - held;
+  while (need > 0) {
+    const uint32_t j = pick(q, plan_cells_, plan_has_frame_);
+    if (j >= n) {  // the arrival's queue is (one of) the longest: LQD drops it
+      state_.release(q, held);
+      return out;
+    }
+    const uint32_t frame = plan_cursor_[j] == kNoCell
+                               ? queues_[j].end(from_head)
+                               : queues_[j].next_from_end(plan_cursor_[j], from_head);
+    if (frame == kNoCell) {
+      plan_has_frame_[j] = 0;
+      continue;
+    }
+    plan_cursor_[j] = frame;
+    // The queue lock taken by end()/next_from_end() makes the descriptor's fields visible.
+    const uint32_t c = pool_.descriptor(frame).cells;
+    plan_cells_[j] -= std::min(plan_cells_[j], c);
+    need -= std::min(need, c);
+    plan_victims_.push_back(j);
+  }
+  // Carry the plan out: each victim's cells go to q.
+  for (const uint32_t j : plan_victims_) {
+    const uint32_t head = from_head ? queues_[j].pop_head() : queues_[j].pop_tail();
+    if (head == kNoCell) continue;  // its egress sent it meanwhile
+    const uint32_t c = pool_.descriptor(head).cells;
+    count_drop(j, DropReason::kPushedOut, c);
+    state_.transfer(j, q, c);
+    pool_.free_frame(cache, head);
+    held += c;
+    out.pushed_out_cells += c;
+  }
+  if (held > cells) {
+    state_.release(q, held - cells);  // the last victim was larger than the rest of the need
+    held = cells;
+  }
+  // Victims an egress worker sent meanwhile return their cells to the pool as it releases them,
+  // a copy of one frame later; a preempted egress worker may take longer, so yield, for at most
+  // kVictimWait.
+  if (held < cells) {
+    const auto deadline = std::chrono::steady_clock::now() + kVictimWait;
+    for (uint32_t spin = 1;; ++spin) {
+      held += state_.reserve_up_to(q, cells - held);
+      if (held == cells || std::chrono::steady_clock::now() > deadline) break;
+      if (spin % 64 == 0) {
+        std::this_thread::yield();
+      } else {
+        cpu_relax();
+      }
+    }
+  }
+  if (held < cells) {
+    state_.release(q, held);
+    return out;
+  }
+  out.reserved = true;
+  return out;
 }
 
 void SharedBuffer::release(CellCache& cache, uint32_t head) noexcept {

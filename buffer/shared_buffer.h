@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -25,6 +26,7 @@
 #include "buffer/packet_queue.h"
 #include "buffer/probe_registers.h"
 #include "buffer/queue_stats.h"
+#include "buffer/spin_lock.h"
 
 namespace sharebuf::buffer {
 
@@ -89,6 +91,33 @@ class SharedBuffer {
   // Returns the cells freed, 0 if q was empty.
   uint32_t push_out(CellCache& cache, uint32_t q, bool from_head) noexcept;
 
+  // Push-out (LQD, POLICIES.md): reserves `cells` cells for an arrival to queue q, taking what
+  // is free and pushing out frames of other queues for the rest. The push-outs are planned
+  // before any is made: `pick(q, lengths, has_frame)` names the next victim queue from the
+  // planned lengths (or returns a value >= the number of queues to refuse), frames are taken
+  // from each victim's tail (or head) as the plan walks it, until the arrival fits. A refused
+  // plan pushes nothing out. A carried-out plan hands the victims' cells to q directly
+  // (BufferState::transfer), so a racing arrival cannot take them. Plans are serialised by one
+  // lock, taken only when the buffer is full.
+  //
+  // Returns whether the cells are reserved (then call enqueue_reserved()); pushed_out_cells
+  // counts what was pushed out. In the live switch an egress worker may send a planned victim
+  // between planning and eviction; its cells then come back to the pool when it releases the
+  // frame, and are taken from there (waiting up to kVictimWait); only if they do not come back
+  // in time is the arrival refused after a push-out (pushed_out_cells > 0, reserved == false).
+  static constexpr std::chrono::milliseconds kVictimWait{5};
+  using VictimPicker = uint32_t (*)(uint32_t q, std::span<const uint32_t> lengths,
+                                    std::span<const uint8_t> has_frame) noexcept;
+  struct RoomMade {
+    bool reserved = false;
+    uint32_t pushed_out_cells = 0;
+  };
+  RoomMade make_room(CellCache& cache, uint32_t q, uint32_t cells, bool from_head,
+                     VictimPicker pick) noexcept;
+  // Like enqueue(), for a frame whose cells make_room() already reserved in queue q.
+  void enqueue_reserved(CellCache& cache, uint32_t q, std::span<const std::byte> frame,
+                        const FrameMeta& meta) noexcept;
+
   void count_arrival(uint32_t q) noexcept {
     stats_[q].received_pkts.fetch_add(1, std::memory_order_relaxed);
   }
@@ -105,6 +134,8 @@ class SharedBuffer {
   void reset_counters() noexcept;
 
  private:
+  void link(uint32_t head, uint32_t q, uint32_t cells, const FrameMeta& meta) noexcept;
+
   BufferLayout layout_;
   CellPool pool_;
   BufferState state_;
@@ -112,6 +143,13 @@ class SharedBuffer {
   std::unique_ptr<PacketQueue[]> queues_;
   std::unique_ptr<QueueStats[]> stats_;
   std::atomic<ViewMode> view_mode_;
+
+  // make_room()'s lock and its planning scratch (one entry per queue), guarded by it.
+  SpinLock push_out_lock_;
+  std::vector<uint32_t> plan_cells_;
+  std::vector<uint8_t> plan_has_frame_;
+  std::vector<uint32_t> plan_cursor_;
+  std::vector<uint32_t> plan_victims_;
 };
 
 }  // namespace sharebuf::buffer

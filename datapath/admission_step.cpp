@@ -1,5 +1,7 @@
 #include "datapath/admission_step.h"
 
+#include "policies/lqd.h"
+
 namespace sharebuf::datapath {
 
 using buffer::DropReason;
@@ -20,15 +22,22 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
   switch (verdict.action) {
     case Action::kAccept:
       break;
-    case Action::kPushOut:
-      // Evict from the victim's tail until the frame fits or the victim is empty; the pool then
-      // decides (pool_full if the victim could not free enough).
-      while (buffer.state().free_cells() < ctx.cells) {
-        const uint32_t freed = buffer.push_out(cache, verdict.victim_queue, verdict.from_head);
-        if (freed == 0) break;
-        out.pushed_out_cells += freed;
+    case Action::kPushOut: {
+      // LQD: plan the push-outs, carry them out and keep the cells for this frame, atomically
+      // (buffer/shared_buffer.h); a refused plan pushes nothing out.
+      const buffer::SharedBuffer::RoomMade room = buffer.make_room(
+          cache, ctx.queue, ctx.cells, verdict.from_head, &policies::LqdPolicy::pick_victim);
+      out.pushed_out_cells = room.pushed_out_cells;
+      if (!room.reserved) {
+        out.reason = DropReason::kPoolFull;
+        buffer.count_drop(ctx.queue, out.reason, ctx.cells);
+        return out;
       }
-      break;
+      buffer.enqueue_reserved(cache, ctx.queue, frame, meta);
+      out.enqueued = true;
+      policy.on_enqueue(ctx, view);
+      return out;
+    }
     case Action::kDrop:
     case Action::kTrim:
       out.reason = verdict.reason == DropReason::kNone ? DropReason::kUnsupported : verdict.reason;

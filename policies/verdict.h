@@ -15,7 +15,8 @@ enum class Action : uint8_t {
   kAccept,   // enqueue the frame (it is still refused with pool_full if its cells do not fit)
   kDrop,     // drop it; `reason` says why
   kTrim,     // cut it to its headers (trimming overflow action; see POLICIES.md)
-  kPushOut,  // make room by evicting from `victim_queue`, then enqueue it (LQD)
+  kPushOut,  // LQD: make room by pushing out frames of the longest other queues (planned first,
+             // starting from `victim_queue`; SharedBuffer::make_room), then enqueue it
 };
 
 constexpr std::string_view to_string(Action a) noexcept {

@@ -98,13 +98,42 @@ TEST_F(AdmissionStepTest, PushOutEvictsFromTheVictimUntilTheFrameFits) {
   EXPECT_EQ(buffer_->state().queue_cells(2), 6u);
 }
 
-TEST_F(AdmissionStepTest, PushOutFromAnEmptyVictimEndsAsPoolFull) {
-  for (int i = 0; i < 5; ++i)
-    ASSERT_TRUE(offer(0, 4).enqueued);
-  policy_->next = Verdict::push_out(1);
-  const auto out = offer(2, 1);
+// The plan re-picks the longest queue after every frame it takes: when the first victim runs
+// short the next longest pays, and the arrival is admitted (20 cells: q0 11, q1 9, then a
+// 19-cell frame to the empty q2 takes 10 from q0 and 9 from q1, alternating as they tie).
+TEST_F(AdmissionStepTest, PushOutRePicksTheLongestQueueUntilTheFrameFits) {
+  for (int i = 0; i < 11; ++i)
+    ASSERT_TRUE(offer(0, 1).enqueued);
+  for (int i = 0; i < 9; ++i)
+    ASSERT_TRUE(offer(1, 1).enqueued);
+  policy_->next = Verdict::push_out(0);
+  const auto out = offer(2, 19);
+  EXPECT_TRUE(out.enqueued);
+  EXPECT_EQ(out.pushed_out_cells, 19u);
+  EXPECT_EQ(buffer_->state().queue_cells(0) + buffer_->state().queue_cells(1), 1u);
+  EXPECT_EQ(buffer_->stats(0).dropped(DropReason::kPushedOut) +
+                buffer_->stats(1).dropped(DropReason::kPushedOut),
+            19u);
+  EXPECT_EQ(buffer_->state().queue_cells(2), 19u);
+}
+
+// No frame is pushed out for an arrival that is then dropped: with q2 at 6 cells and q0, q1 at 7,
+// a 4-cell arrival to q2 would need LQD to take q0 and q1 down to 6, where q2 is among the
+// longest, so LQD drops the arrival instead, and nothing moves.
+TEST_F(AdmissionStepTest, RefusedPushOutPlanPushesNothingOut) {
+  for (int i = 0; i < 7; ++i) {
+    ASSERT_TRUE(offer(0, 1).enqueued);
+    ASSERT_TRUE(offer(1, 1).enqueued);
+  }
+  ASSERT_TRUE(offer(2, 6).enqueued);
+  policy_->next = Verdict::push_out(0);
+  const auto out = offer(2, 4);
   EXPECT_FALSE(out.enqueued);
   EXPECT_EQ(out.reason, DropReason::kPoolFull);
+  EXPECT_EQ(out.pushed_out_cells, 0u);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 7u);
+  EXPECT_EQ(buffer_->state().queue_cells(1), 7u);
+  EXPECT_EQ(buffer_->state().queue_cells(2), 6u);
 }
 
 TEST_F(AdmissionStepTest, TrimIsDroppedUntilTheDatapathTrims) {
