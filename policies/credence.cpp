@@ -43,53 +43,129 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
     forest_ = RandomForest::from_file(model_path_);
   }
   const uint32_t n = env.layout->num_queues();
-  for (uint32_t q = 0; q < n; ++q) {
+  for (uint32_t q = 0; q < n; ++q)
     t_.set(q, 0);
-    rate_units_per_ns_.push_back(env.rate_cells_per_s(env.layout->port_of(q)) * 1e-9 *
+  uint32_t widest = 1;
+  for (uint32_t p = 0; p < env.layout->num_ports(); ++p) {
+    rate_units_per_ns_.push_back(env.rate_cells_per_s(p) * 1e-9 *
                                  static_cast<double>(kUnitsPerCell));
+    widest = std::max(widest, env.layout->queues_on_port(p));
+    const PortScheduling* sched =
+        p < env.port_scheduling.size() ? &env.port_scheduling[p] : nullptr;
+    port_kind_.push_back(sched != nullptr ? sched->kind : SchedulingKind::kRoundRobin);
+    for (uint32_t k = 0; k < env.layout->queues_on_port(p); ++k) {
+      weight_.push_back(sched != nullptr && k < sched->weights.size() && sched->weights[k] > 0
+                            ? static_cast<double>(sched->weights[k])
+                            : 1.0);
+    }
   }
-  last_ns_.assign(n, 0);
+  port_last_ns_.assign(env.layout->num_ports(), 0);
+  port_draining_.assign(env.layout->num_ports(), 0);
   draining_.assign((n + 63) / 64, 0);
+  fill_queue_.resize(widest);
+  fill_left_.resize(widest);
   rng_.seed(seed_);
 }
 
 void CredencePolicy::on_install(const BufferView& view) noexcept {
   std::lock_guard guard(lock_);
   gamma_ = 0;
+  std::fill(port_last_ns_.begin(), port_last_ns_.end(), 0);
   for (uint32_t q = 0; q < t_.size(); ++q) {
     t_.set(q, uint64_t{view.queue_cells(q)} << kFractionBits);
     gamma_ += t_[q];
-    last_ns_[q] = 0;
     mark_draining(q);
   }
 }
 
-// Brings T[q] down by what LQD's queue q would have sent since q was last seen, if the real
-// queue is empty; a busy real queue stops the drain (its departures lower T instead) and leaves
-// the draining set until it empties again.
-[[gnu::always_inline]] inline void CredencePolicy::drain_one(uint32_t q, uint64_t now_ns,
-                                                             const BufferView& view) noexcept {
-  const uint64_t last = last_ns_[q];
-  last_ns_[q] = now_ns;
-  const uint64_t t = t_[q];
-  if (t == 0 || view.queue_cells(q) != 0) {
-    draining_[q / 64] &= ~(1ull << (q % 64));
+// LQD's virtual queues keep being served while Credence's real ones are empty: since port p's
+// last event, its port has sent `rate * elapsed` in total, shared among its queues that hold a
+// threshold by the port's scheduler (strict priority: in order, a busy real queue takes the rest;
+// round robin and DRR: by weight, water-filling, so a queue that drains to 0 passes its share
+// on). An idle real queue's share lowers its T; a busy real queue's share is what its real
+// departures take, and those lower its T in on_dequeue(). So k idle queues of one port drain
+// together at one line rate, not k.
+void CredencePolicy::drain_port(uint32_t p, uint64_t now_ns, const BufferView& view) noexcept {
+  uint64_t& last = port_last_ns_[p];
+  if (now_ns <= last || last == 0) {
+    if (last == 0) last = now_ns;
     return;
   }
-  if (now_ns <= last || last == 0) return;
-  // Rounded to the nearest unit; compared as a double first so that a long idle time cannot
-  // overflow the conversion.
-  const double sent = static_cast<double>(now_ns - last) * rate_units_per_ns_[q];
-  set_threshold(q,
-                sent >= static_cast<double>(t) ? 0 : t - static_cast<uint64_t>(std::llround(sent)));
+  const uint64_t elapsed = now_ns - last;
+  last = now_ns;
+  if (port_draining_[p] == 0) return;
+  double budget = static_cast<double>(elapsed) * rate_units_per_ns_[p];
+  const BufferLayout& layout = view.layout();
+  const uint32_t first = layout.first_queue(p);
+  const uint32_t n = layout.queues_on_port(p);
+  if (port_kind_[p] == SchedulingKind::kStrictPriority) {
+    for (uint32_t q = first; q < first + n && budget > 0; ++q) {
+      const uint64_t t = t_[q];
+      if (t == 0) continue;
+      if (view.queue_cells(q) != 0) break;  // the port serves this one
+      const double d = std::min(static_cast<double>(t), budget);
+      budget -= d;
+      lower_threshold(q, d);
+    }
+  } else {
+    uint32_t idle = 0;
+    double busy_weight = 0;
+    for (uint32_t q = first; q < first + n; ++q) {
+      if (t_[q] == 0) continue;
+      if (view.queue_cells(q) != 0) {
+        busy_weight += weight_[q];
+      } else {
+        fill_queue_[idle] = q;
+        fill_left_[idle++] = static_cast<double>(t_[q]);
+      }
+    }
+    while (budget > 0 && idle > 0) {
+      double w_sum = busy_weight;
+      double until_first_empty = budget;  // budget the port spends until an idle queue is empty
+      for (uint32_t i = 0; i < idle; ++i) {
+        const double w = weight_[fill_queue_[i]];
+        w_sum += w;
+      }
+      for (uint32_t i = 0; i < idle; ++i) {
+        until_first_empty =
+            std::min(until_first_empty, fill_left_[i] * w_sum / weight_[fill_queue_[i]]);
+      }
+      uint32_t kept = 0;
+      for (uint32_t i = 0; i < idle; ++i) {
+        const double share = until_first_empty * weight_[fill_queue_[i]] / w_sum;
+        fill_left_[i] -= share;
+        if (fill_left_[i] > 0.5) {  // at least half a unit left: still draining
+          fill_queue_[kept] = fill_queue_[i];
+          fill_left_[kept++] = fill_left_[i];
+        } else {
+          fill_left_[i] = 0;
+          set_threshold(fill_queue_[i], 0);
+        }
+      }
+      for (uint32_t i = 0; i < kept; ++i)
+        set_threshold(fill_queue_[i], static_cast<uint64_t>(std::llround(fill_left_[i])));
+      budget -= until_first_empty;
+      idle = kept;
+    }
+  }
+  // Queues that no longer drain leave the set: T is 0, or the real queue is busy (its departures
+  // lower T; on_dequeue() puts it back when it empties).
+  for (uint32_t q = first; q < first + n; ++q) {
+    if (t_[q] == 0 || view.queue_cells(q) != 0) unmark_draining(q);
+  }
+}
+
+void CredencePolicy::lower_threshold(uint32_t q, double units) noexcept {
+  const uint64_t t = t_[q];
+  set_threshold(
+      q, units >= static_cast<double>(t) ? 0 : t - static_cast<uint64_t>(std::llround(units)));
 }
 
 void CredencePolicy::drain_all(uint64_t now_ns, const BufferView& view) noexcept {
   if (now_ns == drained_all_ns_) return;  // nothing drains within one instant
   drained_all_ns_ = now_ns;
-  for (size_t w = 0; w < draining_.size(); ++w) {
-    for (uint64_t bits = draining_[w]; bits != 0; bits &= bits - 1)
-      drain_one(static_cast<uint32_t>(w * 64 + std::countr_zero(bits)), now_ns, view);
+  for (uint32_t p = 0; p < port_draining_.size(); ++p) {
+    if (port_draining_[p] != 0) drain_port(p, now_ns, view);
   }
 }
 
@@ -125,10 +201,11 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
                                                      double (&features)[kOracleFeatures],
                                                      bool& flip) noexcept {
   const uint64_t capacity = uint64_t{view.capacity_cells()} << kFractionBits;
-  // Idle thresholds drain lazily: the arriving queue's now, the others only when Gamma says the
-  // virtual buffer is full (then every threshold must be current to find the highest). Gamma is
-  // never below the drained sum, so a stale Gamma can only send us to the full pass early.
-  drain_one(ctx.queue, ctx.now_ns, view);
+  // Idle thresholds drain lazily: the arriving queue's port now, the other ports only when Gamma
+  // says the virtual buffer is full (then every threshold must be current to find the highest).
+  // Gamma is never below the drained sum, so a stale Gamma can only send us to the full pass
+  // early.
+  drain_port(view.layout().port_of(ctx.queue), ctx.now_ns, view);
 
   // Features (only a forest reads them), updated on every arrival as the trace writer does.
   if (forest_) {
@@ -162,9 +239,9 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
 
   // 2. Safeguard: no queue is long enough for LQD to push anything out of it.
   if (safeguard_ && view.long_queues() == 0) return Verdict::accept();
-  // 4. Over the threshold or does not fit.
-  if (!((uint64_t{view.queue_cells(i)} << kFractionBits) < t_[i] &&
-        ctx.cells <= view.remaining_cells()))
+  // 4. Does not fit (pool_full), or over the threshold.
+  if (ctx.cells > view.remaining_cells()) return Verdict::drop(DropReason::kPoolFull);
+  if ((uint64_t{view.queue_cells(i)} << kFractionBits) >= t_[i])
     return Verdict::drop(DropReason::kThreshold);
   // 3. Under the threshold and fits: the oracle decides (its coin drawn here, in arrival order).
   if (oracle_ == Oracle::kFlip) flip = coin_(rng_) < flip_probability_;
@@ -174,11 +251,12 @@ std::optional<Verdict> CredencePolicy::decide_locked(const ArrivalContext& ctx,
 void CredencePolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
   std::lock_guard guard(lock_);
   const uint32_t q = ev.queue;
+  // The port's idle queues drained until now under the old set of busy queues.
+  drain_port(view.layout().port_of(q), ev.now_ns, view);
   uint64_t t = t_[q] - std::min(uint64_t{ev.cells} << kFractionBits, t_[q]);
   if (view.queue_cells(q) == 0) {
     if (reset_on_empty_) t = 0;
-    last_ns_[q] = ev.now_ns;  // LQD's queue drains on from here
-    mark_draining(q);
+    mark_draining(q);  // LQD's queue drains on from here
   }
   set_threshold(q, t);
 }

@@ -6,9 +6,10 @@
 //   2. Safeguard: if the longest real queue is shorter than B/N, accept.
 //   3. If Q[i] < T[i] and the frame fits, ask the oracle: accept unless it predicts a drop
 //      (reason prediction).
-//   4. Otherwise drop (reason threshold).
+//   4. Otherwise drop: reason pool_full if the frame does not fit, else threshold.
 // Departures lower T[i] by the departing cells; while the real queue i is empty its T[i] drains
-// at the port's line rate (computed lazily at the next arrival), as LQD's queue would. Options:
+// as LQD's queue would: a port's idle queues share its line rate by its scheduler (computed
+// lazily at the port's next event; drain_port()). Options:
 // reset_on_empty (T[i] = 0 when the real queue empties, the authors' ns-3 approximation) and
 // safeguard (on; off only for analysis).
 // Oracles: none (never predicts a drop: FollowLQD), forest (random forest from a JSON model,
@@ -85,14 +86,26 @@ class CredencePolicy final : public Policy {
                     const double (&features)[kOracleFeatures]) const noexcept;
   std::optional<Verdict> decide_locked(const ArrivalContext& ctx, const BufferView& view,
                                        double (&features)[kOracleFeatures], bool& flip) noexcept;
-  void drain_one(uint32_t queue, uint64_t now_ns, const BufferView& view) noexcept;
+  void drain_port(uint32_t port, uint64_t now_ns, const BufferView& view) noexcept;
   void drain_all(uint64_t now_ns, const BufferView& view) noexcept;
+  void lower_threshold(uint32_t queue, double units) noexcept;
   void set_threshold(uint32_t queue, uint64_t t) noexcept {
     if (t == t_[queue]) return;  // e.g. LQD refusing the arrival: nothing moves
     gamma_ += t - t_[queue];     // modulo 2^64, and the sum itself is never negative
     t_.set(queue, t);
   }
-  void mark_draining(uint32_t queue) noexcept { draining_[queue / 64] |= 1ull << (queue % 64); }
+  void mark_draining(uint32_t queue) noexcept {
+    uint64_t& word = draining_[queue / 64];
+    const uint64_t bit = 1ull << (queue % 64);
+    if ((word & bit) == 0) ++port_draining_[env().layout->port_of(queue)];
+    word |= bit;
+  }
+  void unmark_draining(uint32_t queue) noexcept {
+    uint64_t& word = draining_[queue / 64];
+    const uint64_t bit = 1ull << (queue % 64);
+    if ((word & bit) != 0) --port_draining_[env().layout->port_of(queue)];
+    word &= ~bit;
+  }
 
   Oracle oracle_;
   bool flip_over_forest_ = false;
@@ -107,9 +120,14 @@ class CredencePolicy final : public Policy {
 
   mutable buffer::SpinLock lock_;          // guards everything below
   MaxTree t_;                              // T[q], in units (1/kUnitsPerCell cell)
-  std::vector<uint64_t> last_ns_;          // last drain time of T[q]
+  std::vector<uint64_t> port_last_ns_;     // per port: time its thresholds were drained to
   std::vector<uint64_t> draining_;         // bit q: T[q] may be draining (real queue seen empty)
-  std::vector<double> rate_units_per_ns_;  // line rate of each queue's port
+  std::vector<uint32_t> port_draining_;    // per port: how many of its queues' bits are set
+  std::vector<double> rate_units_per_ns_;  // per port: line rate
+  std::vector<SchedulingKind> port_kind_;  // per port: how it shares its rate
+  std::vector<double> weight_;             // per queue: its scheduler weight (1 unless DRR)
+  std::vector<uint32_t> fill_queue_;       // drain_port() scratch: idle queues being drained
+  std::vector<double> fill_left_;          //   and what is left of their thresholds
   uint64_t drained_all_ns_ = UINT64_MAX;   // time of the last drain_all()
   CredenceFeatures features_;
   uint64_t gamma_ = 0;  // sum of T, units

@@ -34,9 +34,10 @@ Verdict EdtPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noex
     s.since_ns.store(ctx.now_ns, kRelaxed);
   }
   s.last_len.store(q, kRelaxed);
-  const bool ok = s.uncontrolled.load(kRelaxed)
-                      ? ctx.cells <= view.remaining_cells()
-                      : q < alphas_[ctx.class_id] * view.remaining_cells();
+  // A frame that does not fit is refused for that (pool_full), in either state.
+  if (ctx.cells > view.remaining_cells()) return Verdict::drop(DropReason::kPoolFull);
+  const bool ok =
+      s.uncontrolled.load(kRelaxed) || q < alphas_[ctx.class_id] * view.remaining_cells();
   return ok ? Verdict::accept() : Verdict::drop(DropReason::kThreshold);
 }
 

@@ -117,14 +117,125 @@ TEST_F(CredenceHarness, AlwaysDropOracleStillKeepsTheSafeguardShare) {
   EXPECT_GE(transmitted, 4990u);
 }
 
-TEST_F(CredenceHarness, NoneOracleIsFollowLqd) {
+// FollowLQD (oracle none, safeguard off) drops what LQD would push out, where CS would accept it:
+// q0 fills the buffer; 50 arrivals to q1 move 50 cells of LQD's virtual buffer from q0 to q1;
+// after q0 sends 50 frames, T[0] is 0 while q0 still holds 50 cells, so q0's arrivals are over
+// its threshold although 50 cells are free, and q1's (T[1] = 50) are accepted.
+TEST_F(CredenceHarness, NoneOracleFollowsLqdWhereCsWouldNot) {
   build_credence({{"oracle", "none"}, {"safeguard", false}});
-  // One queue alone: LQD would give it the whole buffer, and so does Credence.
-  int accepted = 0;
-  for (int i = 0; i < 150; ++i)
-    accepted += offer(2, 1) ? 1 : 0;
-  EXPECT_EQ(accepted, 100);
-  EXPECT_EQ(policy_->threshold_cells(2, 0, buffer_->view()), 100u);
+  for (int i = 0; i < 100; ++i)
+    ASSERT_TRUE(offer(0, 1));
+  for (int i = 0; i < 50; ++i)
+    EXPECT_FALSE(offer(1, 1));  // the buffer is full
+  for (int i = 0; i < 50; ++i)
+    ASSERT_TRUE(depart(0));
+  int q0 = 0;
+  int q1 = 0;
+  for (int i = 0; i < 10; ++i) {
+    q0 += offer(0, 1) ? 1 : 0;
+    EXPECT_EQ(last_.reason, buffer::DropReason::kThreshold);
+    q1 += offer(1, 1) ? 1 : 0;
+  }
+  EXPECT_EQ(q0, 0);   // CS: 10
+  EXPECT_EQ(q1, 10);  // CS: 10
+  // 50 + 10 cells, less what q1's idle virtual queue sent over the harness's 1-ns steps at the
+  // default 10 Gbit/s (under a cell).
+  EXPECT_NEAR(dynamic_cast<CredencePolicy&>(*policy_).threshold(1), 60, 1);
+}
+
+// The step-4 drop of a frame that does not fit is pool_full: the buffer is full (q0), and an
+// arrival to q1 gets a threshold of 1 cell from LQD's virtual buffer but no room.
+TEST_F(CredenceHarness, AFrameThatDoesNotFitIsPoolFull) {
+  build_credence({{"oracle", "none"}});
+  for (int i = 0; i < 100; ++i)
+    ASSERT_TRUE(offer(0, 1));
+  EXPECT_FALSE(offer(1, 1));
+  EXPECT_EQ(last_.reason, buffer::DropReason::kPoolFull);
+  // With one cell free, q0 (99 cells, T[0] = 99 after the departure and this arrival) is over
+  // its threshold: that drop is the threshold's.
+  ASSERT_TRUE(depart(0));
+  EXPECT_FALSE(offer(0, 1));
+  EXPECT_EQ(last_.reason, buffer::DropReason::kThreshold);
+}
+
+// The idle queues of one port drain together at the port's line rate, shared by its scheduler
+// (1 Gbit/s, 80-byte cells: 1.5625 cells/us, so 32 us send 50 cells).
+PolicyEnv two_queue_port(const buffer::BufferLayout& layout, SchedulingKind kind,
+                         std::vector<uint32_t> weights = {}) {
+  return PolicyEnv{.layout = &layout,
+                   .port_rate_bps = {1'000'000'000},
+                   .port_scheduling = {PortScheduling{kind, std::move(weights)}}};
+}
+
+struct PortDrain {
+  double t0, t1;
+};
+// T[0] and T[1] start at `t0`, `t1` (real queues empty; `busy0` makes real queue 0 non-empty)
+// at 1 us; returns both thresholds at 33 us, read by an arrival of 0 cells to each.
+PortDrain drain(SchedulingKind kind, std::vector<uint32_t> weights, int t0, int t1,
+                bool busy0 = false) {
+  const buffer::BufferLayout layout(1000, 80, {buffer::PortSpec{.num_queues = 2}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  CredencePolicy c(Params{}, two_queue_port(layout, kind, std::move(weights)));
+  c.on_install(view);
+  for (int k = 0; k < t0; ++k)
+    c.admit({.now_ns = 1'000, .queue = 0, .cells = 1}, view);
+  for (int k = 0; k < t1; ++k)
+    c.admit({.now_ns = 1'000, .queue = 1, .cells = 1}, view);
+  if (busy0) {
+    EXPECT_TRUE(state.try_reserve(0, 5));
+  }
+  c.admit({.now_ns = 33'000, .queue = 0, .cells = 0}, view);
+  const PortDrain out{c.threshold(0), c.threshold(1)};
+  if (busy0) state.release(0, 5);
+  return out;
+}
+
+TEST(Credence, IdleQueuesOfAPortShareItsLineRate) {
+  // Round robin: 25 cells each (each queue draining at the whole line rate would give 50 each).
+  PortDrain d = drain(SchedulingKind::kRoundRobin, {}, 100, 100);
+  EXPECT_DOUBLE_EQ(d.t0, 75);
+  EXPECT_DOUBLE_EQ(d.t1, 75);
+  // Strict priority: queue 0 first.
+  d = drain(SchedulingKind::kStrictPriority, {}, 100, 100);
+  EXPECT_DOUBLE_EQ(d.t0, 50);
+  EXPECT_DOUBLE_EQ(d.t1, 100);
+  // DRR 3:1.
+  d = drain(SchedulingKind::kDrr, {3, 1}, 100, 100);
+  EXPECT_DOUBLE_EQ(d.t0, 62.5);
+  EXPECT_DOUBLE_EQ(d.t1, 87.5);
+  // Water-filling: queue 0 empties after 20 cells (10 each), then queue 1 gets the other 30.
+  d = drain(SchedulingKind::kRoundRobin, {}, 10, 100);
+  EXPECT_DOUBLE_EQ(d.t0, 0);
+  EXPECT_DOUBLE_EQ(d.t1, 60);
+  // A busy real queue takes its share through its departures: the idle one drains at half rate.
+  d = drain(SchedulingKind::kRoundRobin, {}, 100, 100, /*busy0=*/true);
+  EXPECT_DOUBLE_EQ(d.t0, 100);
+  EXPECT_DOUBLE_EQ(d.t1, 75);
+  // Strict priority under a busy queue 0: queue 1 gets nothing.
+  d = drain(SchedulingKind::kStrictPriority, {}, 100, 100, /*busy0=*/true);
+  EXPECT_DOUBLE_EQ(d.t1, 100);
+}
+
+// A queue's feature average forgets by the time since that queue's own previous arrival: a queue
+// last seen 20 us (two base RTTs) ago takes its new length at full weight, however busy the
+// other queues were meanwhile (with one clock for all, the weight would be 1 us / 10 us).
+TEST(CredenceFeatures, QueueAveragesUseTheirOwnElapsedTime) {
+  CredenceFeatures f(2, 10'000);
+  double out[kOracleFeatures];
+  f.observe(1'000, 1, 10, 10, out);
+  double total = 10;  // the total's average, sampled at every arrival: 1 us apart, weight 0.1
+  for (uint64_t t = 2'000; t <= 20'000; t += 1'000) {
+    f.observe(t, 0, 5, 15, out);
+    total += 0.1 * (15 - total);
+  }
+  f.observe(21'000, 1, 50, 60, out);
+  EXPECT_DOUBLE_EQ(out[2], 50);
+  EXPECT_NEAR(out[3], total + 0.1 * (60 - total), 1e-12);
+  // And a queue sampled again 1 us later moves by a tenth.
+  f.observe(22'000, 1, 60, 60, out);
+  EXPECT_DOUBLE_EQ(out[2], 51);
 }
 
 // LQD's virtual queue keeps transmitting while the real queue is empty: a threshold credited for

@@ -84,5 +84,19 @@ TEST_F(EdtFixture, ControlledQueueIsDt) {
   EXPECT_EQ(edt.threshold_cells(1, 0, view), 500u);
 }
 
+// Uncontrolled or not, a frame that does not fit is refused for that: pool_full, not threshold.
+TEST_F(EdtFixture, AFrameThatDoesNotFitIsPoolFull) {
+  EXPECT_TRUE(arrive(0, 1000));
+  ASSERT_TRUE(edt.uncontrolled(0));
+  set(0, 1000);  // the whole buffer
+  const Verdict v = edt.admit({.now_ns = 2000, .queue = 0, .cells = 1}, view);
+  EXPECT_EQ(v.action, Action::kDrop);
+  EXPECT_EQ(v.reason, DropReason::kPoolFull);
+  edt.admit({.now_ns = 1'000'000, .queue = 0, .cells = 1}, view);  // the time limit ends it
+  ASSERT_FALSE(edt.uncontrolled(0));
+  const Verdict controlled = edt.admit({.now_ns = 1'000'001, .queue = 0, .cells = 1}, view);
+  EXPECT_EQ(controlled.reason, DropReason::kPoolFull);
+}
+
 }  // namespace
 }  // namespace sharebuf::policies

@@ -40,11 +40,23 @@ class PolicyHarness : public BufferFixture {
     return last_.enqueued;
   }
 
-  // Removes the oldest frame of q (an egress departure); returns false if q was empty.
+  // Removes the oldest frame of q and tells the policy, as an egress departure does (on_dequeue
+  // with the exact view, after the cells are released); returns false if q was empty.
   bool depart(uint32_t q) {
     const uint32_t head = buffer_->dequeue(q);
     if (head == buffer::kNoCell) return false;
+    const buffer::PacketDescriptor d = buffer_->pool().descriptor(head);
     buffer_->release(*cache_, head);
+    ++now_;
+    policy_->on_dequeue(
+        policies::DequeueEvent{.now_ns = now_,
+                               .queue = q,
+                               .port = static_cast<uint16_t>(buffer_->layout().port_of(q)),
+                               .class_id = d.class_id,
+                               .cells = d.cells,
+                               .bytes = d.bytes,
+                               .sojourn_ns = now_ - d.arrival_ns},
+        buffer_->exact_view());
     return true;
   }
 
