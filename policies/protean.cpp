@@ -21,8 +21,13 @@ ProteanPolicy::ProteanPolicy(const Params& params, const PolicyEnv& env) : Polic
 }
 
 double ProteanPolicy::incast_threshold(uint32_t queue, const BufferView& view) const noexcept {
+  // thr[q] is computed at q's dequeues, so an empty queue would keep the value of its last one
+  // for good: a 0 (Rem was 0 then, or alpha * Rem < 1 cell in tofino arithmetic) would lock it
+  // out, since no dequeue can come to lift it. An empty queue is held to the non-burst value
+  // with today's Rem, as before its first dequeue.
   const double thr = state_[queue].thr.load(std::memory_order_relaxed);
-  return thr >= 0 ? thr : alpha_incast_ * view.remaining_cells();
+  if (thr < 0 || view.queue_cells(queue) == 0) return alpha_incast_ * view.remaining_cells();
+  return thr;
 }
 
 Verdict ProteanPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {

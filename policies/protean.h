@@ -7,7 +7,8 @@
 //   g_raw = (Q[q] - Qprev[q]) / (t - tprev[q]) / rate(p)   (1 = growing at line rate)
 //   g = beta * g_raw + (1 - beta) * gprev[q]
 //   thr[q] = g > buildup ? g * alpha_incast * Rem : alpha_incast * Rem
-// Qprev, tprev, gprev start at zero; before a queue's first dequeue thr is alpha_incast * Rem.
+// Qprev, tprev, gprev start at zero; before a queue's first dequeue, and whenever the queue is
+// empty (no dequeue can update it then), thr is alpha_incast * Rem with the current Rem.
 // A class's own alpha, if set, replaces alpha_long / alpha_incast for its frames' admission.
 // `arithmetic = "tofino"` does the division and the product through log2/exp2 tables as the
 // Tofino program does (policies/log2_tables.h).

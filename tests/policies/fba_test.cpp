@@ -80,12 +80,22 @@ TEST_F(FbaFixture, AtAnUpdateTheThresholdsEqualFbsOnTheSameSnapshot) {
     EXPECT_EQ(fba->threshold_cells(q, 0, view), fb.threshold_cells(q, 0, view)) << "queue " << q;
 }
 
-// One threshold per queue: classes sharing a queue are not told apart (unlike FB).
-TEST_F(FbaFixture, ClassesInOneQueueShareItsThreshold) {
+// One alpha per queue: a frame is held to its queue's alpha (that of the first class mapped to
+// the queue), not its own class's, unlike FB. Queue 0 carries class h (alpha_high 20), so a
+// class-l frame (alpha_low 0.5) in it is accepted at 5000 cells with Rem 5000, where FB would
+// hold it to 0.5 * Rem = 2500.
+TEST_F(FbaFixture, ClassesInOneQueueAreHeldToTheQueuesAlpha) {
   env.classes = {TrafficClass{.name = "h", .group = PriorityGroup::kHigh},
                  TrafficClass{.name = "l", .group = PriorityGroup::kLow}};
+  env.queue_class = {0, 0, 0};
   auto p = make(1000);
-  EXPECT_EQ(p->threshold_cells(0, 0, view), p->threshold_cells(0, 1, view));
+  FbPolicy fb(Params{}, env);
+  set_queue(0, 5000);
+  EXPECT_TRUE(p->admit({.now_ns = 1, .queue = 0, .class_id = 1, .cells = 1}, view).accepted());
+  EXPECT_TRUE(p->admit({.now_ns = 1, .queue = 0, .class_id = 0, .cells = 1}, view).accepted());
+  EXPECT_FALSE(fb.admit({.now_ns = 1, .queue = 0, .class_id = 1, .cells = 1}, view).accepted());
+  EXPECT_EQ(p->threshold_cells(0, 1, view), p->threshold_cells(0, 0, view));
+  EXPECT_GT(p->threshold_cells(0, 1, view), 5000u);
 }
 
 TEST_F(FbaFixture, PeriodBelowOneMillisecondIsRejected) {

@@ -154,5 +154,51 @@ TEST_F(ProteanFixture, TofinoArithmeticTracksExact) {
   EXPECT_LT(branch_flips, steps / 100);
 }
 
+// The incast role goes through admit(): a queue whose gradient is above buildup is held to
+// g * alpha_incast * Rem, one below it to alpha_incast * Rem; a class alpha rescales both.
+TEST_F(ProteanFixture, IncastRoleAdmitsUpToTheGradientScaledThreshold) {
+  Params params;
+  params.values = {{"beta", 1.0}, {"alpha_incast", 0.5}};
+  PolicyEnv e = env;
+  e.classes.push_back(TrafficClass{.name = "incast2", .alpha = 1.0, .role = ProteanRole::kIncast});
+  ProteanPolicy p(params, e);
+  p.on_dequeue({.now_ns = 1'000'000, .queue = 2}, view);
+  set_queue(2, 2000);  // 2000 cells in 100 us = 12.8 x line rate
+  p.on_dequeue({.now_ns = 1'100'000, .queue = 2}, view);
+  ASSERT_NEAR(p.gradient(2), 12.8, 1e-9);
+  // thr = 12.8 * 0.5 * 8000 = 51200 > B: the queue may take all that is left.
+  set_queue(2, 7000);  // Rem = 3000, DT's 0.5 * Rem would be 1500
+  EXPECT_TRUE(p.admit({.queue = 2, .class_id = 2, .cells = 1}, view).accepted());
+  // Below buildup the same queue is DT: 7000 >= 0.5 * 3000.
+  p.on_dequeue({.now_ns = 2'100'000, .queue = 2}, view);  // 5000 cells in 1 ms: g = 3.2
+  p.on_dequeue({.now_ns = 3'100'000, .queue = 2}, view);  // unchanged: g = 0
+  ASSERT_NEAR(p.gradient(2), 0, 1e-12);
+  EXPECT_NEAR(p.incast_threshold(2, view), 0.5 * 3000, 1e-9);
+  EXPECT_FALSE(p.admit({.queue = 2, .class_id = 2, .cells = 1}, view).accepted());
+  set_queue(2, 1000);  // Rem 9000: thr (computed at 3000) 1500 > 1000
+  EXPECT_TRUE(p.admit({.queue = 2, .class_id = 2, .cells = 1}, view).accepted());
+  // A class alpha of 1 doubles the threshold of the same queue: 2 * 1500 = 3000.
+  set_queue(2, 2500);
+  EXPECT_FALSE(p.admit({.queue = 2, .class_id = 2, .cells = 1}, view).accepted());
+  EXPECT_TRUE(p.admit({.queue = 2, .class_id = 3, .cells = 1}, view).accepted());
+}
+
+// A queue whose last dequeue saw Rem = 0 got thr = 0; with no dequeue to come while it is empty,
+// it must not stay locked out: an empty queue is held to alpha_incast * Rem with today's Rem.
+TEST_F(ProteanFixture, AnEmptyQueueIsNeverLockedOutByAZeroThreshold) {
+  for (const char* arithmetic : {"exact", "tofino"}) {
+    Params params;
+    params.values = {{"arithmetic", arithmetic}};
+    ProteanPolicy p(params, env);
+    set_queue(0, 10000);  // the buffer is full when queue 2's last frame departs
+    p.on_dequeue({.now_ns = 1'000'000, .queue = 2}, view);
+    EXPECT_DOUBLE_EQ(p.incast_threshold(2, view), 0) << arithmetic;
+    set_queue(0, 5000);  // room again, and queue 2 is empty
+    EXPECT_TRUE(p.admit({.queue = 2, .class_id = 2, .cells = 1}, view).accepted()) << arithmetic;
+    EXPECT_DOUBLE_EQ(p.incast_threshold(2, view), 5000) << arithmetic;
+    set_queue(0, 0);
+  }
+}
+
 }  // namespace
 }  // namespace sharebuf::policies

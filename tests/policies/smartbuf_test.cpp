@@ -201,5 +201,16 @@ TEST_F(SmartbufFixture, RejectsOutOfRangeParameters) {
   EXPECT_THROW(make({{"sigma", 0.5}}), ConfigError);
 }
 
+// Without a gradient_weight the gradient is the paper's: 1/4 of the new sample, 3/4 of the old.
+TEST_F(SmartbufFixture, DefaultGradientWeightIsTheQuarterOfThePaper) {
+  SmartbufPolicy p(Params{}, env);
+  EXPECT_DOUBLE_EQ(p.params()["gradient_weight"].get<double>(), 0.25);
+  dequeue_at(p, 0, 0);
+  dequeue_at(p, 0, 200);  // 200 cells in 64 us = 2 x line rate (1.5625 cells/us)
+  EXPECT_DOUBLE_EQ(p.gradient(0), 0.25 * 2);
+  dequeue_at(p, 0, 300);  // 1 x line rate
+  EXPECT_DOUBLE_EQ(p.gradient(0), 0.25 * 1 + 0.75 * 0.5);
+}
+
 }  // namespace
 }  // namespace sharebuf::policies
