@@ -17,17 +17,6 @@ namespace {
 using buffer::BufferLayout;
 using buffer::kNoCell;
 
-policies::SchedulingKind scheduling_kind(SchedulerKind k) {
-  switch (k) {
-    case SchedulerKind::kStrictPriority:
-      return policies::SchedulingKind::kStrictPriority;
-    case SchedulerKind::kDrr:
-      return policies::SchedulingKind::kDrr;
-    default:
-      return policies::SchedulingKind::kRoundRobin;
-  }
-}
-
 struct QueuedFrame {
   uint64_t seq;
   uint32_t head_cell;
@@ -53,7 +42,7 @@ class ReplayEngine {
       const std::vector<uint32_t> weights =
           p < setup.weights.size() ? setup.weights[p] : std::vector<uint32_t>{};
       schedulers_.emplace_back(kind, layout.queues_on_port(p), weights);
-      env_.port_scheduling.push_back({scheduling_kind(kind), weights});
+      env_.port_scheduling.push_back(port_scheduling(kind, weights));
       port_names_.push_back(p < setup.port_names.size() ? setup.port_names[p]
                                                         : "p" + std::to_string(p));
     }

@@ -48,13 +48,27 @@ buffer::BufferConfig buffer_config(const SwitchConfig& cfg) {
   return b;
 }
 
+policies::PortScheduling port_scheduling(SchedulerKind kind, const std::vector<uint32_t>& weights) {
+  switch (kind) {
+    case SchedulerKind::kStrictPriority:
+      return {policies::SchedulingKind::kStrictPriority, weights};
+    case SchedulerKind::kDrr:
+      return {policies::SchedulingKind::kDrr, weights};
+    case SchedulerKind::kRoundRobin:
+      break;
+  }
+  return {policies::SchedulingKind::kRoundRobin, weights};
+}
+
 policies::PolicyEnv policy_env(const SwitchConfig& config, const buffer::BufferLayout& layout) {
   policies::PolicyEnv env;
   env.layout = &layout;
   for (const ClassConfig& c : config.classes)
     env.classes.push_back(c.traffic);
-  for (const PortConfig& p : config.ports)
+  for (const PortConfig& p : config.ports) {
     env.port_rate_bps.push_back(p.rate_bps);
+    env.port_scheduling.push_back(port_scheduling(p.scheduler, p.weights));
+  }
   // Each queue is shown with the first class that maps to it.
   env.queue_class.assign(layout.num_queues(), 0);
   for (uint32_t port = 0; port < layout.num_ports(); ++port) {

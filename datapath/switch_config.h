@@ -77,7 +77,12 @@ struct SwitchConfig {
 // the first class mapped to it.
 buffer::BufferConfig buffer_config(const SwitchConfig& config);
 
-// The policy environment (classes, port rates, queue classes) a SwitchConfig implies.
+// How a port configured with `kind` and DRR `weights` shares its rate, as policies see it (FB's,
+// ABM's and FBA's gamma, Credence's idle drain). The live switch and the replay both use it.
+policies::PortScheduling port_scheduling(SchedulerKind kind, const std::vector<uint32_t>& weights);
+
+// The policy environment (classes, port rates and schedulers, queue classes) a SwitchConfig
+// implies: what sharebufd gives its policies.
 policies::PolicyEnv policy_env(const SwitchConfig& config, const buffer::BufferLayout& layout);
 
 }  // namespace sharebuf::datapath
