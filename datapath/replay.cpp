@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 
 #include "buffer/accounting_check.h"
@@ -60,60 +61,95 @@ class ReplayEngine {
   }
 
   ReplayResult run(const std::vector<ReplayArrival>& arrivals) {
-    static const std::array<std::byte, BufferLayout::kMaxFrameBytes> kPayload{};
     const BufferLayout& layout = buffer_.layout();
-    policies::CredenceFeatures features(layout.num_queues(), options_.feature_base_rtt_ns);
+    features_.emplace(layout.num_queues(), options_.feature_base_rtt_ns);
     fates_.assign(arrivals.size(), 0);
     if (options_.trace != nullptr) trace_.reserve(arrivals.size());
     if (options_.timeline != nullptr && options_.timeline_header)
       *options_.timeline
           << "t_s,policy,port,queue,occupancy_cells,threshold_cells,dropped,total_cells,"
              "capacity_cells\n";
+    const bool sampling = options_.timeline != nullptr && options_.timeline_interval_ns != 0;
+    // One event at a time, in time order across every port. At equal times: a timeline sample
+    // first (it shows the buffer after every earlier event), then departures before arrivals
+    // (the default: a port that frees cells at t admits with them at t), or arrivals before
+    // departures (Credence's slotted model). Ties among ports go to the lower port.
     uint64_t n = 0;
-    for (; n < arrivals.size(); ++n) {
-      const ReplayArrival& a = arrivals[n];
-      if (a.time_ns > options_.end_ns) break;
-      if (a.queue >= layout.num_queues())
-        throw std::invalid_argument("replay: arrival " + std::to_string(n) + ": no queue " +
-                                    std::to_string(a.queue));
-      advance_all(a.time_ns);
-      const uint32_t port = layout.port_of(a.queue);
-      const uint32_t bytes = std::clamp<uint32_t>(a.bytes, 1, BufferLayout::kMaxFrameBytes);
-      const policies::ArrivalContext ctx{.now_ns = a.time_ns,
-                                         .queue = a.queue,
-                                         .port = static_cast<uint16_t>(port),
-                                         .class_id = a.class_id,
-                                         .cells = layout.cells_for(bytes),
-                                         .bytes = bytes,
-                                         .flow_hash = a.flow_hash,
-                                         .seq = n};
-      if (options_.trace != nullptr) {
-        TraceRow row{a.time_ns, a.queue, ctx.cells, {}};
-        features.observe(a.time_ns, a.queue, buffer_.state().queue_cells(a.queue),
-                         buffer_.state().total_cells(), row.features);
-        trace_.push_back(row);
-      }
-      const buffer::FrameMeta meta{.arrival_ns = a.time_ns, .class_id = a.class_id};
-      const AdmissionOutcome outcome =
-          admit_frame(*policy_, buffer_, cache_, buffer_.view(), ctx,
-                      std::span<const std::byte>(kPayload.data(), bytes), meta);
-      if (outcome.pushed_out_cells != 0) settle_push_outs();
-      if (outcome.enqueued) {
-        queued_[a.queue].push_back({n, buffer_.queue(a.queue).peek_tail()});
+    for (;;) {
+      const bool more = n < arrivals.size() && arrivals[n].time_ns <= options_.end_ns;
+      const uint64_t t_arrival = more ? arrivals[n].time_ns : kNever;
+      uint32_t port = 0;
+      const uint64_t t_departure = next_departure(port);
+      const uint64_t t_sample = sampling ? next_sample_ns_ : kNever;
+      const uint64_t t = std::min({t_arrival, t_departure, t_sample});
+      if (t == kNever || t > options_.end_ns) break;
+      if (t_sample == t) {
+        sample(t);
+        next_sample_ns_ =
+            t > kNever - options_.timeline_interval_ns ? kNever : t + options_.timeline_interval_ns;
+      } else if (t_departure == t && (t_arrival != t || !options_.arrivals_first)) {
+        depart(port);
       } else {
-        fates_[n] = 1;
+        arrive(arrivals[n], n);
+        ++n;
       }
-      // An idle port starts sending the moment a frame arrives.
-      busy_until_[port] = std::max(busy_until_[port], a.time_ns);
-      advance(port, a.time_ns);
     }
-    advance_all(options_.end_ns);
     fates_.resize(n);
     write_trace();
     return report(n);
   }
 
  private:
+  static constexpr uint64_t kNever = UINT64_MAX;
+
+  void arrive(const ReplayArrival& a, uint64_t n) {
+    const BufferLayout& layout = buffer_.layout();
+    if (a.queue >= layout.num_queues())
+      throw std::invalid_argument("replay: arrival " + std::to_string(n) + ": no queue " +
+                                  std::to_string(a.queue));
+    static const std::array<std::byte, BufferLayout::kMaxFrameBytes> kPayload{};
+    const uint32_t port = layout.port_of(a.queue);
+    const uint32_t bytes = std::clamp<uint32_t>(a.bytes, 1, BufferLayout::kMaxFrameBytes);
+    const policies::ArrivalContext ctx{.now_ns = a.time_ns,
+                                       .queue = a.queue,
+                                       .port = static_cast<uint16_t>(port),
+                                       .class_id = a.class_id,
+                                       .cells = layout.cells_for(bytes),
+                                       .bytes = bytes,
+                                       .flow_hash = a.flow_hash,
+                                       .seq = n};
+    if (options_.trace != nullptr) {
+      TraceRow row{a.time_ns, a.queue, ctx.cells, {}};
+      features_->observe(a.time_ns, a.queue, buffer_.state().queue_cells(a.queue),
+                         buffer_.state().total_cells(), row.features);
+      trace_.push_back(row);
+    }
+    const buffer::FrameMeta meta{.arrival_ns = a.time_ns, .class_id = a.class_id};
+    const AdmissionOutcome outcome =
+        admit_frame(*policy_, buffer_, cache_, buffer_.view(), ctx,
+                    std::span<const std::byte>(kPayload.data(), bytes), meta);
+    if (outcome.pushed_out_cells != 0) settle_push_outs();
+    if (outcome.enqueued) {
+      queued_[a.queue].push_back({n, buffer_.queue(a.queue).peek_tail()});
+      // An idle port starts sending the moment a frame arrives.
+      busy_until_[port] = std::max(busy_until_[port], a.time_ns);
+    } else {
+      fates_[n] = 1;
+    }
+  }
+
+  // The port whose next transmission starts first (lowest port among equals) and that time, or
+  // kNever when no port holds a frame.
+  uint64_t next_departure(uint32_t& port) const {
+    uint64_t best = kNever;
+    for (uint32_t p = 0; p < busy_until_.size(); ++p) {
+      if (buffer_.state().port_cells(p) == 0 || busy_until_[p] >= best) continue;
+      best = busy_until_[p];
+      port = p;
+    }
+    return best;
+  }
+
   // Which frames did LQD push out? The victims' counters say how many, the queue's head says
   // from which end.
   void settle_push_outs() {
@@ -136,18 +172,6 @@ class ReplayEngine {
     }
   }
 
-  void advance_all(uint64_t now_ns) {
-    while (options_.timeline != nullptr && options_.timeline_interval_ns != 0 &&
-           next_sample_ns_ <= now_ns) {
-      for (uint32_t p = 0; p < busy_until_.size(); ++p)
-        advance(p, next_sample_ns_);
-      sample(next_sample_ns_);
-      next_sample_ns_ += options_.timeline_interval_ns;
-    }
-    for (uint32_t p = 0; p < busy_until_.size(); ++p)
-      advance(p, now_ns);
-  }
-
   void sample(uint64_t t_ns) {
     const BufferLayout& layout = buffer_.layout();
     const buffer::BufferView view = buffer_.view();
@@ -166,40 +190,39 @@ class ReplayEngine {
     }
   }
 
-  // Starts every transmission on port p that begins at or before now_ns.
-  void advance(uint32_t p, uint64_t now_ns) {
+  // Port p starts its next transmission (at busy_until_[p]): the scheduler picks the queue, the
+  // frame leaves it, and the policy hears of it at the time its last bit leaves the port.
+  void depart(uint32_t p) {
     const BufferLayout& layout = buffer_.layout();
     const uint32_t first = layout.first_queue(p);
-    while (busy_until_[p] <= now_ns) {
-      const int k = schedulers_[p].pick([&](uint32_t i) -> uint32_t {
-        const uint32_t head = buffer_.queue(first + i).peek_head();
-        return head == kNoCell ? 0 : buffer_.pool().descriptor(head).bytes;
-      });
-      if (k == Scheduler::kNone) return;
-      const uint32_t q = first + static_cast<uint32_t>(k);
-      const uint32_t head = buffer_.dequeue(q);
-      if (head == kNoCell) return;
-      if (!queued_[q].empty()) queued_[q].pop_front();
-      const buffer::PacketDescriptor d = buffer_.pool().descriptor(head);
-      const uint64_t start = busy_until_[p];
-      schedulers_[p].sent(k, d.bytes);
-      buffer_.stats(q).dequeued_bytes.fetch_add(d.bytes, std::memory_order_relaxed);
-      buffer_.release(cache_, head);
-      ++transmitted_;
-      policy_->on_dequeue(policies::DequeueEvent{.now_ns = start,
-                                                 .queue = q,
-                                                 .port = static_cast<uint16_t>(p),
-                                                 .class_id = d.class_id,
-                                                 .cells = d.cells,
-                                                 .bytes = d.bytes,
-                                                 .sojourn_ns = start - d.arrival_ns},
-                          buffer_.view());
-      // Serialisation time at the port's rate, at least 1 ns so time always moves.
-      const uint64_t tx_ns =
-          std::max<uint64_t>(1, (uint64_t{d.bytes} * 8 * 1'000'000'000ull) /
-                                    std::max<uint64_t>(1, setup_.port_rate_bps[p]));
-      busy_until_[p] = start + tx_ns;
-    }
+    const int k = schedulers_[p].pick([&](uint32_t i) -> uint32_t {
+      const uint32_t head = buffer_.queue(first + i).peek_head();
+      return head == kNoCell ? 0 : buffer_.pool().descriptor(head).bytes;
+    });
+    if (k == Scheduler::kNone) return;  // unreachable: the port holds cells
+    const uint32_t q = first + static_cast<uint32_t>(k);
+    const uint32_t head = buffer_.dequeue(q);
+    if (!queued_[q].empty()) queued_[q].pop_front();
+    const buffer::PacketDescriptor d = buffer_.pool().descriptor(head);
+    const uint64_t start = busy_until_[p];
+    schedulers_[p].sent(k, d.bytes);
+    buffer_.stats(q).dequeued_bytes.fetch_add(d.bytes, std::memory_order_relaxed);
+    buffer_.release(cache_, head);
+    ++transmitted_;
+    // Serialisation time at the port's rate, at least 1 ns so time always moves.
+    const uint64_t tx_ns =
+        std::max<uint64_t>(1, (uint64_t{d.bytes} * 8 * 1'000'000'000ull) /
+                                  std::max<uint64_t>(1, setup_.port_rate_bps[p]));
+    const uint64_t finish = start > kNever - tx_ns ? kNever : start + tx_ns;
+    busy_until_[p] = finish;
+    policy_->on_dequeue(policies::DequeueEvent{.now_ns = finish,
+                                               .queue = q,
+                                               .port = static_cast<uint16_t>(p),
+                                               .class_id = d.class_id,
+                                               .cells = d.cells,
+                                               .bytes = d.bytes,
+                                               .sojourn_ns = finish - d.arrival_ns},
+                        buffer_.exact_view());
   }
 
   void write_trace() {
@@ -245,6 +268,7 @@ class ReplayEngine {
 
   const ReplaySetup& setup_;
   const ReplayOptions& options_;
+  std::optional<policies::CredenceFeatures> features_;
   buffer::SharedBuffer buffer_;
   buffer::CellCache cache_;
   std::vector<Scheduler> schedulers_;

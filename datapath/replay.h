@@ -1,7 +1,13 @@
 // The replay datapath: drives the same SharedBuffer, policies, admission step and schedulers as
 // the live switch from a list of arrivals, with a simulated clock and simulated line-rate egress
-// per port (a frame leaves its queue when its transmission starts; the port's scheduler picks
-// the queue). Deterministic: the same arrivals, configuration and seeds give the same bytes out.
+// per port: a frame leaves its queue (its cells are freed) when its transmission starts, and the
+// policy's on_dequeue() hears of it at the time its last bit leaves (start + bytes x 8 / rate),
+// the clock the live switch gives each departure; the port's scheduler picks the queue.
+// Events are processed one at a time in time order across all ports; within one instant
+// departures come before arrivals (the default), or arrivals first (ReplayOptions::
+// arrivals_first, the order of Credence's slotted model); ties among ports go to the lower port.
+// Writing a timeline only observes, so it never changes a result. Deterministic: the same
+// arrivals, configuration and seeds give the same bytes out.
 //
 // Besides the per-queue report it can write an occupancy/threshold timeline (the CSV format of
 // `sharebufctl watch --csv`, so tools/plot_watch.py plots both) and, for every arrival, Credence's
@@ -50,7 +56,9 @@ struct ReplayPolicy {
 };
 
 struct ReplayOptions {
-  uint64_t end_ns = 0;
+  uint64_t end_ns = 0;  // arrivals after it are not replayed; departures run until it
+  // Within one instant: arrivals before departures (Credence's slotted model) instead of after.
+  bool arrivals_first = false;
   // Timeline: a row per queue every interval (0 = none), written to `timeline`.
   uint64_t timeline_interval_ns = 0;
   std::ostream* timeline = nullptr;

@@ -88,6 +88,7 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
   const bool has_class = col.contains("class");
   const buffer::BufferConfig bc = buffer_config(config);
   const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
+  const policies::PolicyEnv env = policy_env(config, layout);
   std::vector<ReplayArrival> out;
   while (std::getline(in, line)) {
     ++lineno;
@@ -145,11 +146,19 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
           throw std::runtime_error(where("class") + ": no class '" + c + "'");
         a.class_id = static_cast<uint8_t>(it - config.classes.begin());
       }
+    } else {
+      a.class_id = env.class_of_queue(a.queue);
     }
     out.push_back(a);
   }
   sort_by_time(out);
   return out;
+}
+
+uint64_t default_end_ns(const std::vector<ReplayArrival>& arrivals) noexcept {
+  constexpr uint64_t kDrain = 10'000'000;
+  const uint64_t last = arrivals.empty() ? 0 : arrivals.back().time_ns;
+  return last > UINT64_MAX - kDrain ? UINT64_MAX : last + kDrain;
 }
 
 std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inputs,

@@ -17,9 +17,14 @@ ReplaySetup replay_setup(const SwitchConfig& config);
 
 // CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class
 // (any order): time in ns, port by index or interface name, queue index on that port, frame
-// bytes, class id or name. Rows are sorted by time (stable). Throws std::runtime_error naming
-// the file, line and column of a bad record.
+// bytes, class id or name. Without a class column a frame's class is its queue's: the first
+// [[classes]] entry mapped to that queue index, class 0 if none is. Rows are sorted by time
+// (stable). Throws std::runtime_error naming the file, line and column of a bad record.
 std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const SwitchConfig& config);
+
+// Where a replay of recorded arrivals ends by default: 10 ms after the last arrival, so queued
+// frames drain (saturating: a time near 2^64 ns cannot wrap around and skip arrivals).
+uint64_t default_end_ns(const std::vector<ReplayArrival>& arrivals) noexcept;
 
 // A pcap file and, optionally, the port its frames arrived on (for MAC learning).
 struct PcapInput {

@@ -186,12 +186,15 @@ int main(int argc, char** argv) {
   double timeline_us = 100;
   std::string trace_path;
   double base_rtt_us = 10;
+  std::string order = "departures-first";
   bool json = false;
   bool list = false;
   bool per_queue = false;
   app.add_option("--scenario", scenario, "built-in generator (see --list); default burst");
   app.add_option("--csv", csv,
-                 "arrivals CSV: header time_ns,port,queue,bytes[,class] (needs --config)");
+                 "arrivals CSV: header time_ns,port,queue,bytes[,class] (needs --config); "
+                 "without a class column a frame takes its queue's class (the first [[classes]] "
+                 "entry mapped to that queue)");
   app.add_option("--pcap", pcaps,
                  "pcap file, FILE or FILE@PORT (the port its frames arrived on, for MAC learning); "
                  "repeatable, merged by time (needs --config)");
@@ -225,6 +228,11 @@ int main(int argc, char** argv) {
       "--lqd-trace", trace_path,
       "write, for every arrival under lqd, Credence's features and LQD's label (training data)");
   app.add_option("--base-rtt-us", base_rtt_us, "time constant of the trace features' EWMAs")
+      ->capture_default_str();
+  app.add_option("--order", order,
+                 "within one instant: departures-first (a port that frees cells at t admits "
+                 "with them at t) or arrivals-first (Credence's slotted model)")
+      ->check(CLI::IsMember({"departures-first", "arrivals-first"}))
       ->capture_default_str();
   app.add_flag("--json", json, "print the results as JSON");
   app.add_flag("--per-queue", per_queue, "also print a table per queue");
@@ -301,12 +309,13 @@ int main(int argc, char** argv) {
                          " with no known destination port and " + std::to_string(st.malformed) +
                          " malformed skipped";
       }
-      sc.end_ns = (sc.arrivals.empty() ? 0 : sc.arrivals.back().time_ns) + 10'000'000;
+      sc.end_ns = sharebuf::datapath::default_end_ns(sc.arrivals);
     }
     if (end_ms > 0) sc.end_ns = static_cast<uint64_t>(end_ms * 1e6);
 
     sharebuf::datapath::ReplayOptions base;
     base.end_ns = sc.end_ns;
+    base.arrivals_first = order == "arrivals-first";
     base.feature_base_rtt_ns = base_rtt_us * 1000;
 
     // LQD's fate of every arrival: for Credence's perfect oracle and the training trace.

@@ -220,6 +220,65 @@ TEST(Replay, AlwaysDropOracleKeepsTheSafeguardShare) {
   EXPECT_GT(dropped(r.queues[0], DropReason::kPrediction), 0u);
 }
 
+// Writing a timeline only observes: every policy transmits and drops the same frames with and
+// without one (it once advanced the ports to each sample time, which moved Protean's results).
+TEST(Replay, ATimelineNeverChangesAResult) {
+  for (uint64_t seed : {1, 2, 3}) {
+    ScenarioOptions o;
+    o.duration_ms = 100;
+    o.seed = seed;
+    const ReplayScenario sc = make_scenario("websearch", o);
+    for (const char* policy : {"protean", "smartbuf", "credence", "dt"}) {
+      std::ostringstream timeline;
+      ReplayOptions with;
+      with.timeline = &timeline;
+      with.timeline_interval_ns = 7'000;
+      const auto a = replay(sc, policy, {}, with);
+      const auto b = replay(sc, policy);
+      EXPECT_EQ(a.fates, b.fates) << policy << " seed " << seed;
+      EXPECT_EQ(a.transmitted, b.transmitted) << policy << " seed " << seed;
+      EXPECT_FALSE(timeline.str().empty());
+    }
+  }
+}
+
+// The order within one instant: three 10-cell frames fill a 20-cell buffer at t = 0 (the first
+// leaves at once); at 6.4 us the port starts its next frame and an arrival comes. Departures
+// first (the default) admit it with the freed cells; arrivals first (Credence's slotted model)
+// find the buffer full.
+TEST(Replay, EventOrderWithinAnInstantIsAnOption) {
+  ReplayScenario sc;
+  sc.setup.buffer.capacity_cells = 20;
+  sc.setup.buffer.ports = {buffer::PortSpec{}};
+  sc.setup.port_rate_bps = {1'000'000'000};  // 800 bytes: 6.4 us
+  sc.arrivals = {{0, 0, 800}, {1, 0, 800}, {2, 0, 800}, {6'400, 0, 800}};
+  sc.end_ns = 1'000'000;
+  const auto departures_first = replay(sc, "cs");
+  EXPECT_EQ(dropped(departures_first.queues[0], DropReason::kPoolFull), 0u);
+  ReplayOptions o;
+  o.arrivals_first = true;
+  const auto arrivals_first = replay(sc, "cs", {}, o);
+  EXPECT_EQ(dropped(arrivals_first.queues[0], DropReason::kPoolFull), 1u);
+  EXPECT_EQ(arrivals_first.fates, (std::vector<uint8_t>{0, 0, 0, 1}));
+}
+
+// Arrivals near the end of the clock: the default end saturates instead of wrapping around (a
+// wrapped end skipped every arrival), and departures never overflow.
+TEST(Replay, TimesNearTwoToTheSixtyFourAreReplayed) {
+  ReplayScenario sc;
+  sc.setup.buffer.capacity_cells = 100;
+  sc.setup.buffer.ports = {buffer::PortSpec{}};
+  sc.setup.port_rate_bps = {1'000'000'000};  // 1500 bytes: 12 us
+  const uint64_t t = UINT64_MAX - 5'000'000;
+  sc.arrivals = {{t, 0, 1500}, {t + 1, 0, 1500}, {t + 2, 0, 1500}};
+  sc.end_ns = default_end_ns(sc.arrivals);
+  EXPECT_EQ(sc.end_ns, UINT64_MAX);
+  const auto r = replay(sc, "cs");
+  EXPECT_EQ(r.arrivals, 3u);
+  EXPECT_EQ(r.transmitted, 3u);
+  EXPECT_THAT(r.accounting_errors, ::testing::IsEmpty());
+}
+
 mgmt::DaemonConfig two_port_config(const std::string& extra = "") {
   return mgmt::parse_config(R"([buffer]
 size = "1000 cells"
@@ -251,6 +310,28 @@ TEST(ReplayInputs, CsvArrivalsAndErrorsNamingTheRecord) {
   std::ofstream(path) << "time_ns,port,queue,bytes\n1,0,1,64\n";
   EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'queue'")));
+  // Without a class column a frame takes its queue's class: pb/1 carries "udp".
+  const auto classed = mgmt::parse_config(R"([buffer]
+size = "1000 cells"
+[[classes]]
+name = "tcp"
+queue = 0
+[[classes]]
+name = "udp"
+queue = 1
+[[ports]]
+interface = "pa"
+queues = 2
+[[ports]]
+interface = "pb"
+queues = 2
+)",
+                                          "classed.toml");
+  std::ofstream(path) << "time_ns,port,queue,bytes\n1,pb,1,64\n2,pb,0,64\n3,pa,1,64\n";
+  const auto by_queue = read_arrivals_csv(path, classed.sw);
+  EXPECT_EQ(by_queue[0].class_id, 1);
+  EXPECT_EQ(by_queue[1].class_id, 0);
+  EXPECT_EQ(by_queue[2].class_id, 1);
   std::ofstream(path) << "time,port,queue,bytes\n";
   EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("missing 'time_ns'")));
