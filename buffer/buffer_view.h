@@ -1,7 +1,8 @@
 // BufferView: how a policy reads the buffer. In `exact` mode it reads BufferState's live
-// counters; in `probe` mode it reads the ProbeRegisters (up to one probe interval old). Both are
-// the same Occupancy layout, so switching the mode swaps one pointer and the policy's code does
-// not branch on it. A view is a value: RX workers build one per batch from the current mode.
+// counters; in `probe` mode it reads the ProbeRegisters an ingress reader sees at a time (up to
+// one probe interval plus the probe delay old). Both are the same Occupancy layout, so switching
+// the mode swaps one pointer and the policy's code does not branch on it. A view is a value: RX
+// workers build one per batch from the current mode and time.
 #pragma once
 
 #include <algorithm>
@@ -30,12 +31,13 @@ class BufferView {
   static BufferView exact(const BufferState& state) noexcept {
     return BufferView(state.live(), state.layout());
   }
-  static BufferView probe(const ProbeRegisters& regs, const BufferState& state) noexcept {
-    return BufferView(regs.registers(), state.layout());
+  static BufferView probe(const ProbeRegisters& regs, const BufferState& state,
+                          uint64_t now_ns) noexcept {
+    return BufferView(regs.visible(now_ns), state.layout());
   }
-  static BufferView of(ViewMode mode, const BufferState& state,
-                       const ProbeRegisters& regs) noexcept {
-    return mode == ViewMode::kExact ? exact(state) : probe(regs, state);
+  static BufferView of(ViewMode mode, const BufferState& state, const ProbeRegisters& regs,
+                       uint64_t now_ns) noexcept {
+    return mode == ViewMode::kExact ? exact(state) : probe(regs, state, now_ns);
   }
 
   const BufferLayout& layout() const noexcept { return *layout_; }

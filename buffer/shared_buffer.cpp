@@ -14,7 +14,7 @@ SharedBuffer::SharedBuffer(const BufferConfig& config)
                               .max_caches = config.max_threads,
                               .cache_cells = config.cache_cells}),
       state_(layout_),
-      probes_(layout_, config.probe_interval_ns),
+      probes_(layout_, config.probe_interval_ns, config.probe_delay_ns),
       queues_(std::make_unique<PacketQueue[]>(layout_.num_queues())),
       stats_(std::make_unique<QueueStats[]>(layout_.num_queues())),
       view_mode_(config.view_mode) {
@@ -25,11 +25,19 @@ SharedBuffer::SharedBuffer(const BufferConfig& config)
   plan_cursor_.resize(layout_.num_queues());
   // A plan never takes more frames than the largest frame has cells.
   plan_victims_.reserve(layout_.max_frame_cells());
+  probes_.set_enabled(config.view_mode == ViewMode::kProbe, state_, 0);
 }
 
 void SharedBuffer::set_view_mode(ViewMode mode, uint64_t now_ns) noexcept {
-  if (mode == ViewMode::kProbe) probes_.publish_all(state_, now_ns);
+  probes_.set_enabled(
+      mode == ViewMode::kProbe || policy_uses_probes_.load(std::memory_order_relaxed), state_,
+      now_ns);
   view_mode_.store(mode, std::memory_order_relaxed);
+}
+
+void SharedBuffer::set_policy_uses_probes(bool uses, uint64_t now_ns) noexcept {
+  policy_uses_probes_.store(uses, std::memory_order_relaxed);
+  probes_.set_enabled(uses || view_mode() == ViewMode::kProbe, state_, now_ns);
 }
 
 bool SharedBuffer::enqueue(CellCache& cache, uint32_t q, std::span<const std::byte> frame,

@@ -36,6 +36,7 @@ struct BufferConfig {
   std::vector<PortSpec> ports = {PortSpec{}};
   ViewMode view_mode = ViewMode::kExact;
   uint64_t probe_interval_ns = 10'000;
+  uint64_t probe_delay_ns = 0;
   uint32_t max_threads = 16;   // threads that may own a CellCache at once
   uint32_t cache_cells = 256;  // cells per thread cache
 };
@@ -66,11 +67,20 @@ class SharedBuffer {
   const QueueStats& stats(uint32_t q) const noexcept { return stats_[q]; }
 
   ViewMode view_mode() const noexcept { return view_mode_.load(std::memory_order_relaxed); }
-  // Switching to probe mode publishes every port first, so the registers are never stale from
-  // an earlier probe period.
+  // The probe registers take snapshots while the view is `probe` or the active policy learns
+  // from probes; switching either on snapshots the buffer at once, so the registers are never
+  // stale from an earlier probe period.
   void set_view_mode(ViewMode mode, uint64_t now_ns) noexcept;
-  BufferView view() const noexcept { return BufferView::of(view_mode(), state_, probes_); }
+  void set_policy_uses_probes(bool uses, uint64_t now_ns) noexcept;
+  // What admission reads at `now_ns` (ingress): live counters, or the probe registers visible
+  // then. Egress-side hooks read exact_view().
+  BufferView view(uint64_t now_ns) const noexcept {
+    return BufferView::of(view_mode(), state_, probes_, now_ns);
+  }
   BufferView exact_view() const noexcept { return BufferView::exact(state_); }
+  // Call before changing the occupancy at `now_ns` (datapath and replay): takes the probe
+  // snapshot of a boundary just passed.
+  void advance_probes(uint64_t now_ns) noexcept { probes_.advance(state_, now_ns); }
 
   // Reserves the frame's cells for queue q, copies it in and appends it. Returns false if the
   // cells do not fit in B; nothing is changed then (the caller counts the pool_full drop).
@@ -143,6 +153,7 @@ class SharedBuffer {
   std::unique_ptr<PacketQueue[]> queues_;
   std::unique_ptr<QueueStats[]> stats_;
   std::atomic<ViewMode> view_mode_;
+  std::atomic<bool> policy_uses_probes_{false};
 
   // make_room()'s lock and its planning scratch (one entry per queue), guarded by it.
   SpinLock push_out_lock_;

@@ -7,6 +7,18 @@ namespace sharebuf::datapath {
 using buffer::DropReason;
 using policies::Action;
 
+buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                                uint64_t now_ns) noexcept {
+  buffer.advance_probes(now_ns);
+  if (policy.uses_probes()) {
+    buffer.probes().deliver(
+        now_ns, [&](const buffer::Occupancy& regs, uint64_t boundary_ns, uint64_t interval_ns) {
+          policy.on_probe(buffer::BufferView(regs, buffer.layout()), boundary_ns, interval_ns);
+        });
+  }
+  return buffer.view(now_ns);
+}
+
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,

@@ -18,6 +18,13 @@ struct AdmissionOutcome {
   uint32_t pushed_out_cells = 0;
 };
 
+// What admission reads for arrivals at `now_ns` (an RX batch, a replayed arrival): first takes
+// the probe snapshot of a boundary just passed and hands a probe-learning policy the snapshots
+// that have reached ingress (Policy::on_probe), then returns the view of the buffer's mode —
+// live counters, or the probe registers visible at now_ns.
+buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                                uint64_t now_ns) noexcept;
+
 // `ctx.cells` must be buffer.layout().cells_for(frame.size()). Verdict kTrim is dropped with its
 // reason until the trimming overflow action exists in the datapath.
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,

@@ -35,12 +35,14 @@ bool EgressPath::any_queued() const noexcept {
   return false;
 }
 
-bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns) noexcept {
+bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
+                          bool backlogged) noexcept {
   PortRuntime& port = *core_.ports[port_];
   uint32_t room = 0;
   uint8_t* slot = port.io->tx_slot(&room);
   if (slot == nullptr) return false;
   const uint32_t q = core_.buffer.layout().queue_id(port_, k);
+  core_.buffer.advance_probes(now_ns);  // the boundary just passed saw this frame queued
   const uint32_t head = core_.buffer.dequeue(q);
   if (head == buffer::kNoCell) return true;  // pushed out meanwhile
   const buffer::PacketDescriptor d = core_.buffer.pool().descriptor(head);
@@ -53,17 +55,22 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns)
   port.counters.tx_bytes.fetch_add(n, std::memory_order_relaxed);
   core_.buffer.stats(q).dequeued_bytes.fetch_add(n, std::memory_order_relaxed);
   core_.buffer.release(cache, head);
-  const uint64_t sojourn_ns = now_ns - std::min(now_ns, d.arrival_ns);
+  // The frame's own departure time at line rate (datapath/departure_clock.h); an unshaped port
+  // reads the clock per frame.
+  const uint64_t departed_ns = port.clock.depart(
+      d.bytes, d.arrival_ns, port.clock.unshaped() ? monotonic_ns() : now_ns, backlogged);
+  const uint64_t sojourn_ns = departed_ns - std::min(departed_ns, d.arrival_ns);
   core_.buffer.stats(q).delay.record(sojourn_ns);
   policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
-  policy.on_dequeue(policies::DequeueEvent{.now_ns = now_ns,
+  // Egress-side hooks see exact depths, as Tofino's egress pipeline does.
+  policy.on_dequeue(policies::DequeueEvent{.now_ns = departed_ns,
                                            .queue = q,
                                            .port = static_cast<uint16_t>(port_),
                                            .class_id = d.class_id,
                                            .cells = d.cells,
                                            .bytes = d.bytes,
                                            .sojourn_ns = sojourn_ns},
-                    core_.buffer.view());
+                    core_.buffer.exact_view());
   return true;
 }
 
@@ -71,7 +78,7 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
   PortRuntime& port = *core_.ports[port_];
   Result r;
   const uint64_t now = monotonic_ns();
-  core_.buffer.probes().maybe_publish(port_, core_.buffer.state(), now);
+  const bool backlogged = port.shaper.backlogged();
   for (;;) {
     if (r.sent == budget) {
       r.stop = Stop::kBudget;
@@ -90,7 +97,7 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
       r.wait_until_ns = now + wait;
       break;
     }
-    if (!send_one(static_cast<uint32_t>(k), cache, now)) {
+    if (!send_one(static_cast<uint32_t>(k), cache, now, backlogged)) {
       r.stop = Stop::kRingFull;
       break;
     }

@@ -1,5 +1,6 @@
 // EgressPath: the transmit step of one port — scheduler, shaper, dequeue, gather into the TX
-// ring, free, on_dequeue — and who may run it. Normally the port's egress worker owns it. When
+// ring, free, on_dequeue at the frame's line-rate departure time (datapath/departure_clock.h) —
+// and who may run it. Normally the port's egress worker owns it. When
 // that worker sleeps (its queues were empty), the RX worker that enqueues the next frame may take
 // ownership and send right away ("run to completion"): that saves waking a second thread per hop,
 // which is most of a frame's latency through an idle switch on a 2-core machine.
@@ -37,7 +38,7 @@ class EgressPath {
 
  private:
   uint32_t head_bytes(uint32_t k) const noexcept;
-  bool send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns) noexcept;
+  bool send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns, bool backlogged) noexcept;
 
   SwitchCore& core_;
   uint32_t port_;

@@ -20,8 +20,6 @@ void sleep_until(uint64_t deadline_ns) noexcept {
 
 void EgressWorker::sleep_until_work() {
   PortRuntime& port = *core_.ports[port_];
-  // Publish before sleeping, so the registers never keep a length the queue no longer has.
-  core_.buffer.probes().publish(port_, core_.buffer.state(), monotonic_ns());
   EgressSignal& s = port.signal;
   const uint32_t seen = s.seq.load(std::memory_order_acquire);
   path_.release();

@@ -1,6 +1,6 @@
 // EgressWorker: the thread that owns one port's EgressPath. It sends bursts as the scheduler and
 // shaper allow, sleeps for the shaper's wait, waits for TX ring slots, and with nothing to send
-// publishes its probe registers, hands the path over (RX workers may then send inline) and sleeps
+// hands the path over (RX workers may then send inline) and sleeps
 // (futex) until an RX worker wakes it.
 #pragma once
 

@@ -55,8 +55,12 @@ class ReplayEngine {
     env_.port_rate_bps = setup.port_rate_bps;
     env_.queue_class = setup.queue_class;
     env_.oracle_labels = options.oracle_labels;
+    if (const auto bad = buffer::ProbeRegisters::check_timing(setup.buffer.probe_interval_ns,
+                                                              setup.buffer.probe_delay_ns))
+      throw std::invalid_argument("replay: cannot model the probe view: " + *bad);
     policy_ = policies::make_policy(policy.name, policy.params, env_);
     policy_->on_install(buffer_.exact_view());
+    buffer_.set_policy_uses_probes(policy_->uses_probes(), 0);
     label_ = policy.label.empty() ? policy.name : policy.label;
   }
 
@@ -126,7 +130,7 @@ class ReplayEngine {
     }
     const buffer::FrameMeta meta{.arrival_ns = a.time_ns, .class_id = a.class_id};
     const AdmissionOutcome outcome =
-        admit_frame(*policy_, buffer_, cache_, buffer_.view(), ctx,
+        admit_frame(*policy_, buffer_, cache_, ingress_view(*policy_, buffer_, a.time_ns), ctx,
                     std::span<const std::byte>(kPayload.data(), bytes), meta);
     if (outcome.pushed_out_cells != 0) settle_push_outs();
     if (outcome.enqueued) {
@@ -174,7 +178,7 @@ class ReplayEngine {
 
   void sample(uint64_t t_ns) {
     const BufferLayout& layout = buffer_.layout();
-    const buffer::BufferView view = buffer_.view();
+    const buffer::BufferView view = buffer_.view(t_ns);
     for (uint32_t q = 0; q < layout.num_queues(); ++q) {
       uint64_t drops = 0;
       for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
@@ -201,6 +205,7 @@ class ReplayEngine {
     });
     if (k == Scheduler::kNone) return;  // unreachable: the port holds cells
     const uint32_t q = first + static_cast<uint32_t>(k);
+    buffer_.advance_probes(busy_until_[p]);
     const uint32_t head = buffer_.dequeue(q);
     if (!queued_[q].empty()) queued_[q].pop_front();
     const buffer::PacketDescriptor d = buffer_.pool().descriptor(head);

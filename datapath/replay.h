@@ -6,7 +6,9 @@
 // Events are processed one at a time in time order across all ports; within one instant
 // departures come before arrivals (the default), or arrivals first (ReplayOptions::
 // arrivals_first, the order of Credence's slotted model); ties among ports go to the lower port.
-// Writing a timeline only observes, so it never changes a result. Deterministic: the same
+// Writing a timeline only observes, so it never changes a result. The probe view (and probe-
+// synchronised policies) work as in the live switch, on the simulated clock: registers taken at
+// every probe-interval boundary, seen by arrivals `probe_delay` later. Deterministic: the same
 // arrivals, configuration and seeds give the same bytes out.
 //
 // Besides the per-queue report it can write an occupancy/threshold timeline (the CSV format of

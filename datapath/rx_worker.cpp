@@ -38,8 +38,8 @@ void RxWorker::run() {
       port_ = p;
       // acquire pairs with the release store of a newly published policy.
       policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
-      const buffer::BufferView view = core_.buffer.view();
       const uint64_t now = monotonic_ns();
+      const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
       for (int i = 0; i < kBurst && port.io->rx_peek(rx); ++i) {
         handle(rx, policy, view, now, cache);
         port.io->rx_release();

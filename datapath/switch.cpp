@@ -43,6 +43,7 @@ Switch::Switch(const SwitchConfig& config) : core_(std::make_unique<SwitchCore>(
     port->shaper.set_rate(port->config.rate_bps,
                           std::max<uint64_t>(2 * max_frame, bytes_per_ms / 2),
                           std::max<uint64_t>(2 * max_frame, 20 * bytes_per_ms));
+    port->clock.set_rate(port->config.rate_bps, port->shaper.catchup_ns());
   }
 }
 

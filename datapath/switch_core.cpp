@@ -20,6 +20,7 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
       classifier(cfg) {
   policy_owner = policies::make_policy(cfg.policy, cfg.policy_params, env);
   policy_owner->on_install(buffer.exact_view());
+  buffer.set_policy_uses_probes(policy_owner->uses_probes(), monotonic_ns());
   policy.store(policy_owner.get(), std::memory_order_release);
   for (const PortConfig& p : cfg.ports)
     ports.push_back(std::make_unique<PortRuntime>(p));
@@ -28,7 +29,8 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
 }
 
 void SwitchCore::install_policy(std::unique_ptr<policies::Policy> next) {
-  next->on_install(buffer.view());
+  next->on_install(buffer.view(monotonic_ns()));
+  buffer.set_policy_uses_probes(next->uses_probes(), monotonic_ns());
   policy.store(next.get(), std::memory_order_release);
   retired_policies.push_back(std::move(policy_owner));
   policy_owner = std::move(next);

@@ -16,6 +16,7 @@
 #include "buffer/shared_buffer.h"
 #include "datapath/af_packet_port.h"
 #include "datapath/classifier.h"
+#include "datapath/departure_clock.h"
 #include "datapath/frame_capture.h"
 #include "datapath/link_control.h"
 #include "datapath/mac_table.h"
@@ -59,6 +60,7 @@ struct PortRuntime {
   std::atomic<bool> tx_owned{false};
   Scheduler scheduler;
   TokenBucket shaper;
+  DepartureClock clock;
 };
 
 struct SwitchCore {

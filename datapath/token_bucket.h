@@ -33,6 +33,11 @@ class TokenBucket {
   // Whether frames were still queued when the sender stopped: the time until the next wait_ns()
   // is then time the port owed to them.
   void set_backlogged(bool backlogged) noexcept { backlogged_ = backlogged; }
+  bool backlogged() const noexcept { return backlogged_; }
+  // How long the catch-up depth lasts at the rate (0 when unshaped).
+  uint64_t catchup_ns() const noexcept {
+    return unshaped() ? 0 : static_cast<uint64_t>(catchup_ * 8e9 / static_cast<double>(rate_bps_));
+  }
 
   // Nanoseconds until `bytes` may be sent (0: now).
   uint64_t wait_ns(uint32_t bytes, uint64_t now_ns) noexcept {

@@ -235,6 +235,11 @@ void read_buffer(TableReader& r, SwitchConfig& sw) {
     }
     sw.buffer.probe_interval_ns = *probe;
   }
+  if (const auto delay = r.with_unit("probe_delay", parse_duration_ns)) {
+    if (const auto bad = buffer::ProbeRegisters::check_timing(sw.buffer.probe_interval_ns, *delay))
+      r.fail("probe_delay", *bad);
+    sw.buffer.probe_delay_ns = *delay;
+  }
   r.finish();
 }
 

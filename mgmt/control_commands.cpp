@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -83,6 +85,13 @@ void only_keys(const json& args, std::initializer_list<std::string_view> keys) {
   }
 }
 
+// The view as policy.get, status and view.set report it.
+json view_json(const buffer::SharedBuffer& buf) {
+  return {{"mode", buffer::to_string(buf.view_mode())},
+          {"probe_interval_ns", buf.probes().interval_ns()},
+          {"probe_delay_ns", buf.probes().delay_ns()}};
+}
+
 json status(ControlContext& ctx, const json& args) {
   only_keys(args, {});
   const auto& core = ctx.core;
@@ -102,6 +111,7 @@ json status(ControlContext& ctx, const json& args) {
           {"policy", core.policy.load(std::memory_order_acquire)->name()},
           {"view", buffer::to_string(buf.view_mode())},
           {"probe_interval_ns", buf.probes().interval_ns()},
+          {"probe_delay_ns", buf.probes().delay_ns()},
           {"ports", core.ports.size()},
           {"queues", buf.layout().num_queues()},
           {"capacity_cells", buf.layout().capacity_cells()},
@@ -143,7 +153,10 @@ json config(ControlContext& ctx, const json& args) {
 json policy_get(ControlContext& ctx, const json& args) {
   only_keys(args, {});
   const auto& core = ctx.core;
-  return core.policy.load(std::memory_order_acquire)->describe(core.buffer.view());
+  nlohmann::json d = core.policy.load(std::memory_order_acquire)
+                         ->describe(core.buffer.view(datapath::monotonic_ns()));
+  d["view"] = view_json(core.buffer);
+  return d;
 }
 
 json policy_set(ControlContext& ctx, const json& args) {
@@ -185,27 +198,43 @@ json policy_list(ControlContext&, const json& args) {
   return out;
 }
 
+// A duration argument in microseconds within [min_us, max_us], in ns; throws RequestError.
+uint64_t arg_us(const json& args, const char* key, double min_us, double max_us) {
+  const json& v = args[key];
+  if (!v.is_number() || v.get<double>() < min_us || v.get<double>() > max_us) {
+    char range[64];
+    std::snprintf(range, sizeof range, "from %g to %g", min_us, max_us);
+    throw RequestError(std::string("argument '") + key + "' must be a number of microseconds " +
+                       range);
+  }
+  return static_cast<uint64_t>(std::llround(v.get<double>() * 1000));
+}
+
 json view_set(ControlContext& ctx, const json& args) {
-  only_keys(args, {"mode", "probe_interval_us"});
+  only_keys(args, {"mode", "probe_interval_us", "probe_delay_us"});
   auto& buf = ctx.core.buffer;
   const std::string mode = arg_string(args, "mode", false);
   if (!mode.empty() && mode != "exact" && mode != "probe")
     throw RequestError("argument 'mode' must be \"exact\" or \"probe\", got \"" + mode + "\"");
-  if (args.contains("probe_interval_us")) {
-    const json& v = args["probe_interval_us"];
-    if (!v.is_number() || v.get<double>() < 0.1 || v.get<double>() > 1e6)
-      throw RequestError("argument 'probe_interval_us' must be a number from 0.1 to 1000000");
-    const auto ns = static_cast<uint64_t>(v.get<double>() * 1000);
-    buf.probes().set_interval_ns(ns);
-    ctx.config.sw.buffer.probe_interval_ns = ns;
+  uint64_t interval = buf.probes().interval_ns();
+  uint64_t delay = buf.probes().delay_ns();
+  if (args.contains("probe_interval_us")) interval = arg_us(args, "probe_interval_us", 1, 1e6);
+  if (args.contains("probe_delay_us")) delay = arg_us(args, "probe_delay_us", 0, 1e6);
+  if (const auto bad = buffer::ProbeRegisters::check_timing(interval, delay))
+    throw RequestError(*bad);
+  if (interval != buf.probes().interval_ns() || delay != buf.probes().delay_ns()) {
+    buf.probes().set_timing(interval, delay);
+    ctx.config.sw.buffer.probe_interval_ns = interval;
+    ctx.config.sw.buffer.probe_delay_ns = delay;
   }
   if (!mode.empty()) {
     const auto m = mode == "probe" ? buffer::ViewMode::kProbe : buffer::ViewMode::kExact;
     buf.set_view_mode(m, datapath::monotonic_ns());
     ctx.config.sw.buffer.view_mode = m;
   }
-  return {{"view", buffer::to_string(buf.view_mode())},
-          {"probe_interval_ns", buf.probes().interval_ns()}};
+  json out = view_json(buf);
+  out["view"] = out["mode"];  // the name this reply has always used
+  return out;
 }
 
 json counters_reset(ControlContext& ctx, const json& args) {
@@ -298,8 +327,12 @@ const std::array kCommands = {
             "validate, then swap the policy live; queued frames stay and stay accounted",
             policy_set},
     Command{"policy.list", "{}", "every policy with its parameters and defaults", policy_list},
-    Command{"view.set", "{\"mode\": \"exact\"|\"probe\", \"probe_interval_us\": number}",
-            "how policies read occupancy: live counters or probe registers", view_set},
+    Command{"view.set",
+            "{\"mode\": \"exact\"|\"probe\", \"probe_interval_us\": number, "
+            "\"probe_delay_us\": number}",
+            "how admission reads occupancy: live counters, or probe registers taken every "
+            "interval (1 us - 1 s) and seen a delay later",
+            view_set},
     Command{"counters.reset", "{}", "start counting from zero (and reset the peaks)",
             counters_reset},
     Command{"watch", "{\"interval_us\": number >= 100}",
@@ -417,7 +450,7 @@ json watch_sample(const datapath::SwitchCore& core) {
   const auto& buf = core.buffer;
   const auto& layout = buf.layout();
   const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
-  const buffer::BufferView view = buf.view();
+  const buffer::BufferView view = buf.view(datapath::monotonic_ns());
   json queues = json::array();
   for (uint32_t q = 0; q < layout.num_queues(); ++q) {
     const auto& s = buf.stats(q);
@@ -465,6 +498,7 @@ std::string effective_config_toml(const ControlContext& ctx) {
     b->insert_or_assign("view", std::string(buffer::to_string(ctx.config.sw.buffer.view_mode)));
     b->insert_or_assign("probe_interval",
                         std::to_string(ctx.config.sw.buffer.probe_interval_ns) + "ns");
+    b->insert_or_assign("probe_delay", std::to_string(ctx.config.sw.buffer.probe_delay_ns) + "ns");
   }
   std::ostringstream out;
   out << root << "\n";

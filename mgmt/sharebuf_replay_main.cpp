@@ -3,6 +3,7 @@
 // transmitted and dropped; optionally an occupancy/threshold timeline and LQD-labelled traces
 // for training Credence's oracle. Deterministic: same input and seed, same bytes out.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -187,6 +188,9 @@ int main(int argc, char** argv) {
   std::string trace_path;
   double base_rtt_us = 10;
   std::string order = "departures-first";
+  std::string view;
+  double probe_interval_us = -1;
+  double probe_delay_us = -1;
   bool json = false;
   bool list = false;
   bool per_queue = false;
@@ -234,6 +238,14 @@ int main(int argc, char** argv) {
                  "with them at t) or arrivals-first (Credence's slotted model)")
       ->check(CLI::IsMember({"departures-first", "arrivals-first"}))
       ->capture_default_str();
+  app.add_option("--view", view,
+                 "how admission reads the buffer: exact, or probe (registers taken every probe "
+                 "interval, seen a probe delay later); default: the config's [buffer] view")
+      ->check(CLI::IsMember({"exact", "probe"}));
+  app.add_option("--probe-interval-us", probe_interval_us,
+                 "probe interval, 1 to 1000000 us (default: the config's, else 10)");
+  app.add_option("--probe-delay-us", probe_delay_us,
+                 "probe delay, us (default: the config's, else 0)");
   app.add_flag("--json", json, "print the results as JSON");
   app.add_flag("--per-queue", per_queue, "also print a table per queue");
   app.add_flag("--list", list, "list generators and policies with their parameters, then exit");
@@ -312,6 +324,17 @@ int main(int argc, char** argv) {
       sc.end_ns = sharebuf::datapath::default_end_ns(sc.arrivals);
     }
     if (end_ms > 0) sc.end_ns = static_cast<uint64_t>(end_ms * 1e6);
+    if (!view.empty())
+      sc.setup.buffer.view_mode =
+          view == "probe" ? sharebuf::buffer::ViewMode::kProbe : sharebuf::buffer::ViewMode::kExact;
+    if (probe_interval_us >= 0)
+      sc.setup.buffer.probe_interval_ns =
+          static_cast<uint64_t>(std::llround(probe_interval_us * 1e3));
+    if (probe_delay_us >= 0)
+      sc.setup.buffer.probe_delay_ns = static_cast<uint64_t>(std::llround(probe_delay_us * 1e3));
+    if (const auto bad = sharebuf::buffer::ProbeRegisters::check_timing(
+            sc.setup.buffer.probe_interval_ns, sc.setup.buffer.probe_delay_ns))
+      throw std::invalid_argument(*bad);
 
     sharebuf::datapath::ReplayOptions base;
     base.end_ns = sc.end_ns;

@@ -24,7 +24,7 @@ nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
   const buffer::SharedBuffer& buf = core.buffer;
   const buffer::BufferLayout& layout = buf.layout();
   const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
-  const buffer::BufferView view = buf.view();
+  const buffer::BufferView view = buf.view(datapath::monotonic_ns());
   nlohmann::json out;
   out["switch"] = core.config.name;
   out["policy"] = policy.describe(view);
@@ -32,6 +32,7 @@ nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
                    {"cell_bytes", layout.cell_bytes()},
                    {"view", buffer::to_string(buf.view_mode())},
                    {"probe_interval_ns", buf.probes().interval_ns()},
+                   {"probe_delay_ns", buf.probes().delay_ns()},
                    {"occupancy_cells", buf.state().total_cells()},
                    {"peak_cells", buf.state().peak_total_cells()},
                    {"free_cells", buf.state().free_cells()},

@@ -114,6 +114,14 @@ class Policy {
   virtual void on_install(const BufferView& /*view*/) noexcept {}
   virtual void on_enqueue(const ArrivalContext& /*ctx*/, const BufferView& /*view*/) noexcept {}
   virtual void on_dequeue(const DequeueEvent& /*ev*/, const BufferView& /*view*/) noexcept {}
+  // Policies that learn from probe packets instead of departures (Protean's and Smartbuf's
+  // `sync = "probe"`, as their Tofino programs do) say so here; they then get each probe
+  // snapshot as it reaches ingress: the registers egress saw at `boundary_ns`. A snapshot taken
+  // after quiet intervals stands for every boundary since the previous one (the queues did not
+  // change in between; buffer/probe_registers.h). Called on an RX worker, one at a time.
+  virtual bool uses_probes() const noexcept { return false; }
+  virtual void on_probe(const BufferView& /*registers*/, uint64_t /*boundary_ns*/,
+                        uint64_t /*interval_ns*/) noexcept {}
 
   // The threshold a frame of `class_id` arriving at `queue` would be held to now, in cells
   // (telemetry and the watch stream).

@@ -15,6 +15,7 @@ ProteanPolicy::ProteanPolicy(const Params& params, const PolicyEnv& env) : Polic
   beta_ = reader.number("beta", 0.25, 0, 1);
   buildup_ = reader.number("buildup", 2.0, 0, 1e6);
   tofino_ = reader.choice("arithmetic", "exact", {"exact", "tofino"}) == "tofino";
+  sync_probe_ = reader.choice("sync", "dequeue", {"dequeue", "probe"}) == "probe";
   alpha_long_of_ = resolve_alphas(env, alpha_long_);
   alpha_incast_of_ = resolve_alphas(env, alpha_incast_);
   state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
@@ -52,14 +53,36 @@ Verdict ProteanPolicy::admit(const ArrivalContext& ctx, const BufferView& view) 
 }
 
 void ProteanPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
-  QueueState& s = state_[ev.queue];
-  const uint32_t q = view.queue_cells(ev.queue);
+  if (sync_probe_) return;
+  const uint64_t t_prev = state_[ev.queue].t_prev.load(std::memory_order_relaxed);
+  update(ev.queue, ev.port, view.queue_cells(ev.queue), ev.now_ns,
+         ev.now_ns > t_prev ? ev.now_ns - t_prev : 0, 0, view.remaining_cells());
+}
+
+void ProteanPolicy::on_probe(const BufferView& registers, uint64_t boundary_ns,
+                             uint64_t interval_ns) noexcept {
+  if (!sync_probe_) return;
+  const BufferLayout& layout = registers.layout();
+  const double rem = registers.remaining_cells();
+  for (uint32_t q = 0; q < layout.num_queues(); ++q) {
+    const uint64_t t_prev = state_[q].t_prev.load(std::memory_order_relaxed);
+    if (boundary_ns <= t_prev) continue;
+    // This snapshot stands for every boundary since the previous one: the change happened in the
+    // first interval, the others saw none (buffer/probe_registers.h).
+    const uint64_t intervals = (boundary_ns - t_prev) / std::max<uint64_t>(1, interval_ns);
+    const uint64_t dt = t_prev == 0 ? boundary_ns : std::min(boundary_ns - t_prev, interval_ns);
+    update(q, layout.port_of(q), registers.queue_cells(q), boundary_ns, dt,
+           t_prev == 0 || intervals == 0 ? 0 : intervals - 1, rem);
+  }
+}
+
+void ProteanPolicy::update(uint32_t queue, uint32_t port, uint32_t q, uint64_t t_ns, uint64_t dt_ns,
+                           uint64_t quiet, double rem) noexcept {
+  QueueState& s = state_[queue];
   const uint32_t q_prev = s.q_prev.load(std::memory_order_relaxed);
-  const uint64_t t_prev = s.t_prev.load(std::memory_order_relaxed);
-  const double rem = view.remaining_cells();
   double g = s.g_prev.load(std::memory_order_relaxed);
-  if (ev.now_ns > t_prev) {
-    const double rate_cells_per_ns = env().rate_cells_per_s(ev.port) * 1e-9;
+  if (dt_ns > 0) {
+    const double rate_cells_per_ns = env().rate_cells_per_s(port) * 1e-9;
     double g_raw;
     if (tofino_) {
       // Eq. 4: 2^(log2 |dQ| - log2 dT - log2 rate); the sign is kept aside, as a P4 program
@@ -68,16 +91,17 @@ void ProteanPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) n
       const uint64_t dq = q >= q_prev ? q - q_prev : q_prev - q;
       const int32_t log_rate =
           static_cast<int32_t>(std::lround(std::log2(rate_cells_per_ns) * 256));
-      g_raw = dq == 0
-                  ? 0
-                  : t.exp2_fixed(t.log2_fixed(dq) - t.log2_fixed(ev.now_ns - t_prev) - log_rate);
+      g_raw = dq == 0 ? 0 : t.exp2_fixed(t.log2_fixed(dq) - t.log2_fixed(dt_ns) - log_rate);
       if (q < q_prev) g_raw = -g_raw;
     } else {
-      g_raw = normalised_gradient(q, q_prev, ev.now_ns - t_prev, rate_cells_per_ns);
+      g_raw = normalised_gradient(q, q_prev, dt_ns, rate_cells_per_ns);
     }
     g = beta_ * g_raw + (1 - beta_) * g;
+    // Samples of no change: each keeps (1 - beta) of the average.
+    if (quiet > 0)
+      g *= std::pow(1 - beta_, static_cast<double>(std::min<uint64_t>(quiet, 1u << 20)));
     s.q_prev.store(q, std::memory_order_relaxed);
-    s.t_prev.store(ev.now_ns, std::memory_order_relaxed);
+    s.t_prev.store(t_ns, std::memory_order_relaxed);
     s.g_prev.store(g, std::memory_order_relaxed);
   }
   double thr;
@@ -113,7 +137,8 @@ nlohmann::json ProteanPolicy::params() const {
           {"alpha_long", alpha_long_},
           {"beta", beta_},
           {"buildup", buildup_},
-          {"arithmetic", tofino_ ? "tofino" : "exact"}};
+          {"arithmetic", tofino_ ? "tofino" : "exact"},
+          {"sync", sync_probe_ ? "probe" : "dequeue"}};
 }
 
 nlohmann::json ProteanPolicy::describe(const BufferView& view) const {

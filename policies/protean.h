@@ -9,11 +9,15 @@
 //   thr[q] = g > buildup ? g * alpha_incast * Rem : alpha_incast * Rem
 // Qprev, tprev, gprev start at zero; before a queue's first dequeue, and whenever the queue is
 // empty (no dequeue can update it then), thr is alpha_incast * Rem with the current Rem.
+// `sync = "probe"` runs steps 1-5 on the probe registers once per probe interval instead of at
+// every dequeue (the Tofino prototype: probe packets carry queue length and time to ingress);
+// an interval without change is a gradient sample of 0.
 // A class's own alpha, if set, replaces alpha_long / alpha_incast for its frames' admission.
 // `arithmetic = "tofino"` does the division and the product through log2/exp2 tables as the
 // Tofino program does (policies/log2_tables.h).
 //
-// Thread-safety: on_dequeue() for a queue runs on its port's egress owner only; admit() reads
+// Thread-safety: on_dequeue() for a queue runs on its port's egress owner only, on_probe() on one
+// RX worker at a time (and then on_dequeue() does nothing); admit() reads
 // thr[q] (a relaxed atomic double) on any RX worker; describe() reads everything relaxed.
 #pragma once
 
@@ -30,13 +34,16 @@ namespace sharebuf::policies {
 class ProteanPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "protean";
-  static constexpr std::array<ParamSpec, 5> kParams{{
+  static constexpr std::array<ParamSpec, 6> kParams{{
       {"alpha_incast", ParamType::kNumber, "1.0", "alpha of incast-role classes (testbed 0.8)"},
       {"alpha_long", ParamType::kNumber, "0.5", "DT alpha of long-role classes"},
       {"beta", ParamType::kNumber, "0.25", "EWMA weight of the newest gradient sample"},
       {"buildup", ParamType::kNumber, "2.0",
        "gradient (in multiples of the line rate) above which an incast is assumed"},
       {"arithmetic", ParamType::kString, "exact", "\"exact\" or \"tofino\" (log2/exp2 tables)"},
+      {"sync", ParamType::kString, "dequeue",
+       "\"dequeue\": gradient and Rem at every dequeue (the paper's algorithm); \"probe\": from "
+       "the probe registers once per probe interval (the Tofino prototype)"},
   }};
 
   ProteanPolicy(const Params& params, const PolicyEnv& env);
@@ -44,6 +51,9 @@ class ProteanPolicy final : public Policy {
   std::string_view name() const noexcept override { return kName; }
   Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override;
   void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
+  bool uses_probes() const noexcept override { return sync_probe_; }
+  void on_probe(const BufferView& registers, uint64_t boundary_ns,
+                uint64_t interval_ns) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
   nlohmann::json params() const override;
@@ -64,11 +74,17 @@ class ProteanPolicy final : public Policy {
     std::atomic<double> thr{-1};  // < 0: no dequeue yet
   };
 
+  // Steps 2-5 for queue q sampled at length `q_cells` at time t; the change since the previous
+  // sample happened over `dt_ns`, and `quiet` further samples saw no change (probe sync).
+  void update(uint32_t queue, uint32_t port, uint32_t q_cells, uint64_t t_ns, uint64_t dt_ns,
+              uint64_t quiet, double rem) noexcept;
+
   double alpha_incast_;
   double alpha_long_;
   double beta_;
   double buildup_;
   bool tofino_;
+  bool sync_probe_;
   AlphaTable alpha_long_of_;
   AlphaTable alpha_incast_of_;
   std::unique_ptr<QueueState[]> state_;

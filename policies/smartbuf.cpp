@@ -18,6 +18,7 @@ SmartbufPolicy::SmartbufPolicy(const Params& params, const PolicyEnv& env)
   ttl_s_ = reader.number("ttl_s", 10, 1e-6, 1e6);
   max_entries_ = static_cast<uint32_t>(reader.integer("max_entries", 64, 1, 4096));
   weight_ = reader.number("gradient_weight", 0.25, 0, 1);
+  sync_probe_ = reader.choice("sync", "dequeue", {"dequeue", "probe"}) == "probe";
   burst_cells_ = env.layout->capacity_cells() / sigma_;
   alphas_ = resolve_alphas(env, alpha_);
   state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
@@ -25,20 +26,60 @@ SmartbufPolicy::SmartbufPolicy(const Params& params, const PolicyEnv& env)
 }
 
 void SmartbufPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
+  if (sync_probe_) return;
+  const uint64_t t_prev = state_[ev.queue].t_prev.load(std::memory_order_relaxed);
+  sample(ev.queue, ev.port, view.queue_cells(ev.queue), ev.now_ns,
+         ev.now_ns > t_prev ? ev.now_ns - t_prev : 0);
+}
+
+void SmartbufPolicy::on_probe(const BufferView& registers, uint64_t boundary_ns,
+                              uint64_t interval_ns) noexcept {
+  if (!sync_probe_) return;
+  const BufferLayout& layout = registers.layout();
+  const uint64_t step = std::max<uint64_t>(1, interval_ns);
+  for (uint32_t q = 0; q < layout.num_queues(); ++q) {
+    const uint64_t t_prev = state_[q].t_prev.load(std::memory_order_relaxed);
+    if (boundary_ns <= t_prev) continue;
+    const uint32_t cur = registers.queue_cells(q);
+    if (t_prev == 0) {  // the first sample: no history, as the first dequeue
+      sample(q, layout.port_of(q), cur, boundary_ns, boundary_ns);
+      continue;
+    }
+    // This snapshot stands for every boundary since the previous one: the change happened in the
+    // first interval, the later ones sampled the same length (buffer/probe_registers.h). Two
+    // such samples reach the state machine's fixed point (a burst that ends restarts max_seen
+    // at the next sample), so the quiet ones between the second and the last only decay the
+    // gradient.
+    const uint32_t port = layout.port_of(q);
+    const uint64_t n = std::max<uint64_t>(1, (boundary_ns - t_prev) / step);
+    for (uint64_t k = 1; k <= std::min<uint64_t>(n, 2); ++k)
+      sample(q, port, cur, k == n ? boundary_ns : t_prev + k * step, step);
+    if (n > 2) {
+      if (n > 3) {
+        QueueState& s = state_[q];
+        const double decay =
+            std::pow(1 - weight_, static_cast<double>(std::min<uint64_t>(n - 3, 1u << 20)));
+        s.g.store(s.g.load(std::memory_order_relaxed) * decay, std::memory_order_relaxed);
+      }
+      sample(q, port, cur, boundary_ns, step);
+    }
+  }
+}
+
+void SmartbufPolicy::sample(uint32_t queue, uint32_t port, uint32_t cur, uint64_t t_ns,
+                            uint64_t dt_ns) noexcept {
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  QueueState& s = state_[ev.queue];
-  const uint32_t cur = view.queue_cells(ev.queue);
-  const uint64_t t_prev = s.t_prev.load(kRelaxed);
+  QueueState& s = state_[queue];
   double g = s.g.load(kRelaxed);
-  if (ev.now_ns > t_prev) {
-    const double g_raw = normalised_gradient(cur, s.q_prev.load(kRelaxed), ev.now_ns - t_prev,
-                                             env().rate_cells_per_s(ev.port) * 1e-9);
+  if (dt_ns > 0) {
+    const double g_raw = normalised_gradient(cur, s.q_prev.load(kRelaxed), dt_ns,
+                                             env().rate_cells_per_s(port) * 1e-9);
     g = weight_ * g_raw + (1 - weight_) * g;
     s.q_prev.store(cur, kRelaxed);
-    s.t_prev.store(ev.now_ns, kRelaxed);
+    s.t_prev.store(t_ns, kRelaxed);
     s.g.store(g, kRelaxed);
   }
-
+  const uint64_t now_ns = t_ns;
   uint32_t max_seen = s.max_seen.load(kRelaxed);
   if (cur > max_seen) {
     max_seen = cur;
@@ -49,10 +90,10 @@ void SmartbufPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) 
       const double signature = s.g_at_max.load(kRelaxed);
       const double predicted = s.thr.load(kRelaxed);
       std::lock_guard lock(map_lock_);
-      map_.expire(ev.now_ns);
-      map_.insert(signature, max_seen, ev.now_ns);
+      map_.expire(now_ns);
+      map_.insert(signature, max_seen, now_ns);
       bursts_[bursts_seen_++ % kBurstRing] =
-          Burst{ev.now_ns, ev.queue, signature,
+          Burst{now_ns, queue, signature,
                 predicted >= 0 ? static_cast<uint32_t>(std::lround(predicted)) : 0, max_seen};
     }
     max_seen = 0;
@@ -63,7 +104,7 @@ void SmartbufPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) 
   double thr = -1;
   if (max_seen > burst_cells_) {
     std::lock_guard lock(map_lock_);
-    map_.expire(ev.now_ns);
+    map_.expire(now_ns);
     if (map_.size() >= k_) {
       if (const auto mean = map_.mean_of_nearest_larger(g, k_)) thr = *mean;
     }
@@ -103,10 +144,14 @@ uint32_t SmartbufPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
 }
 
 nlohmann::json SmartbufPolicy::params() const {
-  return {{"alpha", alpha_},           {"beta", beta_},
-          {"sigma", sigma_},           {"k", k_},
-          {"ttl_s", ttl_s_},           {"max_entries", max_entries_},
-          {"gradient_weight", weight_}};
+  return {{"alpha", alpha_},
+          {"beta", beta_},
+          {"sigma", sigma_},
+          {"k", k_},
+          {"ttl_s", ttl_s_},
+          {"max_entries", max_entries_},
+          {"gradient_weight", weight_},
+          {"sync", sync_probe_ ? "probe" : "dequeue"}};
 }
 
 nlohmann::json SmartbufPolicy::describe(const BufferView& view) const {

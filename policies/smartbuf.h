@@ -11,7 +11,11 @@
 // Every burst that ends above B / sigma is also kept in a small ring with the demand Smartbuf
 // predicted for it (its last threshold) next to the peak it reached: E5's prediction error.
 //
-// Thread-safety: a queue's state is written by its port's egress owner only (relaxed atomics, so
+// `sync = "probe"` takes the samples from the probe registers once per probe interval instead of
+// at every dequeue; an interval without change is a sample of the same length.
+//
+// Thread-safety: a queue's state is written by its port's egress owner only — or, with probe
+// sync, by the one RX worker delivering probes — (relaxed atomics, so
 // admit() and describe() may read them anywhere); the map is shared by all ports and guarded by a
 // spin lock taken only while a burst is on or ends.
 #pragma once
@@ -31,7 +35,7 @@ namespace sharebuf::policies {
 class SmartbufPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "smartbuf";
-  static constexpr std::array<ParamSpec, 7> kParams{{
+  static constexpr std::array<ParamSpec, 8> kParams{{
       {"alpha", ParamType::kNumber, "1.0", "DT alpha of classes that set none (between bursts)"},
       {"beta", ParamType::kNumber, "0.5",
        "a burst has ended when the queue falls below beta * its peak"},
@@ -40,6 +44,9 @@ class SmartbufPolicy final : public Policy {
       {"ttl_s", ParamType::kNumber, "10", "age after which a learned signature is forgotten, s"},
       {"max_entries", ParamType::kInteger, "64", "size of the signature map (oldest evicted)"},
       {"gradient_weight", ParamType::kNumber, "0.25", "EWMA weight of the newest gradient sample"},
+      {"sync", ParamType::kString, "dequeue",
+       "\"dequeue\": learn at every dequeue (the paper's algorithm); \"probe\": from the probe "
+       "registers once per probe interval (a Tofino-style implementation)"},
   }};
 
   struct Burst {
@@ -59,6 +66,9 @@ class SmartbufPolicy final : public Policy {
                : Verdict::drop(DropReason::kThreshold);
   }
   void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
+  bool uses_probes() const noexcept override { return sync_probe_; }
+  void on_probe(const BufferView& registers, uint64_t boundary_ns,
+                uint64_t interval_ns) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
   nlohmann::json params() const override;
@@ -92,6 +102,10 @@ class SmartbufPolicy final : public Policy {
   };
   static constexpr size_t kBurstRing = 256;
 
+  // One sample of queue q: length `cur` at t, the change since the previous sample over dt_ns
+  // (0: no gradient sample, as two dequeues at one instant).
+  void sample(uint32_t queue, uint32_t port, uint32_t cur, uint64_t t_ns, uint64_t dt_ns) noexcept;
+
   double alpha_;
   double beta_;
   double sigma_;
@@ -99,6 +113,7 @@ class SmartbufPolicy final : public Policy {
   double ttl_s_;
   uint32_t max_entries_;
   double weight_;
+  bool sync_probe_;
   double burst_cells_;  // B / sigma
   AlphaTable alphas_;
   std::unique_ptr<QueueState[]> state_;

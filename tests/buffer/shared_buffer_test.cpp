@@ -63,17 +63,19 @@ TEST_F(SharedBufferTest, PushOutFromTailAndHeadIsCountedAsPushedOut) {
   EXPECT_EQ(out[0], std::byte{2});
 }
 
-TEST_F(SharedBufferTest, ProbeModeSeesPublishedValues) {
+TEST_F(SharedBufferTest, ProbeModeSeesTheRegistersOfTheLastBoundary) {
   ASSERT_TRUE(arrive(0, 800));
-  buffer_->set_view_mode(ViewMode::kProbe, 1000);  // publishes everything on the switch
-  EXPECT_EQ(buffer_->view().queue_cells(0), 10u);
+  buffer_->set_view_mode(ViewMode::kProbe, 1000);  // snapshots the buffer at once
+  EXPECT_EQ(buffer_->view(1000).queue_cells(0), 10u);
+  buffer_->advance_probes(1500);
   ASSERT_TRUE(arrive(0, 800));
-  EXPECT_EQ(buffer_->view().queue_cells(0), 10u);  // stale until the port publishes
+  EXPECT_EQ(buffer_->view(1500).queue_cells(0), 10u);  // stale until the next boundary
   EXPECT_EQ(buffer_->exact_view().queue_cells(0), 20u);
-  buffer_->probes().maybe_publish(0, buffer_->state(), 1000 + buffer_->probes().interval_ns());
-  EXPECT_EQ(buffer_->view().queue_cells(0), 20u);
+  const uint64_t next = buffer_->probes().interval_ns();
+  buffer_->advance_probes(next);
+  EXPECT_EQ(buffer_->view(next).queue_cells(0), 20u);
   buffer_->set_view_mode(ViewMode::kExact, 0);
-  EXPECT_EQ(buffer_->view().total_cells(), 20u);
+  EXPECT_EQ(buffer_->view(next).total_cells(), 20u);
 }
 
 TEST_F(SharedBufferTest, ResetCountersKeepsPeaksAtCurrentValues) {

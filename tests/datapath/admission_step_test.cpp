@@ -43,7 +43,7 @@ class AdmissionStepTest : public testing::BufferFixture {
     std::vector<std::byte> frame(cells * 80);
     policies::ArrivalContext ctx{
         .queue = q, .class_id = class_id, .cells = cells, .bytes = cells * 80};
-    return admit_frame(*policy_, *buffer_, *cache_, buffer_->view(), ctx, frame, {});
+    return admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame, {});
   }
   policies::PolicyEnv env_;
   std::unique_ptr<ScriptedPolicy> policy_;

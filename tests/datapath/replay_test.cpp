@@ -17,6 +17,7 @@
 #include "datapath/replay_scenarios.h"
 #include "mgmt/config_loader.h"
 #include "policies/params.h"
+#include "policies/registry.h"
 
 namespace sharebuf::datapath {
 namespace {
@@ -277,6 +278,96 @@ TEST(Replay, TimesNearTwoToTheSixtyFourAreReplayed) {
   EXPECT_EQ(r.arrivals, 3u);
   EXPECT_EQ(r.transmitted, 3u);
   EXPECT_THAT(r.accounting_errors, ::testing::IsEmpty());
+}
+
+// The probe view in the replay, against hand-computed verdicts. A 1500-byte frame at t = 0 keeps
+// the port busy for the whole test, then a 1-cell frame arrives every microsecond from 1 to
+// 30 us. A reader at t sees the buffer as it was at the latest probe boundary at or before
+// t - delay. Returns how many 1-cell frames each setting admits.
+uint64_t admitted_small(const std::string& policy, nlohmann::json params, uint32_t capacity,
+                        uint64_t rate_bps, buffer::ViewMode mode, uint64_t interval_ns,
+                        uint64_t delay_ns) {
+  ReplayScenario sc;
+  sc.setup.buffer.capacity_cells = capacity;
+  sc.setup.buffer.ports = {buffer::PortSpec{}};
+  sc.setup.buffer.view_mode = mode;
+  sc.setup.buffer.probe_interval_ns = interval_ns;
+  sc.setup.buffer.probe_delay_ns = delay_ns;
+  sc.setup.port_rate_bps = {rate_bps};
+  sc.arrivals.push_back({0, 0, 1500});
+  for (uint64_t us = 1; us <= 30; ++us)
+    sc.arrivals.push_back({us * 1'000, 0, 80});
+  sc.end_ns = 31'000;
+  const auto r = replay(sc, policy, std::move(params));
+  EXPECT_THAT(r.accounting_errors, ::testing::IsEmpty());
+  return r.queues[0].enqueued - 1;
+}
+
+TEST(Replay, ProbeViewVerdictsFollowIntervalAndDelayAsHandComputed) {
+  using buffer::ViewMode;
+  // DT, alpha 1, B = 20: exact admits while Q < 20 - Q, 10 frames. With 5-us probes the
+  // registers show Q = 0, 4, 9, 14 at the boundaries 0, 5, 10, 15 us (Rem 20, 16, 11, 6): 14
+  // frames. Seen 3 us late, boundary b rules t = b + 3 .. b + 7: 17. With 10-us probes: 19.
+  const nlohmann::json dt = {{"alpha", 1.0}};
+  EXPECT_EQ(admitted_small("dt", dt, 20, 1'000'000, ViewMode::kExact, 10'000, 0), 10u);
+  EXPECT_EQ(admitted_small("dt", dt, 20, 1'000'000, ViewMode::kProbe, 5'000, 0), 14u);
+  EXPECT_EQ(admitted_small("dt", dt, 20, 1'000'000, ViewMode::kProbe, 5'000, 3'000), 17u);
+  EXPECT_EQ(admitted_small("dt", dt, 20, 1'000'000, ViewMode::kProbe, 10'000, 0), 19u);
+  // Protean (incast role), alpha_incast 0.1, beta 1, B = 40, 100 Mbit/s (0.15625 cells/us).
+  // Dequeue sync, exact view: no dequeue in the window, thr = 0.1 * Rem: Q < 3.64, 4 frames.
+  // Probe sync, 5-us probes: the boundary at 5 us shows Q = 4 (g = 4 / 5 us / 0.15625 = 5.12,
+  // thr = 5.12 * 0.1 * 36 = 18.4), at 10 us Q = 9 (g = 6.4, thr = 0.64 * 31 = 19.8), at 15 us
+  // Q = 14 (thr = 0.64 * 26 = 16.6), at 20 us Q = 19 (thr = 13.4: refused): 19 frames.
+  // 3 us late: boundaries 5, 10, 15 us admit while registers show 4, 9, 14, then 19 is over
+  // 13.4, and at 25 us Q = 22 (g = 3.84, thr = 6.9): 22 frames. 10-us probes: 9 under the
+  // empty registers' 0.1 * 40, then Q = 9 (g = 5.76, thr = 17.9) admits 10 more; then Q = 19
+  // over 0.64 * 21 = 13.4: 19 frames.
+  const nlohmann::json dequeue = {{"alpha_incast", 0.1}, {"beta", 1.0}};
+  const nlohmann::json probe = {{"alpha_incast", 0.1}, {"beta", 1.0}, {"sync", "probe"}};
+  EXPECT_EQ(admitted_small("protean", dequeue, 40, 100'000'000, ViewMode::kExact, 5'000, 0), 4u);
+  EXPECT_EQ(admitted_small("protean", probe, 40, 100'000'000, ViewMode::kProbe, 5'000, 0), 19u);
+  EXPECT_EQ(admitted_small("protean", probe, 40, 100'000'000, ViewMode::kProbe, 5'000, 3'000), 22u);
+  EXPECT_EQ(admitted_small("protean", probe, 40, 100'000'000, ViewMode::kProbe, 10'000, 0), 19u);
+}
+
+// A view the replay cannot model is an error, never a silently empty buffer.
+TEST(Replay, AProbeViewItCannotModelIsAnError) {
+  ReplayScenario sc = make_scenario("burst");
+  sc.setup.buffer.view_mode = buffer::ViewMode::kProbe;
+  sc.setup.buffer.probe_interval_ns = 1'000;
+  sc.setup.buffer.probe_delay_ns = 1'000'000;  // 1000 intervals
+  EXPECT_THAT([&] { replay(sc, "dt"); },
+              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("probe delay")));
+  // A probe view it can model is not the empty buffer: DT drops in the burst.
+  sc.setup.buffer.probe_delay_ns = 0;
+  sc.setup.buffer.probe_interval_ns = 10'000;
+  const auto r = replay(sc, "dt");
+  EXPECT_GT(dropped(r.queues[2], DropReason::kThreshold), 0u);
+}
+
+// Every policy runs in probe view, with both syncs where it has them: books balanced, frames
+// sent, and a policy that drops on a threshold in exact view does so in probe view too (the
+// registers are not an empty buffer).
+TEST(Replay, EveryPolicyRunsInProbeView) {
+  ReplayScenario sc = make_scenario("burst");
+  sc.setup.buffer.view_mode = buffer::ViewMode::kProbe;
+  sc.setup.buffer.probe_interval_ns = 5'000;
+  sc.setup.buffer.probe_delay_ns = 2'000;
+  for (const auto& info : policies::builtin_policies()) {
+    std::vector<nlohmann::json> variants = {nlohmann::json::object()};
+    if (info.name == "protean" || info.name == "smartbuf") variants.push_back({{"sync", "probe"}});
+    for (const auto& params : variants) {
+      const auto r = replay(sc, std::string(info.name), params);
+      EXPECT_THAT(r.accounting_errors, ::testing::IsEmpty()) << info.name << params;
+      EXPECT_GT(r.transmitted, 0u) << info.name;
+      if (info.name == "dt" || info.name == "fb" || info.name == "protean") {
+        uint64_t threshold = 0;
+        for (const auto& q : r.queues)
+          threshold += dropped(q, DropReason::kThreshold);
+        EXPECT_GT(threshold, 0u) << info.name << params;
+      }
+    }
+  }
 }
 
 mgmt::DaemonConfig two_port_config(const std::string& extra = "") {

@@ -29,6 +29,7 @@ size = "1.6MB"
 cell_bytes = 80
 view = "probe"
 probe_interval = "20us"
+probe_delay = "3us"
 
 [policy]
 name = "dt"
@@ -89,9 +90,10 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_EQ(sw.buffer.capacity_cells, 20000u);
   EXPECT_EQ(sw.buffer.view_mode, buffer::ViewMode::kProbe);
   EXPECT_EQ(sw.buffer.probe_interval_ns, 20'000u);
+  EXPECT_EQ(sw.buffer.probe_delay_ns, 3'000u);
   EXPECT_EQ(sw.policy, "dt");
   EXPECT_EQ(sw.policy_params.values["alpha"], 0.5);
-  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:18:"));
+  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:19:"));
   ASSERT_EQ(sw.classes.size(), 2u);
   EXPECT_EQ(sw.classes[0].traffic.group, buffer::PriorityGroup::kHigh);
   EXPECT_EQ(sw.classes[0].traffic.role, policies::ProteanRole::kShort);
@@ -149,6 +151,10 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"bad view",
        "[buffer]\nsize = 10\nview = \"fuzzy\"\n[[ports]]\ninterface = \"a\"\n",
        {"bad.toml:3:", "key 'view'", "exact, probe"}},
+      {"probe delay beyond the registers kept",
+       "[buffer]\nsize = 10\nprobe_interval = \"1us\"\nprobe_delay = \"1ms\"\n"
+       "[[ports]]\ninterface = \"a\"\n",
+       {"bad.toml:4:", "key 'probe_delay'", "at most 254 probe intervals"}},
       {"unknown policy",
        with_ports("[policy]\nname = \"magic\"\n"),
        {"bad.toml:6:", "unknown policy 'magic'", "dt"}},

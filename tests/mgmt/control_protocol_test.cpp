@@ -39,6 +39,9 @@ const Case kCases[] = {
     {R"({"cmd":"policy.set","args":{"params":{"alpha":2}}})", true, "/previous"},
     {R"({"cmd":"view.set","args":{"mode":"probe","probe_interval_us":20}})", true, "/probe_interval_ns"},
     {R"({"cmd":"view.set","args":{"mode":"exact"}})", true, "/view"},
+    {R"({"cmd":"view.set","args":{"probe_delay_us":2}})", true, "/probe_delay_ns"},
+    {R"({"cmd":"policy.get"})", true, "/view/probe_delay_ns"},
+    {R"({"cmd":"status"})", true, "/probe_delay_ns"},
     {R"({"cmd":"counters.reset"})", true, "/reset"},
     // Bad input: each gets an error reply that says what was wrong.
     {R"(not json)", false, "malformed JSON"},
@@ -57,6 +60,9 @@ const Case kCases[] = {
     {R"({"cmd":"policy.set","args":{"params":[1]}})", false, "'params' must be an object"},
     {R"({"cmd":"view.set","args":{"mode":"fuzzy"}})", false, "\"exact\" or \"probe\""},
     {R"({"cmd":"view.set","args":{"probe_interval_us":"fast"}})", false, "probe_interval_us"},
+    {R"({"cmd":"view.set","args":{"probe_interval_us":0.5}})", false, "from 1 to"},
+    {R"({"cmd":"view.set","args":{"probe_interval_us":1,"probe_delay_us":300}})", false,
+     "at most 254 probe intervals"},
     {R"({"cmd":"watch","args":{"interval_us":50}})", false, "from 100"},
     {R"({"cmd":"capture.start"})", false, "missing argument 'path'"},
     {R"({"cmd":"capture.start","args":{"path":"/tmp/x.pcap","mode":"some"}})", false, "\"drops\" or \"all\""},
@@ -95,7 +101,7 @@ TEST(ControlProtocolEffects, PolicySetSwapsLiveAndABadOneChangesNothing) {
   ASSERT_TRUE(ok["ok"]) << ok.dump();
   EXPECT_EQ(f.core->policy.load()->name(), "credence");
   // Installed on the current occupancy: queue 0's threshold starts at its 100 cells.
-  EXPECT_EQ(f.core->policy.load()->threshold_cells(0, 0, f.core->buffer.view()), 100u);
+  EXPECT_EQ(f.core->policy.load()->threshold_cells(0, 0, f.core->buffer.exact_view()), 100u);
   const json bad = handle_request(
       f.ctx, R"({"cmd":"policy.set","args":{"name":"lqd","params":{"push_out":"middle"}}})");
   EXPECT_FALSE(bad["ok"]);
@@ -108,13 +114,17 @@ TEST(ControlProtocolEffects, ConfigRoundTripsThroughTheLoader) {
   testing::ControlFixture f;
   handle_request(f.ctx,
                  R"({"cmd":"policy.set","args":{"name":"protean","params":{"alpha_incast":0.8}}})");
-  handle_request(f.ctx, R"({"cmd":"view.set","args":{"mode":"probe","probe_interval_us":25}})");
+  handle_request(
+      f.ctx,
+      R"({"cmd":"view.set","args":{"mode":"probe","probe_interval_us":25,"probe_delay_us":4}})");
   const std::string toml = handle_request(f.ctx, R"({"cmd":"config"})")["result"]["toml"];
   const DaemonConfig back = parse_config(toml, "effective.toml");
   EXPECT_EQ(back.sw.policy, "protean");
   EXPECT_EQ(back.sw.policy_params.values["alpha_incast"], 0.8);
   EXPECT_EQ(back.sw.buffer.view_mode, buffer::ViewMode::kProbe);
   EXPECT_EQ(back.sw.buffer.probe_interval_ns, 25'000u);
+  EXPECT_EQ(back.sw.buffer.probe_delay_ns, 4'000u);
+  EXPECT_EQ(f.core->buffer.probes().delay_ns(), 4'000u);
   EXPECT_EQ(back.sw.ports.size(), 2u);
   EXPECT_EQ(back.sw.ports[0].rate_bps, 1'000'000'000u);
   // And it is a fixed point: loading and printing again gives the same text.

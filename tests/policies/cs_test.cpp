@@ -44,8 +44,8 @@ TEST_F(CsTest, MultiCellFramesStopWhenTheNextDoesNotFit) {
 
 TEST_F(CsTest, ThresholdIsWhatTheQueueCouldGrowTo) {
   offer(0, 100);
-  EXPECT_EQ(policy_->threshold_cells(0, 0, buffer_->view()), 1000u);
-  EXPECT_EQ(policy_->threshold_cells(1, 0, buffer_->view()), 900u);
+  EXPECT_EQ(policy_->threshold_cells(0, 0, buffer_->exact_view()), 1000u);
+  EXPECT_EQ(policy_->threshold_cells(1, 0, buffer_->exact_view()), 900u);
 }
 
 }  // namespace

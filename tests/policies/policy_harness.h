@@ -23,6 +23,7 @@ class PolicyHarness : public BufferFixture {
     p.values = std::move(params);
     policy_ = policies::make_policy(policy, p, env_);
     policy_->on_install(buffer_->exact_view());
+    buffer_->set_policy_uses_probes(policy_->uses_probes(), now_);
   }
 
   // Offers one frame of `cells` cells to queue q; returns true if it was enqueued.
@@ -35,7 +36,8 @@ class PolicyHarness : public BufferFixture {
                                        .class_id = class_id,
                                        .cells = cells,
                                        .bytes = bytes};
-    last_ = datapath::admit_frame(*policy_, *buffer_, *cache_, buffer_->view(), ctx, frame_,
+    last_ = datapath::admit_frame(*policy_, *buffer_, *cache_,
+                                  datapath::ingress_view(*policy_, *buffer_, now_), ctx, frame_,
                                   buffer::FrameMeta{.arrival_ns = now_, .class_id = class_id});
     return last_.enqueued;
   }
@@ -43,11 +45,12 @@ class PolicyHarness : public BufferFixture {
   // Removes the oldest frame of q and tells the policy, as an egress departure does (on_dequeue
   // with the exact view, after the cells are released); returns false if q was empty.
   bool depart(uint32_t q) {
+    ++now_;
+    buffer_->advance_probes(now_);
     const uint32_t head = buffer_->dequeue(q);
     if (head == buffer::kNoCell) return false;
     const buffer::PacketDescriptor d = buffer_->pool().descriptor(head);
     buffer_->release(*cache_, head);
-    ++now_;
     policy_->on_dequeue(
         policies::DequeueEvent{.now_ns = now_,
                                .queue = q,

@@ -42,7 +42,7 @@ TEST_F(StaticTest, PerQueueCaps) {
     while (offer(q, 1)) {
     }
     EXPECT_EQ(occupancy(q), 10u * (q + 1));
-    EXPECT_EQ(policy_->threshold_cells(q, 0, buffer_->view()), 10u * (q + 1));
+    EXPECT_EQ(policy_->threshold_cells(q, 0, buffer_->exact_view()), 10u * (q + 1));
   }
   EXPECT_EQ(policy_->params(), (nlohmann::json{{"cap_cells", {10, 20, 30}}}));
 }
