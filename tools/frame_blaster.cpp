@@ -1,5 +1,7 @@
 // sharebuf-blaster: sends minimum-size (64-byte on the wire) frames out of an interface as fast
-// as one core can, for a bounded time, to measure how many frames per second a switch delivers.
+// as one core can, for a bounded time, to measure how many frames per second a switch delivers;
+// or, with --frame-bytes and --pps, a paced stream of frames of one size (a precise offered load:
+// e.g. twice a port's line rate to check Protean's gradient reads 1).
 // The frames are IPv4/UDP, or with --ethertype raw frames of that EtherType (e.g. 0x88b5, IEEE
 // local experimental), which the receiving host's kernel discards right away: with UDP, most of
 // the time goes into the receiver's stack (routing, ICMP port unreachable), not the switch.
@@ -41,10 +43,12 @@ uint32_t parse_ipv4(const std::string& s) {
   return ntohl(a.s_addr);
 }
 
-// 60 bytes (+ 4 FCS on a wire = 64): Ethernet + IPv4 + UDP + 18 bytes of payload.
-std::array<uint8_t, 60> make_frame(uint64_t src_mac, uint64_t dst_mac, uint32_t src_ip,
-                                   uint32_t dst_ip, uint16_t dst_port) {
-  std::array<uint8_t, 60> f{};
+// `bytes` (60 + 4 FCS on a wire = 64 at least): Ethernet + IPv4 + UDP + zero payload.
+std::vector<uint8_t> make_frame(uint64_t src_mac, uint64_t dst_mac, uint32_t src_ip,
+                                uint32_t dst_ip, uint16_t dst_port, uint16_t bytes) {
+  std::vector<uint8_t> f(bytes, 0);
+  const uint16_t ip_len = static_cast<uint16_t>(bytes - 14);
+  const uint16_t udp_len = static_cast<uint16_t>(ip_len - 20);
   for (int i = 0; i < 6; ++i) {
     f[i] = static_cast<uint8_t>(dst_mac >> (40 - 8 * i));
     f[6 + i] = static_cast<uint8_t>(src_mac >> (40 - 8 * i));
@@ -52,7 +56,8 @@ std::array<uint8_t, 60> make_frame(uint64_t src_mac, uint64_t dst_mac, uint32_t 
   f[12] = 0x08;
   uint8_t* ip = &f[14];
   ip[0] = 0x45;
-  ip[3] = 46;  // total length 20 + 8 + 18
+  ip[2] = static_cast<uint8_t>(ip_len >> 8);
+  ip[3] = static_cast<uint8_t>(ip_len);
   ip[8] = 64;
   ip[9] = 17;
   for (int i = 0; i < 4; ++i) {
@@ -67,18 +72,22 @@ std::array<uint8_t, 60> make_frame(uint64_t src_mac, uint64_t dst_mac, uint32_t 
   udp[1] = 0x10;
   udp[2] = static_cast<uint8_t>(dst_port >> 8);
   udp[3] = static_cast<uint8_t>(dst_port);
-  udp[5] = 26;  // length 8 + 18; checksum 0 (none)
+  udp[4] = static_cast<uint8_t>(udp_len >> 8);
+  udp[5] = static_cast<uint8_t>(udp_len);  // checksum 0 (none)
   return f;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"sharebuf-blaster: send 64-byte UDP frames as fast as one core can"};
+  CLI::App app{
+      "sharebuf-blaster: send UDP frames (64 bytes on the wire by default) as fast as one core "
+      "can, or at --pps"};
   std::string iface, dst_mac_text, src_ip_text, dst_ip_text;
   double seconds = 5;
   uint64_t pps = 0;
   uint16_t dst_port = 9;
+  uint16_t frame_bytes = 60;
   std::string ethertype_text;
   app.add_option("--interface", iface, "interface to send on")->required();
   app.add_option("--dst-mac", dst_mac_text, "destination MAC")->required();
@@ -91,6 +100,9 @@ int main(int argc, char** argv) {
   app.add_option("--ethertype", ethertype_text,
                  "send raw frames of this EtherType (hex, e.g. 0x88b5) instead of IPv4/UDP");
   app.add_option("--pps", pps, "frames per second (0: as fast as possible)")->capture_default_str();
+  app.add_option("--frame-bytes", frame_bytes, "frame size without FCS, 60 to 1514")
+      ->check(CLI::Range(60, 1514))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   const auto dst_mac = sharebuf::datapath::parse_mac(dst_mac_text);
@@ -126,8 +138,8 @@ int main(int argc, char** argv) {
     }
     if (f != nullptr) std::fclose(f);
   }
-  auto frame =
-      make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text), parse_ipv4(dst_ip_text), dst_port);
+  auto frame = make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text), parse_ipv4(dst_ip_text),
+                          dst_port, frame_bytes);
   if (!ethertype_text.empty()) {
     unsigned long type = 0x10000;
     try {

@@ -370,6 +370,41 @@ TEST(Replay, EveryPolicyRunsInProbeView) {
   }
 }
 
+// In the replay too, a queue fed at twice its line rate grows at line rate and Protean's
+// gradient reads 1.0: 1200-byte frames (15 cells) every 96 us into a 50 Mbit/s port (192 us per
+// frame). With buildup 0.5 the incast threshold is g * Rem, so the timeline shows g.
+TEST(Replay, ProteanGradientAtTwiceLineRateIsOne) {
+  ReplayScenario sc;
+  sc.setup.buffer.capacity_cells = 100'000;
+  sc.setup.buffer.ports = {buffer::PortSpec{}};
+  sc.setup.port_rate_bps = {50'000'000};
+  for (uint64_t t = 0; t < 500'000'000; t += 96'000)
+    sc.arrivals.push_back({t, 0, 1200});
+  sc.end_ns = 500'000'000;
+  std::ostringstream timeline;
+  ReplayOptions o;
+  o.timeline = &timeline;
+  o.timeline_interval_ns = 10'000'000;
+  const auto r = replay(sc, "protean", {{"alpha_incast", 1.0}, {"buildup", 0.5}}, o);
+  std::istringstream in(timeline.str());
+  std::string line;
+  std::getline(in, line);  // header
+  int checked = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');)
+      f.push_back(c);
+    const double occupancy = std::stod(f[4]);
+    const double rem = std::stod(f[8]) - std::stod(f[7]);
+    if (occupancy < 10'000 || occupancy > 90'000) continue;
+    EXPECT_NEAR(std::stod(f[5]) / rem, 1.0, 0.05) << line;
+    ++checked;
+  }
+  EXPECT_GE(checked, 20);
+  EXPECT_EQ(dropped(r.queues[0], DropReason::kThreshold), 0u);
+}
+
 mgmt::DaemonConfig two_port_config(const std::string& extra = "") {
   return mgmt::parse_config(R"([buffer]
 size = "1000 cells"
