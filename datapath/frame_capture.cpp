@@ -10,7 +10,13 @@ namespace sharebuf::datapath {
 FrameCapture::FrameCapture(const std::string& path, Mode mode, uint64_t max_bytes,
                            std::vector<std::string> port_names)
     : path_(path), mode_(mode), max_bytes_(max_bytes) {
-  pcap_ = pcap_open_dead(DLT_EN10MB, 65535);
+  timespec mono;
+  timespec real;
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  clock_gettime(CLOCK_REALTIME, &real);
+  clock_offset_ns_ = (static_cast<int64_t>(real.tv_sec) - mono.tv_sec) * 1'000'000'000 +
+                     (static_cast<int64_t>(real.tv_nsec) - mono.tv_nsec);
+  pcap_ = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
   if (pcap_ == nullptr) throw std::runtime_error("capture: pcap_open_dead failed");
   if (port_names.empty()) {
     files_.push_back(path);
@@ -37,7 +43,8 @@ FrameCapture::~FrameCapture() {
   finish();
 }
 
-void FrameCapture::offer(std::span<const uint8_t> frame, uint16_t in_port) noexcept {
+void FrameCapture::offer(std::span<const uint8_t> frame, uint16_t in_port,
+                         uint64_t arrival_ns) noexcept {
   if (!open_.load(std::memory_order_relaxed)) return;
   const uint64_t record = 16 + frame.size();
   if (bytes_.load(std::memory_order_relaxed) + record > max_bytes_) {
@@ -55,11 +62,16 @@ void FrameCapture::offer(std::span<const uint8_t> frame, uint16_t in_port) noexc
   }
   if (!open_.load(std::memory_order_relaxed)) return;
   pcap_dumper_t* d = dumpers_[i];
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
+  if (arrival_ns == 0) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    arrival_ns =
+        static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+  }
+  const int64_t wall = static_cast<int64_t>(arrival_ns) + clock_offset_ns_;
   pcap_pkthdr h{};
-  h.ts.tv_sec = ts.tv_sec;
-  h.ts.tv_usec = ts.tv_nsec / 1000;
+  h.ts.tv_sec = static_cast<time_t>(wall / 1'000'000'000);
+  h.ts.tv_usec = static_cast<suseconds_t>(wall % 1'000'000'000);  // nanoseconds in a nano file
   h.caplen = h.len = static_cast<bpf_u_int32>(frame.size());
   pcap_dump(reinterpret_cast<u_char*>(d), &h, frame.data());
   frames_.fetch_add(1, std::memory_order_relaxed);
@@ -89,6 +101,7 @@ nlohmann::json FrameCapture::status() const {
           {"max_bytes", max_bytes_},
           {"missed_busy", missed_.load()},
           {"missed_over_cap", over_cap_.load()},
+          {"clock_offset_ns", clock_offset_ns_},
           {"open", open_.load()}};
 }
 

@@ -1,8 +1,12 @@
 // FrameCapture: writes frames the datapath sees to a pcap file (libpcap), for debugging drops and
 // for recording a live run that sharebuf-replay can play back: either the copies a policy refused
 // (one record per refused copy), or every frame received, once, as it arrived.
-// The pcap header's timestamp is the arrival time (CLOCK_REALTIME); the ports are not in classic
-// pcap, so a replay maps them from the learned MACs or a config (sharebuf-replay --help).
+// The pcap header's timestamp (nanosecond pcap) is the arrival time admission used for the frame
+// (the RX batch's CLOCK_MONOTONIC reading) shifted by one fixed offset to wall-clock time, taken
+// when the capture starts (status() reports it as clock_offset_ns): a replay then sees exactly
+// the arrival times the live policy saw, and a script can align the file with the daemon's
+// monotonic clock (watch samples' t_ns). The ports are not in classic pcap, so a replay maps them
+// from the learned MACs or a config (sharebuf-replay --help).
 //
 // Thread-safety: RX workers call offer() concurrently. A file is written under its own mutex taken
 // with try_lock: a worker that finds it busy counts the frame as missed instead of waiting, so
@@ -40,7 +44,9 @@ class FrameCapture {
   FrameCapture& operator=(const FrameCapture&) = delete;
 
   Mode mode() const noexcept { return mode_; }
-  void offer(std::span<const uint8_t> frame, uint16_t in_port = 0) noexcept;
+  // `arrival_ns`: the frame's arrival time on CLOCK_MONOTONIC (0: read the clock now).
+  void offer(std::span<const uint8_t> frame, uint16_t in_port = 0,
+             uint64_t arrival_ns = 0) noexcept;
   // Flushes and closes the file; later offers are ignored.
   void finish() noexcept;
   nlohmann::json status() const;
@@ -59,6 +65,7 @@ class FrameCapture {
   std::atomic<uint64_t> missed_{0};    // the file was busy
   std::atomic<uint64_t> over_cap_{0};  // the size cap was reached
   std::atomic<bool> open_{false};
+  int64_t clock_offset_ns_ = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC when the capture started
 };
 
 }  // namespace sharebuf::datapath

@@ -115,7 +115,8 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
   }
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && cap->mode() == FrameCapture::Mode::kAll) {
-    cap->offer(frame, static_cast<uint16_t>(port_));  // every arrival once, before any ECN mark
+    // Every arrival once, before any ECN mark, at the time admission uses for it.
+    cap->offer(frame, static_cast<uint16_t>(port_), now_ns);
   }
   const ParsedFrame parsed = parse_frame(frame);
   if (!parsed.ok()) {
@@ -194,7 +195,7 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
       std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
-    cap->offer(frame.first(bytes), static_cast<uint16_t>(port_));
+    cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
   if (!outcome.enqueued) return;
   if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);

@@ -519,6 +519,30 @@ port = "pb"
   std::filesystem::remove(path_b);
 }
 
+// A capture carries the arrival times admission used, to the nanosecond: the replay sees the
+// gaps the live policy saw.
+TEST(ReplayInputs, CapturedArrivalTimesAreTheAdmissionTimesInNanoseconds) {
+  const auto cfg = two_port_config(R"(
+[[static_macs]]
+mac = "02:00:00:00:00:0b"
+port = "pb"
+)");
+  const std::string path = temp_path("ns.pcap");
+  {
+    FrameCapture a(path, FrameCapture::Mode::kAll, 1 << 20);
+    a.offer(udp_frame(0x0b, 0x0a), 0, 5'000'000'001);
+    a.offer(udp_frame(0x0b, 0x0a), 0, 5'000'000'124);
+    a.offer(udp_frame(0x0b, 0x0a), 0, 5'000'012'345);
+  }
+  PcapReadStats st;
+  const auto arrivals = read_arrivals_pcap({{path, std::nullopt}}, cfg.sw, st);
+  ASSERT_EQ(arrivals.size(), 3u);
+  EXPECT_EQ(arrivals[0].time_ns, 0u);
+  EXPECT_EQ(arrivals[1].time_ns, 123u);
+  EXPECT_EQ(arrivals[2].time_ns, 12'344u);
+  std::filesystem::remove(path);
+}
+
 TEST(FlowSizeCdf, QuantilesFollowTheTable) {
   const FlowSizeCdf cdf =
       FlowSizeCdf::load(SHAREBUF_SOURCE_DIR "/data/websearch-flow-size-cdf.txt");
