@@ -6,22 +6,27 @@
 # steady state, 100 TCP flows of 16 KB each start in parallel from S3 to S1 (RTO min 200 ms).
 # Every flow's completion time comes from sharebuf-tg; UDP goodput from iperf3; drops per queue
 # from the switch; a 1 ms watch gives the occupancy-vs-threshold timelines of both egress queues.
-#   netns-scripts/e1_protean.sh [--out DIR] [--reps N] [--policies dt,cs,...] [--quick] [--readme]
-# Defaults: results/e1, 5 repetitions, dt cs protean smartbuf fb credence lqd. --quick: 1
-# repetition, a shorter UDP warm-up. Writes flows.csv, summary.csv, summary.md, fct_cdf.png,
-# fct_p99.png and timeline-<policy>.png into DIR.
+#   netns-scripts/e1_protean.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--rto-min T]
+#                               [--quick] [--readme]
+# Defaults: results/e1, 5 repetitions, dt cs protean smartbuf fb credence lqd, rto_min 200ms.
+# A SPEC is a policy or policy:key=value,... (e.g. protean:sync=probe); separate specs with ';'
+# (or ',' when none has parameters). --quick: 1 repetition, a shorter UDP warm-up. Writes
+# flows.csv, summary.csv, summary.md, fct_cdf.png, fct_p99.png and timeline-<policy>.png into DIR.
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
 # shellcheck source=lib/fct_run.sh
 source "$(dirname "$0")/lib/fct_run.sh"
+# shellcheck source=lib/paper_testbeds.sh
+source "$(dirname "$0")/lib/paper_testbeds.sh"
 
-out=results/e1 reps=5 policies=dt,cs,protean,smartbuf,fb,credence,lqd warmup=3 readme=0
+out=results/e1 reps=5 policies=dt,cs,protean,smartbuf,fb,credence,lqd warmup=3 readme=0 rto=200ms
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --policies) policies=$2; shift 2 ;;
+    --rto-min) rto=$2; shift 2 ;;
     --quick) reps=1; warmup=1.5; shift ;;
     --readme) readme=1; shift ;;
     -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -32,31 +37,17 @@ out=$(tb_out_dir "$out")
 tg=$(tb_tg) || exit 1
 
 tb_init
-tb_create 3 cubic 0 200ms
+tb_create 3 cubic 0 "$rto"
 echo "policy,rep,flow,bytes,fct_ms,ok" >"$out/flows.csv"
 echo "policy,rep,udp_mbps,tcp_drops,udp_drops,tcp_peak_cells,udp_peak_cells" >"$out/runs.csv"
-IFS=, read -r -a plist <<<"$policies"
-for policy in "${plist[@]}"; do
+mapfile -t plist < <(tb_split_specs "$policies")
+for spec in "${plist[@]}"; do
+  policy=$(tb_policy_label "$spec")
   for rep in $(seq 1 "$reps"); do
     echo "== E1: $policy, repetition $rep of $reps"
-    TB_POLICY_PARAMS="" tb_write_config "$TB_DIR/sw.toml" "$policy" 100Mbit "21000 cells" 1 '
-[[classes]]
-name = "incast"
-alpha = 0.8
-role = "incast"
-group = "high"
-dscp = [0]
-[[classes]]
-name = "bulk"
-alpha = 0.5
-role = "long"
-group = "low"
-dscp = [8]'
+    e1_config "$TB_DIR/sw.toml" "$spec"
     tb_start_switch "$TB_DIR/sw.toml"
-    tb_bg 2 iperf3 -s -1 -p 5201 -J --logfile "$TB_DIR/udp.json"
-    sleep 0.5
-    udp_s=$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')
-    tb_bg 1 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b 200M -l 1400 --dscp CS1 -t "$udp_s" >/dev/null
+    e1_background "$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')"
     fct_run "$policy" "$rep" "$out" 3 1 100 16384 "$warmup"
     /usr/bin/python3 - "$TB_DIR" "$out" "$policy" "$rep" <<'PY'
 import csv, json, sys

@@ -5,13 +5,15 @@
 # CS1..CS7, low priority, alpha 0.6). Buffer 9000 cells of 80 B. Seven UDP flows (one per
 # low-priority queue) from S1 to S2 via p2 oversubscribe it; then 100 TCP flows of 8 KB from S2
 # (h3, port p3) to S1. Ports shaped to 80 Mbit/s: the paper's rate is garbled, this value is ours.
-#   netns-scripts/e2_fb.sh [--out DIR] [--reps N] [--policies dt,fb,...] [--quick] [--readme]
-# Defaults: results/e2, 5 repetitions, dt cs fb fba abm. Same outputs as E1.
+#   netns-scripts/e2_fb.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--quick] [--readme]
+# Defaults: results/e2, 5 repetitions, dt cs fb fba abm. Policy specs and outputs as in E1.
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
 # shellcheck source=lib/fct_run.sh
 source "$(dirname "$0")/lib/fct_run.sh"
+# shellcheck source=lib/paper_testbeds.sh
+source "$(dirname "$0")/lib/paper_testbeds.sh"
 
 out=results/e2 reps=5 policies=dt,cs,fb,fba,abm warmup=3 readme=0
 while [ $# -gt 0 ]; do
@@ -21,46 +23,24 @@ while [ $# -gt 0 ]; do
     --policies) policies=$2; shift 2 ;;
     --quick) reps=1; warmup=1.5; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e2_fb.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 out=$(tb_out_dir "$out")
 tg=$(tb_tg) || exit 1
-classes='
-[[classes]]
-name = "tcp"
-queue = 0
-alpha = 0.8
-group = "high"
-dscp = [0]'
-for k in 1 2 3 4 5 6 7; do
-  classes+="
-[[classes]]
-name = \"udp$k\"
-queue = $k
-alpha = 0.6
-group = \"low\"
-dscp = [$((8 * k))]"
-done
-
 tb_init
 tb_create 3 cubic 0 200ms
 echo "policy,rep,flow,bytes,fct_ms,ok" >"$out/flows.csv"
 echo "policy,rep,udp_mbps,tcp_drops,udp_drops,tcp_peak_cells,udp_peak_cells" >"$out/runs.csv"
-IFS=, read -r -a plist <<<"$policies"
-for policy in "${plist[@]}"; do
+mapfile -t plist < <(tb_split_specs "$policies")
+for spec in "${plist[@]}"; do
+  policy=$(tb_policy_label "$spec")
   for rep in $(seq 1 "$reps"); do
     echo "== E2: $policy, repetition $rep of $reps"
-    tb_write_config "$TB_DIR/sw.toml" "$policy" 80Mbit "9000 cells" 8 "$classes"
-    sed -i 's/^queues = 8$/queues = 8\nscheduler = "sp"/' "$TB_DIR/sw.toml"
+    e2_config "$TB_DIR/sw.toml" "$spec"
     tb_start_switch "$TB_DIR/sw.toml"
-    for k in 1 2 3 4 5 6 7; do tb_bg 2 iperf3 -s -1 -p $((5200 + k)) -J --logfile "$TB_DIR/udp$k.json"; done
-    sleep 0.5
-    udp_s=$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')
-    for k in 1 2 3 4 5 6 7; do
-      tb_bg 1 iperf3 -c "$(tb_ip 2)" -p $((5200 + k)) -u -b 30M -l 1400 --dscp $((8 * k)) -t "$udp_s" >/dev/null
-    done
+    e2_background "$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')"
     fct_run "$policy" "$rep" "$out" 3 1 100 8192 "$warmup"
     /usr/bin/python3 - "$TB_DIR" "$out" "$policy" "$rep" <<'PY'
 import csv, json, sys

@@ -7,13 +7,16 @@
 # predicted and the peak it saw. Reports
 # the prediction error per burst against the CS demand of the same fan-in (paper: within 9 % of
 # the ideal, 6 % on average). Every fan-in runs --rounds times in each phase (the repetitions).
-# Writes cs_demand.csv, smartbuf_bursts.csv, smartbuf_state.json, summary.md and prediction.png.
+# The Smartbuf phase runs once per --syncs mode: dequeue (the paper's algorithm, learning at every
+# dequeue) and probe (learning from the probe registers once per probe interval, Tofino-style).
+# Writes cs_demand.csv, smartbuf_bursts.csv, smartbuf_state-<sync>.json, summary.md and
+# prediction.png.
 #   netns-scripts/e5_smartbuf.sh [--out DIR] [--fan-ins 16,32,48] [--rounds 6] [--size 1000000]
-#                                [--buffer 21000] [--quick] [--readme]
+#                                [--buffer 21000] [--syncs dequeue,probe] [--quick] [--readme]
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
-out=results/e5 fanins=16,32,48 rounds=6 size=1000000 buffer=21000 readme=0
+out=results/e5 fanins=16,32,48 rounds=6 size=1000000 buffer=21000 readme=0 syncs=dequeue,probe
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -21,15 +24,17 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
     --buffer) buffer=$2; shift 2 ;;
+    --syncs) syncs=$2; shift 2 ;;
     --quick) rounds=3; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e5_smartbuf.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 out=$(tb_out_dir "$out")
 tg=$(tb_tg) || exit 1
 IFS=, read -r -a fan <<<"$fanins"
+IFS=, read -r -a sync_modes <<<"$syncs"
 tb_init
 tb_create 2
 
@@ -59,35 +64,38 @@ kill "$srv" 2>/dev/null || true
 wait "$srv" 2>/dev/null || true
 tb_stop_switch || tb_die "sharebufd (cs) failed"
 
-# Phase 2: Smartbuf, the experiment's buffer; its burst log says what it predicted.
-echo "fan_in,round,burst,predicted_cells,peak_cells" >"$out/smartbuf_bursts.csv"
-tb_write_config "$TB_DIR/sw.toml" smartbuf 100Mbit "$buffer cells"
-tb_start_switch "$TB_DIR/sw.toml"
-ip netns exec "$(tb_ns_host 2)" "$tg" server --port 5500 --duration 600 2>/dev/null &  # not tb_exec: $! must be the server itself
-srv=$!
-seen=0
-for r in $(seq 1 "$rounds"); do
-  for f in "${fan[@]}"; do
-    tb_exec 1 "$tg" query --servers "$(servers_for "$f")" --size "$size" --count 1 --timeout 20 >/dev/null \
-      || echo "query fan-in $f round $r lost flows under smartbuf (counted by the switch)"
-    sleep 0.3
-    tb_ctl --json policy.get >"$TB_DIR/pol.json"
-    seen=$(/usr/bin/python3 - "$TB_DIR/pol.json" "$seen" "$f" "$r" "$out/smartbuf_bursts.csv" <<'PY'
+# Phase 2: Smartbuf, the experiment's buffer, once per sync mode; its burst log says what it
+# predicted.
+echo "sync,fan_in,round,burst,predicted_cells,peak_cells" >"$out/smartbuf_bursts.csv"
+for sync in "${sync_modes[@]}"; do
+  TB_POLICY_PARAMS="sync = \"$sync\"" tb_write_config "$TB_DIR/sw.toml" smartbuf 100Mbit "$buffer cells"
+  tb_start_switch "$TB_DIR/sw.toml"
+  ip netns exec "$(tb_ns_host 2)" "$tg" server --port 5500 --duration 600 2>/dev/null &  # not tb_exec: $! must be the server itself
+  srv=$!
+  seen=0
+  for r in $(seq 1 "$rounds"); do
+    for f in "${fan[@]}"; do
+      tb_exec 1 "$tg" query --servers "$(servers_for "$f")" --size "$size" --count 1 --timeout 20 >/dev/null \
+        || echo "query fan-in $f round $r lost flows under smartbuf sync=$sync (counted by the switch)"
+      sleep 0.3
+      tb_ctl --json policy.get >"$TB_DIR/pol.json"
+      seen=$(/usr/bin/python3 - "$TB_DIR/pol.json" "$seen" "$f" "$r" "$out/smartbuf_bursts.csv" "$sync" <<'PY'
 import json, sys
-pol, seen, f, r, out = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+pol, seen, f, r, out, sync = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 bursts = pol["state"]["bursts"]
 with open(out, "a") as o:
     for i, b in enumerate(bursts[seen:], start=seen):
-        o.write(f"{f},{r},{i},{b['predicted_cells']},{b['peak_cells']}\n")
+        o.write(f"{sync},{f},{r},{i},{b['predicted_cells']},{b['peak_cells']}\n")
 print(len(bursts))
 PY
 )
+    done
   done
+  tb_ctl --json policy.get >"$out/smartbuf_state-$sync.json"
+  kill "$srv" 2>/dev/null || true
+  wait "$srv" 2>/dev/null || true
+  tb_stop_switch || tb_die "sharebufd (smartbuf sync=$sync) failed"
 done
-tb_ctl --json policy.get >"$out/smartbuf_state.json"
-kill "$srv" 2>/dev/null || true
-wait "$srv" 2>/dev/null || true
-tb_stop_switch || tb_die "sharebufd (smartbuf) failed"
 
 /usr/bin/python3 - "$out" "$buffer" <<'PY'
 import csv, datetime, os, platform, statistics, sys
@@ -96,20 +104,24 @@ demand = {}
 for r in csv.DictReader(open(f"{out}/cs_demand.csv")):
     demand.setdefault(r["fan_in"], []).append(int(r["demand_cells"]))
 rows = list(csv.DictReader(open(f"{out}/smartbuf_bursts.csv")))
-lines = ["| fan-in | CS demand (median cells) | bursts | predicted (real phase) | mean error | max error |",
-         "|---|---|---|---|---|---|"]
-all_err = []
-for f, d in demand.items():
-    ideal = statistics.median(d)
-    bs = [r for r in rows if r["fan_in"] == f]
-    pred = [int(r["predicted_cells"]) for r in bs if int(r["predicted_cells"]) > 0]
-    err = [abs(p - ideal) / ideal for p in pred]
-    all_err += err
-    lines.append(f"| {f} | {ideal:.0f} | {len(bs)} | {len(pred)} | "
-                 + (f"{100 * statistics.mean(err):.1f} % | {100 * max(err):.1f} % |" if err else "— | — |"))
+syncs = list(dict.fromkeys(r["sync"] for r in rows))
+lines = ["| sync | fan-in | CS demand (median cells) | bursts | predicted (real phase) | mean error | max error |",
+         "|---|---|---|---|---|---|---|"]
+summary = []
+for sync in syncs:
+    all_err = []
+    for f, d in demand.items():
+        ideal = statistics.median(d)
+        bs = [r for r in rows if r["fan_in"] == f and r["sync"] == sync]
+        pred = [int(r["predicted_cells"]) for r in bs if int(r["predicted_cells"]) > 0]
+        err = [abs(p - ideal) / ideal for p in pred]
+        all_err += err
+        lines.append(f"| {sync} | {f} | {ideal:.0f} | {len(bs)} | {len(pred)} | "
+                     + (f"{100 * statistics.mean(err):.1f} % | {100 * max(err):.1f} % |" if err else "— | — |"))
+    summary.append(f"sync = {sync}: {len(all_err)} predictions, mean error "
+                   + (f"{100 * statistics.mean(all_err):.1f} %, max {100 * max(all_err):.1f} %." if all_err else "none (Smartbuf never left its learning phase: no burst exceeded B/sigma or fewer than k were learned)."))
 lines.append("")
-lines.append(f"Over all predicted bursts: {len(all_err)} predictions, mean error "
-             + (f"{100 * statistics.mean(all_err):.1f} %, max {100 * max(all_err):.1f} %." if all_err else "none (Smartbuf never left its learning phase: no burst exceeded B/sigma or fewer than k were learned).")
+lines.append("Over all predicted bursts: " + " ".join(summary)
              + f" Buffer {B} cells; Smartbuf defaults (k 3, sigma 5, beta 0.5). Paper: within 9 %, 6 % on average.")
 lines.append(f"Produced by `netns-scripts/e5_smartbuf.sh` on {datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs).")
 open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
@@ -117,18 +129,20 @@ print("\n".join(lines))
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-fig, ax = plt.subplots(figsize=(6, 4))
-for i, (f, d) in enumerate(demand.items()):
-    ideal = statistics.median(d)
-    color = f"C{i}"
-    ax.axhline(ideal, color=color, ls="--", lw=1)
-    pred = [(int(r["burst"]), int(r["predicted_cells"])) for r in rows if r["fan_in"] == f and int(r["predicted_cells"]) > 0]
-    ax.scatter([b for b, _ in pred], [p for _, p in pred], color=color, s=14, label=f"fan-in {f}: predicted (dashed: CS demand)")
-ax.set_xlabel("burst (in Smartbuf's burst log)")
-ax.set_ylabel("cells")
-ax.set_title("E5: Smartbuf's predicted demand vs the demand under CS")
-ax.legend(fontsize=7)
-ax.grid(alpha=0.3)
+fig, axes = plt.subplots(1, len(syncs), figsize=(6 * len(syncs), 4), squeeze=False, sharey=True)
+for ax, sync in zip(axes[0], syncs):
+    for i, (f, d) in enumerate(demand.items()):
+        ideal = statistics.median(d)
+        color = f"C{i}"
+        ax.axhline(ideal, color=color, ls="--", lw=1)
+        pred = [(int(r["burst"]), int(r["predicted_cells"])) for r in rows
+                if r["fan_in"] == f and r["sync"] == sync and int(r["predicted_cells"]) > 0]
+        ax.scatter([b for b, _ in pred], [p for _, p in pred], color=color, s=14, label=f"fan-in {f}: predicted (dashed: CS demand)")
+    ax.set_xlabel("burst (in Smartbuf's burst log)")
+    ax.set_ylabel("cells")
+    ax.set_title(f"E5: Smartbuf (sync = {sync}) predicted vs CS demand")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
 fig.tight_layout()
 fig.savefig(f"{out}/prediction.png", dpi=110)
 PY

@@ -159,6 +159,37 @@ tb_bg() {
   TB_PIDS+=($!)
 }
 
+# A policy spec is NAME or NAME:key=value,key=value (e.g. protean:sync=probe,alpha_incast=0.8).
+# tb_policy_name SPEC: NAME. tb_policy_params SPEC: the parameters as TOML lines for
+# TB_POLICY_PARAMS (numbers and true/false as they are, anything else quoted).
+# tb_policy_label SPEC: a name for files and tables, e.g. protean+sync=probe.
+tb_policy_name() { echo "${1%%:*}"; }
+tb_policy_params() {
+  local spec=$1 kv key value
+  [ "$spec" != "${spec%%:*}" ] || return 0
+  IFS=, read -r -a kv <<<"${spec#*:}"
+  for kv in "${kv[@]}"; do
+    key=${kv%%=*} value=${kv#*=}
+    if [[ "$value" =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ || "$value" == true || "$value" == false ]]; then
+      echo "$key = $value"
+    else
+      echo "$key = \"$value\""
+    fi
+  done
+}
+tb_policy_label() { local s=${1/:/+}; echo "${s//,/+}"; }
+# tb_split_specs LIST: one spec per line. Specs are separated by ';', or by ',' when none has
+# parameters ("dt,cs,lqd"; "dt;protean:sync=probe,beta=0.5").
+tb_split_specs() {
+  if [[ "$1" == *";"* ]]; then
+    tr ';' '\n' <<<"$1" | sed '/^$/d'
+  elif [[ "$1" == *":"* ]]; then
+    echo "$1"
+  else
+    tr ',' '\n' <<<"$1" | sed '/^$/d'
+  fi
+}
+
 # tb_write_config FILE POLICY RATE [BUFFER] [QUEUES] [extra TOML appended]: a config for the star
 # testbed, one port per host.
 # TB_POLICY_PARAMS (optional): lines `key = value` added to the [policy] table.
