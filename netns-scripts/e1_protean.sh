@@ -7,11 +7,12 @@
 # Every flow's completion time comes from sharebuf-tg; UDP goodput from iperf3; drops per queue
 # from the switch; a 1 ms watch gives the occupancy-vs-threshold timelines of both egress queues.
 #   netns-scripts/e1_protean.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--rto-min T]
-#                               [--quick] [--readme]
+#                               [--tx-batch N] [--label E1-x] [--quick] [--readme]
 # Defaults: results/e1, 5 repetitions, dt cs protean smartbuf fb credence lqd, rto_min 200ms.
 # A SPEC is a policy or policy:key=value,... (e.g. protean:sync=probe); separate specs with ';'
 # (or ',' when none has parameters). --quick: 1 repetition, a shorter UDP warm-up. Writes
-# flows.csv, summary.csv, summary.md, fct_cdf.png, fct_p99.png and timeline-<policy>.png into DIR.
+# flows.csv, summary.csv, summary.md, fct_cdf.png, fct_p99.png and timeline-<policy>.png into DIR;
+# --readme fills README.md's section marked with --label (lower case; default e1).
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
@@ -21,15 +22,18 @@ source "$(dirname "$0")/lib/fct_run.sh"
 source "$(dirname "$0")/lib/paper_testbeds.sh"
 
 out=results/e1 reps=5 policies=dt,cs,protean,smartbuf,fb,credence,lqd warmup=3 readme=0 rto=200ms
+label=E1
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --policies) policies=$2; shift 2 ;;
     --rto-min) rto=$2; shift 2 ;;
+    --tx-batch) export TB_PORT_EXTRA="tx_batch = $2"; shift 2 ;;
+    --label) label=$2; shift 2 ;;
     --quick) reps=1; warmup=1.5; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e1_protean.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -68,7 +72,7 @@ PY
   /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch-$policy.csv" "$out/timeline-$policy.png" \
     --queues p1/0,p2/0 --title "E1 $policy: p1 = TCP incast (S3 -> S1), p2 = UDP (S1 -> S2)" >/dev/null
 done
-/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment E1 --out "$out" \
+/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment "$label" --out "$out" \
   --baseline dt --highlight protean --paper "Protean: tail FCT 2.3x and mean FCT 1.7x better than DT, same UDP throughput" \
   $( [ "$readme" = 1 ] && echo --readme "$TB_ROOT/README.md" )
 echo "results in $out"

@@ -193,6 +193,7 @@ tb_split_specs() {
 # tb_write_config FILE POLICY RATE [BUFFER] [QUEUES] [extra TOML appended]: a config for the star
 # testbed, one port per host.
 # TB_POLICY_PARAMS (optional): lines `key = value` added to the [policy] table.
+# TB_PORT_EXTRA (optional): lines added to every [[ports]] table (e.g. `tx_batch = 1`).
 tb_write_config() {
   local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} queues=${5:-1} extra=${6:-}
   {
@@ -211,6 +212,7 @@ tb_write_config() {
       echo "interface = \"p$i\""
       echo "rate = \"$rate\""
       echo "queues = $queues"
+      [ -z "${TB_PORT_EXTRA:-}" ] || printf '%s\n' "$TB_PORT_EXTRA"
     done
     printf '%s\n' "$extra"
   } >"$file"
