@@ -250,6 +250,7 @@ class ReplayEngine {
     r.arrivals = arrivals;
     r.transmitted = transmitted_;
     r.accounting_errors = buffer::check_accounting(buffer_);
+    r.state = policy_->describe(buffer_.exact_view());
     r.peak_total_cells = buffer_.state().peak_total_cells();
     for (uint32_t q = 0; q < buffer_.layout().num_queues(); ++q) {
       const buffer::QueueStats& s = buffer_.stats(q);

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "buffer/drop_reason.h"
 #include "buffer/shared_buffer.h"
 #include "datapath/switch_config.h"
@@ -91,6 +93,7 @@ struct ReplayResult {
   uint64_t arrivals = 0;
   std::vector<uint8_t> fates;                  // per arrival: 1 dropped or pushed out, 0 otherwise
   std::vector<std::string> accounting_errors;  // empty: every identity held at the end
+  nlohmann::json state;  // the policy's describe() at the end (what it learned, its thresholds)
 };
 
 // Replays `arrivals` (sorted by time) under one policy until options.end_ns. Throws

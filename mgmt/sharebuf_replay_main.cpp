@@ -128,7 +128,7 @@ void print_queues(const std::vector<std::string>& labels,
 
 nlohmann::json to_json(const std::string& input, const std::string& description,
                        const std::vector<std::string>& labels,
-                       const std::vector<ReplayResult>& results) {
+                       const std::vector<ReplayResult>& results, bool with_state) {
   nlohmann::json out = {{"input", input}, {"description", description}};
   out["results"] = nlohmann::json::array();
   for (const ReplayResult& r : results) {
@@ -157,6 +157,7 @@ nlohmann::json to_json(const std::string& input, const std::string& description,
                               {"queues", queues},
                               {"peak_total_cells", r.peak_total_cells},
                               {"accounting_errors", r.accounting_errors}});
+    if (with_state) out["results"].back()["state"] = r.state;
   }
   return out;
 }
@@ -192,6 +193,7 @@ int main(int argc, char** argv) {
   double probe_interval_us = -1;
   double probe_delay_us = -1;
   bool json = false;
+  bool with_state = false;
   bool list = false;
   bool per_queue = false;
   app.add_option("--scenario", scenario, "built-in generator (see --list); default burst");
@@ -247,6 +249,9 @@ int main(int argc, char** argv) {
   app.add_option("--probe-delay-us", probe_delay_us,
                  "probe delay, us (default: the config's, else 0)");
   app.add_flag("--json", json, "print the results as JSON");
+  app.add_flag("--state", with_state,
+               "with --json: each policy's final state as policy.get shows it (thresholds, "
+               "Smartbuf's map and burst log, Protean's gradients, ...)");
   app.add_flag("--per-queue", per_queue, "also print a table per queue");
   app.add_flag("--list", list, "list generators and policies with their parameters, then exit");
   CLI11_PARSE(app, argc, argv);
@@ -371,7 +376,8 @@ int main(int argc, char** argv) {
       base.timeline_header = false;
     }
     if (json) {
-      std::cout << to_json(input, sc.description, sc.queue_labels, results).dump(2) << "\n";
+      std::cout << to_json(input, sc.description, sc.queue_labels, results, with_state).dump(2)
+                << "\n";
     } else {
       std::printf("%s: %s\n\n", input.c_str(), sc.description.c_str());
       print_summary(results, sc.setup.buffer.capacity_cells);
