@@ -9,10 +9,11 @@
 # % of B); and the live port's departure spacing against its line rate (p50/p99 of
 # |gap / frame time - 1|).
 #   experiments/live_vs_replay.sh [--out DIR] [--experiments e1,e2] [--policies SPEC;...]
-#                                 [--warmup S] [--readme]
+#                                 [--warmup S] [--keep-pcaps] [--readme]
 # Defaults: results/agreement, e1 and e2, dt protean fb credence lqd, 3 s of warm-up. Writes
 # rows.csv and agreement.md (and with --readme README.md's agreement section); each run's
-# files stay in DIR/<experiment>-<policy>/. Needs root and a build (./run.sh build).
+# files stay in DIR/<experiment>-<policy>/ (the recordings only with --keep-pcaps: hundreds of
+# MB). Needs root and a build (./run.sh build).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
@@ -23,6 +24,7 @@ source "$root/netns-scripts/lib/fct_run.sh"
 source "$root/netns-scripts/lib/paper_testbeds.sh"
 
 out=results/agreement experiments=e1,e2 policies="dt,protean,fb,credence,lqd" warmup=3 readme=0
+keep=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -30,7 +32,8 @@ while [ $# -gt 0 ]; do
     --policies) policies=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --keep-pcaps) keep=1; shift ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live_vs_replay.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -80,7 +83,7 @@ for exp in "${elist[@]}"; do
       --timeline "$run/replay-timeline.csv" --timeline-interval-us 100 --json >"$run/replay.json" ||
       tb_die "$exp $label: sharebuf-replay failed"
     /usr/bin/python3 "$agreement" "$run" "$exp" "$label" "$rate" >>"$out/rows.csv"
-    rm -f "$run"/rec-*.pcap  # hundreds of MB; the comparison is in rows.csv
+    [ "$keep" = 1 ] || rm -f "$run"/rec-*.pcap  # hundreds of MB; the comparison is in rows.csv
   done
 done
 /usr/bin/python3 "$agreement" --markdown "$out/rows.csv" "$out/agreement.md"

@@ -4,7 +4,8 @@ arrivals under the same configuration and policy (experiments/live_vs_replay.sh)
 
 Per queue that saw traffic: drops live and in replay, peak occupancy, and the mean absolute
 difference of the occupancy timelines (the live 1 ms watch against the replay's 100 us timeline,
-aligned on the daemon's monotonic clock through the capture's clock offset). Per run: how the
+aligned on the daemon's monotonic clock through the capture's clock offset) and of the threshold
+timelines while the queue is busy (what the policy held the queue to). Per run: how the
 live port spaced its departures against its line rate (receive times at the host behind the
 bottleneck port: for consecutive frames, gap / (bytes x 8 / rate) - 1).
 
@@ -21,8 +22,8 @@ import struct
 import sys
 
 COLUMNS = ["experiment", "policy", "queue", "live_drops", "replay_drops", "drops_diff_pct",
-           "live_peak", "replay_peak", "mad_cells", "mad_pct_b", "samples", "spacing_p50_pct",
-           "spacing_p99_pct", "spacing_gaps", "capacity_cells"]
+           "live_peak", "replay_peak", "mad_cells", "mad_pct_b", "threshold_mad_cells", "samples",
+           "spacing_p50_pct", "spacing_p99_pct", "spacing_gaps", "capacity_cells"]
 
 
 def first_pcap_time_ns(paths):
@@ -73,17 +74,21 @@ def compare(run, experiment, policy, rate_bps):
     capacity = stats["buffer"]["capacity_cells"]
     first_wall = first_pcap_time_ns(glob.glob(f"{run}/rec-*.pcap"))
     offset = capture["clock_offset_ns"]
+    # Kept for later analyses of the run (the recordings are large and usually deleted).
+    with open(f"{run}/alignment.json", "w") as f:
+        json.dump({"first_frame_wall_ns": first_wall, "clock_offset_ns": offset}, f)
 
-    # Replay timeline: label -> (sorted times in s, occupancy).
+    # Replay timeline: label -> (sorted times in s, occupancy, threshold).
     replay_tl = {}
     for r in csv.DictReader(open(f"{run}/replay-timeline.csv")):
         key = f"{r['port']}/{r['queue']}"
-        replay_tl.setdefault(key, ([], []))
+        replay_tl.setdefault(key, ([], [], []))
         replay_tl[key][0].append(float(r["t_s"]))
         replay_tl[key][1].append(int(r["occupancy_cells"]))
-    end_s = max((t[-1] for t, _ in replay_tl.values() if t), default=0)
+        replay_tl[key][2].append(int(r["threshold_cells"]))
+    end_s = max((t[-1] for t, _, _ in replay_tl.values() if t), default=0)
 
-    # Live watch: label -> [(replay time s, occupancy)].
+    # Live watch: label -> [(replay time s, occupancy, threshold)].
     live_tl = {}
     for line in open(f"{run}/watch.jsonl"):
         line = line.strip()
@@ -94,7 +99,8 @@ def compare(run, experiment, policy, rate_bps):
         if tau < 0 or tau > end_s:
             continue
         for q in s["queues"]:
-            live_tl.setdefault(f"{q['port']}/{q['queue']}", []).append((tau, q["occupancy_cells"]))
+            live_tl.setdefault(f"{q['port']}/{q['queue']}", []).append(
+                (tau, q["occupancy_cells"], q["threshold_cells"]))
 
     errors = spacing_errors(f"{run}/gaps.csv", rate_bps)
     rows = []
@@ -106,19 +112,22 @@ def compare(run, experiment, policy, rate_bps):
         live_drops = sum(lq["dropped"].values())
         replay_drops = sum(rq["dropped"].values())
         diff = (100.0 * (replay_drops - live_drops) / live_drops) if live_drops else float("nan")
-        mad = []
-        times, occ = replay_tl.get(label, ([], []))
-        for tau, live_occ in live_tl.get(label, []):
+        mad, thr_mad = [], []
+        times, occ, thr = replay_tl.get(label, ([], [], []))
+        for tau, live_occ, live_thr in live_tl.get(label, []):
             if not times:
                 break
             i = bisect.bisect_left(times, tau)
             if i > 0 and (i == len(times) or tau - times[i - 1] < times[i] - tau):
                 i -= 1
             mad.append(abs(live_occ - occ[i]))
+            if live_occ > 0 or occ[i] > 0:  # while the queue is busy: what admission applies
+                thr_mad.append(abs(live_thr - thr[i]))
         mad_cells = statistics.fmean(mad) if mad else float("nan")
+        thr_mad_cells = statistics.fmean(thr_mad) if thr_mad else float("nan")
         rows.append([experiment, policy, label, live_drops, replay_drops, f"{diff:.1f}",
                      lq["peak_cells"], rq["peak_cells"], f"{mad_cells:.0f}",
-                     f"{100 * mad_cells / capacity:.2f}", len(mad),
+                     f"{100 * mad_cells / capacity:.2f}", f"{thr_mad_cells:.0f}", len(mad),
                      f"{percentile(errors, 0.5):.1f}", f"{percentile(errors, 0.99):.1f}",
                      len(errors), capacity])
     return rows
@@ -127,10 +136,14 @@ def compare(run, experiment, policy, rate_bps):
 def markdown(rows_csv, out_md):
     rows = list(csv.DictReader(open(rows_csv)))
     lines = ["| experiment | policy | queue | drops live | drops replay | drops diff | peak live "
-             "| peak replay | timeline MAD (cells) | MAD % of B | departure spacing error "
-             "p50 / p99 |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| peak replay | timeline MAD (cells) | MAD % of B | threshold MAD while busy (cells) "
+             "| departure spacing error p50 / p99 |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
+        # Queues that only carried a few frames (ARP, control connections) say nothing.
+        if (int(r["live_drops"]) == 0 and int(r["replay_drops"]) == 0
+                and max(int(r["live_peak"]), int(r["replay_peak"])) < 100):
+            continue
         diff = r["drops_diff_pct"]
         live, rep = int(r["live_drops"]), int(r["replay_drops"])
         if diff == "nan":
@@ -143,7 +156,8 @@ def markdown(rows_csv, out_md):
         mad_text = f"{mad:.2f} %" + ("" if mad <= 5 else " ✗")
         lines.append(f"| {r['experiment']} | {r['policy']} | {r['queue']} | {live} | {rep} | "
                      f"{diff_text} | {r['live_peak']} | {r['replay_peak']} | {r['mad_cells']} | "
-                     f"{mad_text} | {r['spacing_p50_pct']} % / {r['spacing_p99_pct']} % |")
+                     f"{mad_text} | {r['threshold_mad_cells']} | {r['spacing_p50_pct']} % / "
+                     f"{r['spacing_p99_pct']} % |")
     open(out_md, "w").write("\n".join(lines) + "\n")
 
 
