@@ -85,7 +85,9 @@ void CredencePolicy::on_install(const BufferView& view) noexcept {
 // on). An idle real queue's share lowers its T; a busy real queue's share is what its real
 // departures take, and those lower its T in on_dequeue(). So k idle queues of one port drain
 // together at one line rate, not k.
-void CredencePolicy::drain_port(uint32_t p, uint64_t now_ns, const BufferView& view) noexcept {
+[[gnu::always_inline]] inline void CredencePolicy::drain_port(uint32_t p, uint64_t now_ns,
+                                                              const BufferView& view) noexcept {
+  // The common cases, inline: no time passed, or nothing of this port drains.
   uint64_t& last = port_last_ns_[p];
   if (now_ns <= last || last == 0) {
     if (last == 0) last = now_ns;
@@ -93,7 +95,11 @@ void CredencePolicy::drain_port(uint32_t p, uint64_t now_ns, const BufferView& v
   }
   const uint64_t elapsed = now_ns - last;
   last = now_ns;
-  if (port_draining_[p] == 0) return;
+  if (port_draining_[p] != 0) drain_port_slow(p, elapsed, view);
+}
+
+void CredencePolicy::drain_port_slow(uint32_t p, uint64_t elapsed,
+                                     const BufferView& view) noexcept {
   double budget = static_cast<double>(elapsed) * rate_units_per_ns_[p];
   const BufferLayout& layout = view.layout();
   const uint32_t first = layout.first_queue(p);

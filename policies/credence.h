@@ -87,6 +87,7 @@ class CredencePolicy final : public Policy {
   std::optional<Verdict> decide_locked(const ArrivalContext& ctx, const BufferView& view,
                                        double (&features)[kOracleFeatures], bool& flip) noexcept;
   void drain_port(uint32_t port, uint64_t now_ns, const BufferView& view) noexcept;
+  void drain_port_slow(uint32_t port, uint64_t elapsed_ns, const BufferView& view) noexcept;
   void drain_all(uint64_t now_ns, const BufferView& view) noexcept;
   void lower_threshold(uint32_t queue, double units) noexcept;
   void set_threshold(uint32_t queue, uint64_t t) noexcept {
