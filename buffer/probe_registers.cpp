@@ -29,14 +29,7 @@ void ProbeRegisters::set_timing(uint64_t interval_ns, uint64_t delay_ns) noexcep
 
 void ProbeRegisters::set_enabled(bool on, const BufferState& state, uint64_t now_ns) noexcept {
   std::lock_guard guard(publish_lock_);
-  if (on && !enabled()) {
-    const uint64_t interval = interval_ns();
-    const uint64_t boundary = now_ns - now_ns % interval;
-    const uint64_t s = seq_.load(std::memory_order_relaxed) + 1;
-    copy_live(state, slot(s), boundary);
-    seq_.store(s, std::memory_order_release);
-    next_boundary_ns_.store(boundary + interval, std::memory_order_relaxed);
-  }
+  if (on && !enabled()) snapshot_locked(state, now_ns);
   enabled_.store(on, std::memory_order_relaxed);
 }
 
@@ -65,10 +58,15 @@ uint64_t ProbeRegisters::visible_seq(uint64_t now_ns) const noexcept {
 void ProbeRegisters::publish(const BufferState& state, uint64_t now_ns) noexcept {
   std::lock_guard guard(publish_lock_);
   if (now_ns < next_boundary_ns_.load(std::memory_order_relaxed)) return;  // another did it
+  snapshot_locked(state, now_ns);
+}
+
+void ProbeRegisters::snapshot_locked(const BufferState& state, uint64_t now_ns) noexcept {
   const uint64_t interval = interval_ns();
   const uint64_t boundary = now_ns - now_ns % interval;
   const uint64_t s = seq_.load(std::memory_order_relaxed) + 1;
   copy_live(state, slot(s), boundary);
+  // release pairs with the acquire load in visible_seq(): the slot is written before it is seen.
   seq_.store(s, std::memory_order_release);
   next_boundary_ns_.store(boundary + interval, std::memory_order_relaxed);
 }

@@ -102,6 +102,8 @@ class ProbeRegisters {
   Slot& slot(uint64_t seq) noexcept { return *slots_[seq % kSlots]; }
   uint64_t visible_seq(uint64_t now_ns) const noexcept;
   void publish(const BufferState& state, uint64_t now_ns) noexcept;
+  // Under publish_lock_: the live counters into the next slot, as the boundary of now_ns.
+  void snapshot_locked(const BufferState& state, uint64_t now_ns) noexcept;
   void copy_live(const BufferState& state, Slot& to, uint64_t boundary_ns) noexcept;
 
   const BufferLayout& layout_;

@@ -480,12 +480,15 @@ std::vector<uint8_t> udp_frame(uint8_t dst_last, uint8_t src_last) {
   return f;
 }
 
-TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
-  const auto cfg = two_port_config(R"(
+// A host with a permanent entry behind port pb.
+constexpr const char* kStaticMacOnPb = R"(
 [[static_macs]]
 mac = "02:00:00:00:00:0b"
 port = "pb"
-)");
+)";
+
+TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
+  const auto cfg = two_port_config(kStaticMacOnPb);
   const std::string path = temp_path("a.pcap");
   const std::string path_b = temp_path("b.pcap");
   {
@@ -522,11 +525,7 @@ port = "pb"
 // A capture carries the arrival times admission used, to the nanosecond: the replay sees the
 // gaps the live policy saw.
 TEST(ReplayInputs, CapturedArrivalTimesAreTheAdmissionTimesInNanoseconds) {
-  const auto cfg = two_port_config(R"(
-[[static_macs]]
-mac = "02:00:00:00:00:0b"
-port = "pb"
-)");
+  const auto cfg = two_port_config(kStaticMacOnPb);
   const std::string path = temp_path("ns.pcap");
   {
     FrameCapture a(path, FrameCapture::Mode::kAll, 1 << 20);
