@@ -38,7 +38,7 @@ commands (ARGS are key=value; values are JSON if they parse, else strings):
   policy.get
   policy.set [NAME] [key=value...]      e.g. policy.set dt alpha=2
   policy.list
-  view.set [exact|probe] [probe_interval_us=N]
+  view.set [exact|probe] [probe_interval_us=N] [probe_delay_us=N]
   counters.reset
   watch [interval_us=N] [--csv FILE] [--count N] [--duration SECONDS]
   top [interval_ms=N] [--count N]       live view of every queue (Ctrl-C ends it)

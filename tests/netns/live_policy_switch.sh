@@ -78,7 +78,7 @@ import json, os, struct, sys
 st = json.load(open(sys.argv[1]))
 data = open(sys.argv[2], "rb").read()
 magic, = struct.unpack("<I", data[:4])
-assert magic == 0xA1B2C3D4, hex(magic)
+assert magic == 0xA1B23C4D, hex(magic)  # nanosecond pcap: the admission times, to the ns
 n, off = 0, 24
 while off < len(data):
     caplen, = struct.unpack("<I", data[off + 8:off + 12])
