@@ -56,20 +56,32 @@ unit_tests() {
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -L unit
 }
 
-# The libFuzzer targets, built with clang, each run for a bounded time on a copy of its corpus.
+# The libFuzzer targets, built with clang, each run for a bounded time (FUZZ_SECONDS, default 20)
+# on a copy of its corpus: the control-request parser, the RX path's frame handling, the TOML
+# configuration loader.
+FUZZ_TARGETS=(control_request frame_parser config)
 fuzz_tests() {
-  log "fuzzing the control-request parser for ${FUZZ_SECONDS:-30}s (clang, libFuzzer + asan/ubsan)"
+  local seconds=${FUZZ_SECONDS:-20}
+  log "fuzzing ${FUZZ_TARGETS[*]} for ${seconds}s each (clang, libFuzzer + asan/ubsan)"
   CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSHAREBUF_FUZZ=ON -DSHAREBUF_TESTS=OFF -DSHAREBUF_BENCH=OFF >/dev/null
-  cmake --build build-fuzz -j "$JOBS" --target control_request_fuzz
-  local corpus
-  corpus=$(mktemp -d)
-  cp tests/fuzz/corpus/* "$corpus"/
-  build-fuzz/tests/fuzz/control_request_fuzz -max_total_time="${FUZZ_SECONDS:-30}" -max_len=4096 \
-    "$corpus" 2>&1 | tail -3
-  local rc=${PIPESTATUS[0]}
-  rm -rf "$corpus"
-  return "$rc"
+  local t targets=()
+  for t in "${FUZZ_TARGETS[@]}"; do targets+=(--target "${t}_fuzz"); done
+  cmake --build build-fuzz -j "$JOBS" "${targets[@]}"
+  for t in "${FUZZ_TARGETS[@]}"; do
+    local corpus rc
+    corpus=$(mktemp -d)
+    cp tests/fuzz/corpus/"$t"/* "$corpus"/
+    log "fuzz: $t"
+    # Long enough for a request nested thousands deep (control_request/deep_id).
+    set +e
+    build-fuzz/tests/fuzz/"${t}_fuzz" -max_total_time="$seconds" -max_len=16384 -timeout=10 \
+      "$corpus" 2>&1 | tail -3
+    rc=${PIPESTATUS[0]}
+    set -e
+    rm -rf "$corpus"
+    [ "$rc" -eq 0 ] || return "$rc"
+  done
 }
 
 netns_tests() {

@@ -1,5 +1,7 @@
 #include "mgmt/config_loader.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -7,10 +9,12 @@
 
 #include <toml++/toml.h>
 
+#include "common/bounded_input.h"
 #include "datapath/frame_parser.h"
 #include "datapath/mac_table.h"
 #include "datapath/switch_core.h"
 #include "mgmt/units.h"
+#include "policies/policy.h"
 #include "policies/registry.h"
 
 namespace sharebuf::mgmt {
@@ -217,6 +221,12 @@ std::pair<uint32_t, uint8_t> parse_prefix(TableReader& r, std::string_view key) 
   return {v, static_cast<uint8_t>(prefix)};
 }
 
+double machine_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+}
+
 void read_buffer(TableReader& r, SwitchConfig& sw) {
   sw.buffer.cell_bytes = static_cast<uint32_t>(r.integer("cell_bytes", 16, 16384).value_or(80));
   const uint32_t cell = sw.buffer.cell_bytes;
@@ -224,6 +234,18 @@ void read_buffer(TableReader& r, SwitchConfig& sw) {
       r.with_unit("size", [cell](std::string_view s) { return parse_size_cells(s, cell); });
   if (!size) r.fail_table("key 'size' is required (e.g. size = \"21000 cells\" or \"1.6MB\")");
   if (*size == 0 || *size > (1u << 30)) r.fail("size", "must be between 1 cell and 2^30 cells");
+  // The pool holds every cell's data and 40 bytes of bookkeeping (descriptor, links, free list):
+  // at most half of this machine's memory, so a typo cannot take the machine down.
+  const double need = static_cast<double>(*size) * (cell + 40.0);
+  const double memory = machine_memory_bytes();
+  if (memory > 0 && need > memory / 2) {
+    std::ostringstream msg;
+    msg.precision(3);
+    msg << "a buffer of " << *size << " cells of " << cell << " B takes " << need / (1 << 30)
+        << " GiB with its bookkeeping, more than half of this machine's " << memory / (1 << 30)
+        << " GiB";
+    r.fail("size", msg.str());
+  }
   sw.buffer.capacity_cells = static_cast<uint32_t>(*size);
   sw.buffer.view_mode = r.choice("view", "exact", {"exact", "probe"}) == "exact"
                             ? buffer::ViewMode::kExact
@@ -300,7 +322,7 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   }
   if (r.table().get("default_class") != nullptr)
     p.default_class = class_index(r, "default_class", sw);
-  p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 20).value_or(8192));
+  p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 16).value_or(8192));
   p.tx_batch = static_cast<uint32_t>(r.integer("tx_batch", 1, 64).value_or(64));
   r.finish();
   return p;
@@ -473,15 +495,27 @@ DaemonConfig parse_config(std::string_view text, const std::string& source_name)
 }
 
 DaemonConfig load_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open the configuration file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  try {
+    // A regular file of bounded size (a FIFO passed as --config would block).
+    return parse_config(common::read_regular_file(path, kMaxConfigBytes, "the configuration file"),
+                        path);
+  } catch (const common::InputError& e) {
+    throw ConfigError(e.what());
+  }
 }
 
-void validate_policy(const datapath::SwitchConfig& config) {
-  datapath::SwitchCore core(config);  // builds the buffer and the policy, opens nothing
+void validate_config(const datapath::SwitchConfig& config) {
+  // Everything the daemon would build from the configuration except the buffer itself and the
+  // ports: the layout, the policy environment and the policy with its parameters (a model file
+  // included). The buffer's size was checked against this machine's memory when it was read.
+  try {
+    const buffer::BufferConfig bc = datapath::buffer_config(config);
+    const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
+    const policies::PolicyEnv env = datapath::policy_env(config, layout);
+    policies::make_policy(config.policy, config.policy_params, env);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(config.source + ": " + e.what());
+  }
 }
 
 }  // namespace sharebuf::mgmt

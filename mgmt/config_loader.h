@@ -4,6 +4,7 @@
 // Unknown keys are errors (a typo must never silently fall back to a default).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,9 @@
 namespace sharebuf::mgmt {
 
 using ConfigError = policies::ConfigError;
+
+// The largest configuration file read (a regular file only).
+inline constexpr size_t kMaxConfigBytes = 4 << 20;
 
 struct DaemonConfig {
   datapath::SwitchConfig sw;
@@ -27,8 +31,9 @@ struct DaemonConfig {
 DaemonConfig load_config_file(const std::string& path);
 DaemonConfig parse_config(std::string_view text, const std::string& source_name);
 
-// Builds the buffer and the policy without opening any port, so policy parameters are validated
-// too (what --check-config does). Throws ConfigError.
-void validate_policy(const datapath::SwitchConfig& config);
+// Builds what the daemon builds from the configuration — the layout, the policy environment and
+// the policy with its parameters — without allocating the buffer or opening any port (what
+// --check-config does). Throws ConfigError.
+void validate_config(const datapath::SwitchConfig& config);
 
 }  // namespace sharebuf::mgmt

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "buffer/drop_reason.h"
+#include "common/bounded_input.h"
 #include "mgmt/switch_report.h"
 #include "policies/registry.h"
 
@@ -395,6 +396,11 @@ json error_reply(std::string_view message, const json& id) {
 
 ParsedRequest parse_request(std::string_view line) {
   if (line.size() > kMaxRequestBytes) throw RequestError("request longer than 1 MiB");
+  // Before anything recursive (nlohmann::json's copy and destructor recurse) touches it.
+  if (common::json_nesting_depth(line) > common::kMaxJsonDepth) {
+    throw RequestError("request nested more than " + std::to_string(common::kMaxJsonDepth) +
+                       " levels deep");
+  }
   json j = json::parse(line, nullptr, false);
   if (j.is_discarded()) throw RequestError("malformed JSON");
   if (!j.is_object()) throw RequestError("a request must be a JSON object with \"cmd\"");

@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     spdlog::set_level(level);
-    sharebuf::mgmt::validate_policy(cfg.sw);
+    sharebuf::mgmt::validate_config(cfg.sw);
     if (check_only) {
       std::cout << config_path << ": OK (" << cfg.sw.ports.size() << " ports, "
                 << cfg.sw.classes.size() << " classes, policy " << cfg.sw.policy << ", buffer "

@@ -13,7 +13,8 @@ AbmPolicy::AbmPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   first_rtt_alpha_ = reader.number("first_rtt_alpha", 64, 1.0 / 1024, 1 << 20);
   base_rtt_ns_ = reader.number("base_rtt_us", 10, 0.001, 1e6) * 1000;
   ageing_ns_ = reader.number("flow_ageing_us", 1000, 0.001, 1e9) * 1000;
-  const auto size = reader.integer("flow_table_size", 4096, 16, 1u << 24);
+  // 24 bytes an entry: at most 24 MiB.
+  const auto size = reader.integer("flow_table_size", 4096, 16, 1u << 20);
   table_size_ = 16;
   while (table_size_ < size)
     table_size_ <<= 1;

@@ -1,5 +1,7 @@
 #include "policies/forest_oracle.h"
 
+#include "common/bounded_input.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -108,6 +110,14 @@ RandomForest RandomForest::from_json(const nlohmann::json& model, const std::str
             std::max(depth[static_cast<size_t>(child)], depth[n] + 1);
     }
   }
+  // The trees are stored complete at the forest's depth: bound what a small file may ask for.
+  if (trees.size() > kMaxTrees)
+    fail("", std::to_string(trees.size()) + " trees, more than " + std::to_string(kMaxTrees));
+  if ((trees.size() << forest.depth_) > kMaxCompleteLeaves) {
+    fail("", std::to_string(trees.size()) + " trees of depth " + std::to_string(forest.depth_) +
+                 " would take more than " + std::to_string(kMaxCompleteLeaves) +
+                 " leaves stored complete");
+  }
   forest.trees_ = trees.size();
   forest.inner_per_tree_ = (1u << forest.depth_) - 1;
   forest.stride_ = 2 * size_t{forest.inner_per_tree_} + 1;
@@ -176,11 +186,17 @@ void RandomForest::place(const std::vector<ModelNode>& tree, int32_t n, size_t t
 }
 
 RandomForest RandomForest::from_file(const std::string& path, Kernel kernel) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open the forest model");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json model = nlohmann::json::parse(text.str(), nullptr, false);
+  // A regular file of bounded size: a control request may name any path (a FIFO would block
+  // the control thread, /dev/zero would grow it without end).
+  std::string text;
+  try {
+    text = common::read_regular_file(path, kMaxModelBytes, "the forest model");
+  } catch (const common::InputError& e) {
+    throw ConfigError(e.what());
+  }
+  if (common::json_nesting_depth(text) > common::kMaxJsonDepth)
+    throw ConfigError(path + ": the forest model is nested too deeply to be one");
+  nlohmann::json model = nlohmann::json::parse(text, nullptr, false);
   if (model.is_discarded()) throw ConfigError(path + ": the forest model is not valid JSON");
   return from_json(model, path, kernel);
 }

@@ -60,6 +60,11 @@ class RandomForest {
   const char* kernel() const noexcept { return lanes_.empty() ? "walk" : "avx2"; }
   static constexpr int kMaxDepth = 16;     // 2^16 leaves per tree; deeper models are refused
   static constexpr int kMaxLaneDepth = 6;  // the avx2 kernel's bits per tree fit 64 bits
+  // Bounds on what a model file (a control request may name one) can make the daemon allocate:
+  // the file's size, the trees, and the leaves of the complete trees (16 bytes a node: 32 MiB).
+  static constexpr size_t kMaxModelBytes = 16 << 20;
+  static constexpr size_t kMaxTrees = 1024;
+  static constexpr size_t kMaxCompleteLeaves = size_t{1} << 20;
 
  private:
   // One threshold per feature: the tested feature's (the largest float <= the model's

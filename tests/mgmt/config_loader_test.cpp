@@ -2,6 +2,9 @@
 // of mistake is an error naming file, line, column and key.
 #include "mgmt/config_loader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -112,7 +115,7 @@ TEST(ConfigLoader, FullExample) {
   ASSERT_EQ(sw.static_macs.size(), 1u);
   EXPECT_EQ(sw.static_macs[0].port, 1);
   EXPECT_EQ(c.log_level, "debug");
-  EXPECT_NO_THROW(validate_policy(sw));
+  EXPECT_NO_THROW(validate_config(sw));
 }
 
 TEST(ConfigLoader, MinimalConfigGetsDefaults) {
@@ -198,7 +201,7 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
 
 TEST(ConfigLoader, PolicyParametersAreValidatedWithTheirLine) {
   const DaemonConfig c = parse_config(with_ports("[policy]\nname = \"dt\"\nalhpa = 2\n"), "p.toml");
-  EXPECT_THAT([&] { validate_policy(c.sw); },
+  EXPECT_THAT([&] { validate_config(c.sw); },
               ThrowsMessage<ConfigError>(AllOf(HasSubstr("p.toml:7:"), HasSubstr("'alhpa'"))));
 }
 
@@ -210,8 +213,21 @@ TEST(ConfigLoader, MissingFile) {
 TEST(ConfigLoader, ShippedExamplesAreValid) {
   for (const char* name : {"demo.toml", "two-queues.toml"}) {
     const std::string path = std::string(SHAREBUF_SOURCE_DIR) + "/mgmt/examples/" + name;
-    EXPECT_NO_THROW(validate_policy(load_config_file(path).sw)) << path;
+    EXPECT_NO_THROW(validate_config(load_config_file(path).sw)) << path;
   }
+}
+
+// A FIFO as --config used to hang --check-config; a device or an oversized file is refused too.
+TEST(ConfigLoader, AConfigThatIsNotARegularFileIsRefusedAtOnce) {
+  const std::string fifo =
+      std::filesystem::temp_directory_path() / ("sharebuf-cfg-fifo-" + std::to_string(getpid()));
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THAT(
+      [&] { load_config_file(fifo); },
+      ThrowsMessage<ConfigError>(HasSubstr("the configuration file is not a regular file")));
+  std::filesystem::remove(fifo);
+  EXPECT_THAT([] { load_config_file("/dev/zero"); },
+              ThrowsMessage<ConfigError>(HasSubstr("not a regular file")));
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 
 #include <filesystem>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <chrono>
 
 #include "buffer/accounting_check.h"
 #include "mgmt/control_commands.h"
@@ -210,6 +213,46 @@ interface = "pa"
   f.core->buffer.stats(0).last_class.store(1);
   EXPECT_EQ(threshold(), 1000);  // class "small", alpha 0.25
   EXPECT_EQ(switch_stats_json(*f.core)["ports"][0]["queues"][0]["threshold_cells"], 1000);
+}
+
+// A request nested 70 000 levels deep (in its id, or in a policy parameter) killed the daemon
+// with a stack overflow while the parsed request was copied; it is refused before parsing.
+TEST(ControlProtocolEffects, DeeplyNestedRequestsAreRefusedBeforeParsing) {
+  testing::ControlFixture f;
+  const std::string deep(70'000, '[');
+  const std::string close(70'000, ']');
+  for (const std::string& line :
+       {R"({"cmd":"status","id":)" + deep + close + "}",
+        R"({"cmd":"policy.set","args":{"name":"dt","params":{"alpha":)" + deep + close + "}}}",
+        deep}) {
+    const json reply = handle_request(f.ctx, line);
+    EXPECT_FALSE(reply["ok"]);
+    EXPECT_THAT(reply["error"].get<std::string>(), ::testing::HasSubstr("nested more than 64"));
+  }
+  // 64 levels are fine (and then wrong for other reasons).
+  const json ok = handle_request(
+      f.ctx, R"({"cmd":"status","id":)" + std::string(62, '[') + std::string(62, ']') + "}");
+  EXPECT_TRUE(ok["ok"]) << ok.dump().substr(0, 200);
+}
+
+// A model path naming a FIFO (or a device) is refused at once; the control thread never waits
+// for a writer, and /dev/zero cannot grow the daemon.
+TEST(ControlProtocolEffects, AModelThatIsNotARegularFileIsRefusedAtOnce) {
+  testing::ControlFixture f;
+  const std::string fifo =
+      std::filesystem::temp_directory_path() / ("sharebuf-ctl-fifo-" + std::to_string(getpid()));
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  for (const std::string& model : {fifo, std::string("/dev/zero")}) {
+    const json reply = handle_request(
+        f.ctx,
+        R"({"cmd":"policy.set","args":{"name":"credence","params":{"oracle":"forest","model":")" +
+            model + R"("}}})");
+    EXPECT_FALSE(reply["ok"]);
+    EXPECT_THAT(reply["error"].get<std::string>(), ::testing::HasSubstr("not a regular file"));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  std::filesystem::remove(fifo);
 }
 
 }  // namespace
