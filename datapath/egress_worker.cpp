@@ -39,7 +39,10 @@ void EgressWorker::run() {
   PortRuntime& port = *core_.ports[port_];
   path_.acquire();
   while (!core_.stop_egress.load(std::memory_order_relaxed)) {
+    // A burst boundary: the policy pointer send_burst() loads is not held across it.
+    core_.epochs.enter(port_);
     const EgressPath::Result r = path_.send_burst(cache, kBurst);
+    if (r.stop != EgressPath::Stop::kBudget) core_.epochs.idle(port_);  // about to block
     switch (r.stop) {
       case EgressPath::Stop::kBudget:
         break;
@@ -54,6 +57,7 @@ void EgressWorker::run() {
         break;
     }
   }
+  core_.epochs.idle(port_);
   path_.release();
 }
 

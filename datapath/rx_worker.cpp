@@ -29,6 +29,8 @@ void RxWorker::run() {
   uint64_t last_activity = monotonic_ns();
   uint32_t busy_rounds = 0;
   while (!core_.stop_rx.load(std::memory_order_relaxed)) {
+    // A batch boundary: no policy or capture pointer is held across it (datapath/epochs.h).
+    core_.epochs.enter(slot_);
     bool any = false;
     for (uint32_t p : ports_) {
       PortRuntime& port = *core_.ports[p];
@@ -57,8 +59,10 @@ void RxWorker::run() {
       buffer::cpu_relax();
       continue;
     }
+    core_.epochs.idle(slot_);
     poll(fds.data(), fds.size(), 100);
   }
+  core_.epochs.idle(slot_);
   collect_ring_drops();
 }
 

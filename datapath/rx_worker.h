@@ -20,7 +20,9 @@ class RxWorker {
   // Frames an RX worker sends inline for an idle port before handing over to its egress worker.
   static constexpr uint32_t kInlineBudget = 64;
 
-  RxWorker(SwitchCore& core, std::vector<uint32_t> ports) : core_(core), ports_(std::move(ports)) {}
+  // `slot`: this thread's slot in core.epochs.
+  RxWorker(SwitchCore& core, std::vector<uint32_t> ports, uint32_t slot)
+      : core_(core), ports_(std::move(ports)), slot_(slot) {}
   void run();
 
  private:
@@ -37,6 +39,7 @@ class RxWorker {
 
   SwitchCore& core_;
   std::vector<uint32_t> ports_;   // the ports this worker reads
+  uint32_t slot_;                 // epoch slot
   uint32_t port_ = 0;             // the port of the burst being handled
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back

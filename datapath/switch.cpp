@@ -89,9 +89,9 @@ void Switch::start() {
     std::vector<uint32_t> ports;
     for (uint32_t p = t; p < n_ports; p += n_rx)
       ports.push_back(p);
-    rx_threads_.emplace_back([this, ports, prio] {
+    rx_threads_.emplace_back([this, ports, prio, t] {
       apply_priority(prio);
-      RxWorker(*core_, ports).run();
+      RxWorker(*core_, ports, core_->rx_slot(t)).run();
     });
   }
 }

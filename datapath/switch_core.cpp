@@ -16,6 +16,7 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
     : config(cfg),
       buffer(buffer_config(cfg)),
       env(policy_env(cfg, buffer.layout())),
+      epochs(2 * static_cast<uint32_t>(cfg.ports.size()) + 1),
       macs(cfg.mac_table_size, cfg.mac_ageing_ns),
       classifier(cfg) {
   policy_owner = policies::make_policy(cfg.policy, cfg.policy_params, env);
@@ -31,9 +32,40 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
 void SwitchCore::install_policy(std::unique_ptr<policies::Policy> next) {
   next->on_install(buffer.view(monotonic_ns()));
   buffer.set_policy_uses_probes(next->uses_probes(), monotonic_ns());
-  policy.store(next.get(), std::memory_order_release);
-  retired_policies.push_back(std::move(policy_owner));
+  policy.store(next.get(), std::memory_order_seq_cst);
+  retired_policies_.push_back({std::move(policy_owner), epochs.advance()});
   policy_owner = std::move(next);
+  reclaim();
+}
+
+void SwitchCore::start_capture(std::unique_ptr<FrameCapture> next) {
+  capture.store(next.get(), std::memory_order_seq_cst);
+  if (capture_owner_) retired_captures_.push_back({std::move(capture_owner_), epochs.advance()});
+  capture_owner_ = std::move(next);
+}
+
+FrameCapture* SwitchCore::stop_capture() {
+  FrameCapture* cap = capture.exchange(nullptr, std::memory_order_seq_cst);
+  if (cap == nullptr) return nullptr;
+  retired_captures_.push_back({std::move(capture_owner_), epochs.advance()});
+  return cap;
+}
+
+size_t SwitchCore::reclaim() {
+  auto sweep = [this](auto& retired) {
+    for (size_t i = 0; i < retired.size();) {
+      if (epochs.passed(retired[i].epoch)) {
+        retired[i] = std::move(retired.back());
+        retired.pop_back();
+        ++reclaimed_;
+      } else {
+        ++i;
+      }
+    }
+  };
+  sweep(retired_policies_);
+  sweep(retired_captures_);
+  return retired_pending();
 }
 
 }  // namespace sharebuf::datapath

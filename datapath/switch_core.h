@@ -3,9 +3,10 @@
 // egress worker's wake-up signal. Switch (switch.h) owns it and the threads.
 //
 // Thread-safety: the policy pointer is an atomic that RX workers load once per batch and egress
-// workers once per frame (a live switch publishes a new policy and retires the old one when no
-// worker can hold it). `stop_rx`/`stop_egress` are set by the control thread. Each Port's RX
-// fields belong to its RX worker and its TX fields (scheduler, shaper) to its egress worker.
+// workers once per frame, between the epoch boundaries they announce (datapath/epochs.h); a
+// live switch publishes a new policy and frees the old one when no worker can hold it.
+// `stop_rx`/`stop_egress` are set by the control thread. Each Port's RX fields belong to its RX
+// worker and its TX fields (scheduler, shaper) to its egress worker.
 #pragma once
 
 #include <atomic>
@@ -17,6 +18,7 @@
 #include "datapath/af_packet_port.h"
 #include "datapath/classifier.h"
 #include "datapath/departure_clock.h"
+#include "datapath/epochs.h"
 #include "datapath/frame_capture.h"
 #include "datapath/link_control.h"
 #include "datapath/mac_table.h"
@@ -71,22 +73,45 @@ struct SwitchCore {
   policies::PolicyEnv env;
   std::unique_ptr<policies::Policy> policy_owner;
   std::atomic<policies::Policy*> policy{nullptr};
+  // Worker slots of the epoch domain (datapath/epochs.h): egress worker of port p: p; RX worker
+  // t: ports + t; the daemon's main thread (stats on SIGUSR1): aux_slot().
+  EpochDomain epochs;
+  uint32_t rx_slot(uint32_t t) const noexcept { return static_cast<uint32_t>(ports.size()) + t; }
+  uint32_t aux_slot() const noexcept { return 2 * static_cast<uint32_t>(ports.size()); }
   // Replaces the active policy live (control thread only): the new one is installed on the
   // current occupancy, then published; RX workers pick it up at their next batch, egress workers
-  // at their next frame. A worker may still hold the old pointer for a moment, so retired
-  // policies are kept until the switch is destroyed (a few KB each).
+  // at their next burst. The old one is retired and freed by reclaim() once no worker can hold
+  // it any more.
   void install_policy(std::unique_ptr<policies::Policy> next);
-  std::vector<std::unique_ptr<policies::Policy>> retired_policies;
-  // An active capture, or null. Set and cleared by the control thread; like policies, a stopped
-  // capture is closed at once but its object is kept until the switch is destroyed.
+  // An active capture, or null. Set and cleared by the control thread; a stopped capture is
+  // closed at once and its object retired like a policy.
   std::atomic<FrameCapture*> capture{nullptr};
-  std::vector<std::unique_ptr<FrameCapture>> captures;
+  void start_capture(std::unique_ptr<FrameCapture> next);
+  FrameCapture* stop_capture();  // the stopped capture, valid until the next reclaim(); or null
+  // Frees what retired objects no worker can hold any more (control thread). Returns how many
+  // are still waiting.
+  size_t reclaim();
+  size_t retired_pending() const noexcept {
+    return retired_policies_.size() + retired_captures_.size();
+  }
+  uint64_t reclaimed() const noexcept { return reclaimed_; }
   MacTable macs;
   Classifier classifier;
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::atomic<bool> stop_rx{false};
   std::atomic<bool> stop_egress{false};
   int stop_fd = -1;  // eventfd: readable once stop_rx is set, wakes RX workers from poll()
+
+ private:
+  template <typename T>
+  struct Retired {
+    std::unique_ptr<T> object;
+    uint64_t epoch;
+  };
+  std::vector<Retired<policies::Policy>> retired_policies_;
+  std::unique_ptr<FrameCapture> capture_owner_;
+  std::vector<Retired<FrameCapture>> retired_captures_;
+  uint64_t reclaimed_ = 0;
 };
 
 }  // namespace sharebuf::datapath

@@ -95,7 +95,8 @@ json view_json(const buffer::SharedBuffer& buf) {
 
 json status(ControlContext& ctx, const json& args) {
   only_keys(args, {});
-  const auto& core = ctx.core;
+  auto& core = ctx.core;
+  core.reclaim();
   const auto& buf = core.buffer;
   uint64_t drops = 0;
   uint64_t admitted = 0;
@@ -121,7 +122,8 @@ json status(ControlContext& ctx, const json& args) {
           {"peak_cells", buf.state().peak_total_cells()},
           {"admitted", admitted},
           {"dropped", drops},
-          {"policies_retired", core.retired_policies.size()}};
+          {"retired_pending", core.retired_pending()},
+          {"retired_reclaimed", core.reclaimed()}};
 }
 
 json ports(ControlContext& ctx, const json& args) {
@@ -286,15 +288,14 @@ json capture_start(ControlContext& ctx, const json& args) {
   } catch (const std::exception& e) {
     throw RequestError(e.what());
   }
-  core.capture.store(cap.get(), std::memory_order_release);
   json status = cap->status();
-  core.captures.push_back(std::move(cap));
+  core.start_capture(std::move(cap));
   return status;
 }
 
 json capture_stop(ControlContext& ctx, const json& args) {
   only_keys(args, {});
-  datapath::FrameCapture* cap = ctx.core.capture.exchange(nullptr, std::memory_order_acq_rel);
+  datapath::FrameCapture* cap = ctx.core.stop_capture();  // retired, freed later
   if (cap == nullptr) throw RequestError("no capture is running");
   cap->finish();  // a worker still inside offer() holds the lock; finish() waits for it
   return cap->status();

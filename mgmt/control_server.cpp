@@ -112,8 +112,11 @@ void ControlServer::loop() {
   std::vector<pollfd> fds;
   for (;;) {
     const uint64_t now = datapath::monotonic_ns();
+    // Retired policies and captures that no worker can hold any more are freed here; while some
+    // wait, poll wakes every 100 ms to look again.
+    const bool waiting = ctx_.core.reclaim() != 0;
     // Watch samples that are due; the poll timeout is the next one.
-    int timeout_ms = -1;
+    int timeout_ms = waiting ? 100 : -1;
     for (auto& c : clients) {
       if (!c->watching || c->closing) continue;
       if (now >= c->next_ns) {

@@ -75,7 +75,10 @@ int run(const DaemonConfig& cfg, bool print_stats) {
     int sig = 0;
     sigwait(&signals, &sig);
     if (sig == SIGUSR1) {
+      // The report reads the active policy: announce it, as the workers do (datapath/epochs.h).
+      sw.core().epochs.enter(sw.core().aux_slot());
       if (!write_stats(sw.core(), cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
+      sw.core().epochs.idle(sw.core().aux_slot());
       continue;
     }
     spdlog::info("{} received, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
