@@ -1,14 +1,58 @@
 #include "datapath/frame_capture.h"
 
+#include <fcntl.h>
 #include <pcap/pcap.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <time.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include <stdexcept>
 
 namespace sharebuf::datapath {
+namespace {
+
+// A new file for writing, never through a symbolic link, never a special file: created (O_EXCL)
+// unless `overwrite`, and then an existing file is reused only if it is a regular one. O_NONBLOCK
+// so that a FIFO already at the path cannot make open() wait for a reader.
+FILE* open_new(const std::string& path, bool overwrite, std::string& err) {
+  const int flags =
+      O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (overwrite ? 0 : O_EXCL);
+  const int fd = open(path.c_str(), flags, 0640);
+  if (fd < 0) {
+    err = errno == EEXIST  ? "it exists (pass overwrite=true to replace a regular file)"
+          : errno == ELOOP ? "it is a symbolic link"
+          : errno == ENXIO ? "not a regular file (a FIFO without a reader)"
+                           : std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    err = "not a regular file";
+    return nullptr;
+  }
+  if (ftruncate(fd, 0) != 0) {
+    err = std::strerror(errno);
+    close(fd);
+    return nullptr;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE* fp = fdopen(fd, "wb");
+  if (fp == nullptr) {
+    err = std::strerror(errno);
+    close(fd);
+  }
+  return fp;
+}
+
+}  // namespace
 
 FrameCapture::FrameCapture(const std::string& path, Mode mode, uint64_t max_bytes,
-                           std::vector<std::string> port_names)
+                           std::vector<std::string> port_names, bool overwrite)
     : path_(path), mode_(mode), max_bytes_(max_bytes) {
   timespec mono;
   timespec real;
@@ -25,9 +69,14 @@ FrameCapture::FrameCapture(const std::string& path, Mode mode, uint64_t max_byte
       files_.push_back(path + "-" + p + ".pcap");
   }
   for (const std::string& f : files_) {
-    pcap_dumper_t* d = pcap_dump_open(pcap_, f.c_str());
+    std::string err;
+    FILE* fp = open_new(f, overwrite, err);
+    pcap_dumper_t* d = fp != nullptr ? pcap_dump_fopen(pcap_, fp) : nullptr;
     if (d == nullptr) {
-      const std::string err = pcap_geterr(pcap_);
+      if (fp != nullptr) {
+        err = pcap_geterr(pcap_);
+        std::fclose(fp);
+      }
       file_locks_.resize(dumpers_.size());
       finish();
       throw std::runtime_error("capture: cannot write " + f + ": " + err);
@@ -74,6 +123,7 @@ void FrameCapture::offer(std::span<const uint8_t> frame, uint16_t in_port,
   h.ts.tv_usec = static_cast<suseconds_t>(wall % 1'000'000'000);  // nanoseconds in a nano file
   h.caplen = h.len = static_cast<bpf_u_int32>(frame.size());
   pcap_dump(reinterpret_cast<u_char*>(d), &h, frame.data());
+  if (std::ferror(pcap_dump_file(d)) != 0) write_failed_.store(true, std::memory_order_relaxed);
   frames_.fetch_add(1, std::memory_order_relaxed);
   bytes_.fetch_add(record, std::memory_order_relaxed);
 }
@@ -83,13 +133,26 @@ void FrameCapture::finish() noexcept {
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < dumpers_.size(); ++i) {
     std::lock_guard file(*file_locks_[i]);
-    if (dumpers_[i] != nullptr) pcap_dump_close(dumpers_[i]);
+    if (dumpers_[i] == nullptr) continue;
+    errno = 0;
+    if (pcap_dump_flush(dumpers_[i]) != 0 || std::ferror(pcap_dump_file(dumpers_[i])) != 0 ||
+        write_failed_.load(std::memory_order_relaxed)) {
+      if (write_error_.empty())
+        write_error_ = files_[i] + ": " + (errno != 0 ? std::strerror(errno) : "write failed");
+    }
+    pcap_dump_close(dumpers_[i]);
     dumpers_[i] = nullptr;
   }
   if (pcap_ != nullptr) {
     pcap_close(pcap_);
     pcap_ = nullptr;
   }
+}
+
+std::string FrameCapture::write_error() const {
+  std::lock_guard lock(mutex_);
+  if (!write_error_.empty()) return write_error_;
+  return write_failed_.load(std::memory_order_relaxed) ? "a write failed" : "";
 }
 
 nlohmann::json FrameCapture::status() const {
@@ -102,6 +165,7 @@ nlohmann::json FrameCapture::status() const {
           {"missed_busy", missed_.load()},
           {"missed_over_cap", over_cap_.load()},
           {"clock_offset_ns", clock_offset_ns_},
+          {"write_error", write_failed_.load() ? nlohmann::json("a write failed") : nullptr},
           {"open", open_.load()}};
 }
 

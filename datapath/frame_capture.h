@@ -34,11 +34,13 @@ class FrameCapture {
  public:
   enum class Mode : uint8_t { kDrops, kAll };
 
-  // Opens `path` for writing; throws std::runtime_error naming the problem. With `port_names`,
+  // Creates `path` for writing; throws std::runtime_error naming the problem. With `port_names`,
   // each ingress port gets its own file `<path>-<port>.pcap` (what sharebuf-replay's
-  // --pcap FILE@PORT needs to learn where hosts are).
+  // --pcap FILE@PORT needs to learn where hosts are). A file is never opened through a symbolic
+  // link and never replaces an existing one unless `overwrite`, and then only a regular file
+  // (never a FIFO, a device or /proc's files). The caller decides where files may go.
   FrameCapture(const std::string& path, Mode mode, uint64_t max_bytes,
-               std::vector<std::string> port_names = {});
+               std::vector<std::string> port_names = {}, bool overwrite = false);
   ~FrameCapture();
   FrameCapture(const FrameCapture&) = delete;
   FrameCapture& operator=(const FrameCapture&) = delete;
@@ -50,12 +52,15 @@ class FrameCapture {
   // Flushes and closes the file; later offers are ignored.
   void finish() noexcept;
   nlohmann::json status() const;
+  // Why a write failed (disk full, file size limit, ...), or empty: a capture that lost frames
+  // this way must not be reported as a success.
+  std::string write_error() const;
 
  private:
   std::string path_;
   Mode mode_;
   uint64_t max_bytes_;
-  std::mutex mutex_;  // guards the file list; each file has its own lock below
+  mutable std::mutex mutex_;  // guards the file list; each file has its own lock below
   std::vector<std::unique_ptr<std::mutex>> file_locks_;
   pcap* pcap_ = nullptr;
   std::vector<pcap_dumper_t*> dumpers_;  // one, or one per ingress port
@@ -66,6 +71,8 @@ class FrameCapture {
   std::atomic<uint64_t> over_cap_{0};  // the size cap was reached
   std::atomic<bool> open_{false};
   int64_t clock_offset_ns_ = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC when the capture started
+  std::atomic<bool> write_failed_{false};
+  std::string write_error_;  // set under mutex_ by finish()
 };
 
 }  // namespace sharebuf::datapath

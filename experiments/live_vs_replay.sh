@@ -38,6 +38,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 out=$(tb_out_dir "$out")
+export TB_CAPTURE_DIR=$out  # the recordings go into the results folder
 replay_bin="$TB_ROOT/build/mgmt/sharebuf-replay"
 [ -x "$replay_bin" ] || tb_die "sharebuf-replay not built ($replay_bin): ./run.sh build"
 tb_tg >/dev/null || exit 1

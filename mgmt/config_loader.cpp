@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -467,6 +468,26 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     TableReader r(*t, file, "[control]");
     cfg.control_socket = r.string("socket").value_or("");
     cfg.control_enabled = r.boolean("enabled").value_or(true);
+    if (const auto mode = r.string("socket_mode")) {
+      char* end = nullptr;
+      const unsigned long m = std::strtoul(mode->c_str(), &end, 8);
+      if (mode->empty() || *end != '\0' || m > 0777 || (m & 0600) != 0600)
+        r.fail("socket_mode",
+               "must be an octal mode such as \"0660\" that lets the owner read and write");
+      cfg.control.socket_mode = static_cast<uint32_t>(m);
+    }
+    cfg.control.socket_group = r.string("socket_group").value_or("");
+    cfg.control.admin_group = r.string("admin_group").value_or("");
+    cfg.control.max_clients =
+        static_cast<size_t>(r.integer("max_clients", 1, 65536).value_or(1024));
+    if (const auto idle = r.with_unit("idle_timeout", parse_duration_ns)) {
+      if (*idle < 1'000'000'000ull) r.fail("idle_timeout", "must be at least 1s");
+      cfg.control.idle_timeout_ns = *idle;
+    }
+    if (const auto dir = r.string("capture_dir")) {
+      if (dir->empty() || dir->front() != '/') r.fail("capture_dir", "must be an absolute path");
+      cfg.control.capture_dir = *dir;
+    }
     r.finish();
   }
 

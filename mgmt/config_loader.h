@@ -18,12 +18,26 @@ using ConfigError = policies::ConfigError;
 // The largest configuration file read (a regular file only).
 inline constexpr size_t kMaxConfigBytes = 4 << 20;
 
+// [control]: who may use the control socket and what it may make the daemon do (README,
+// "Security model").
+struct ControlConfig {
+  uint32_t socket_mode = 0660;
+  std::string socket_group;  // group name or number owning the socket; empty: the daemon's group
+  size_t max_clients = 1024;
+  uint64_t idle_timeout_ns = 300'000'000'000ull;  // a client that sends nothing this long is closed
+  std::string capture_dir = "/var/lib/sharebuf/captures";  // captures are written only below it
+  // If set, only root, the daemon's user and members of this group (by the peer's primary group)
+  // may run commands that change state; other clients are read-only.
+  std::string admin_group;
+};
+
 struct DaemonConfig {
   datapath::SwitchConfig sw;
   std::string log_level = "info";
   std::string stats_file;       // written on exit (and on SIGUSR1) if set
   std::string control_socket;   // [control] socket; empty = /run/sharebuf/<name>.sock
   bool control_enabled = true;  // [control] enabled
+  ControlConfig control;        // the rest of [control]
   std::string source_text;      // the TOML text it was parsed from
 };
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -253,17 +254,50 @@ json watch(ControlContext&, const json& args) {
   throw RequestError("watch streams samples; ControlServer serves it");
 }
 
+// Where a capture named `name` may be written: below the capture directory ([control]
+// capture_dir), as a relative name or an absolute path whose directory resolves inside it.
+std::string capture_path(const std::string& dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path root = fs::weakly_canonical(dir, ec);
+  if (ec || !fs::is_directory(root, ec))
+    throw RequestError("the capture directory " + dir + " cannot be used");
+  const fs::path wanted = fs::path(name).is_absolute() ? fs::path(name) : root / name;
+  const fs::path file = wanted.filename();
+  if (file.empty() || file == "." || file == "..")
+    throw RequestError("argument 'path' must name a file");
+  // The directory, with every symbolic link resolved, must be the capture directory or below it.
+  const fs::path parent = fs::weakly_canonical(wanted.parent_path(), ec);
+  const std::string p = parent.string();
+  const std::string r = root.string();
+  if (ec ||
+      !(p == r || (p.size() > r.size() && p.compare(0, r.size(), r) == 0 && p[r.size()] == '/'))) {
+    throw RequestError("captures are written only below " + r + " ([control] capture_dir); " +
+                       name + " is not");
+  }
+  fs::create_directories(parent, ec);
+  return (parent / file).string();
+}
+
 json capture_start(ControlContext& ctx, const json& args) {
-  only_keys(args, {"path", "mode", "max_bytes", "per_port"});
+  only_keys(args, {"path", "mode", "max_bytes", "per_port", "overwrite"});
   auto& core = ctx.core;
   if (core.capture.load() != nullptr)
     throw RequestError("a capture is running (" +
                        core.capture.load()->status()["path"].get<std::string>() +
                        "); capture.stop first");
-  const std::string path = arg_string(args, "path", true);
+  const std::string requested = arg_string(args, "path", true);
+  bool overwrite = false;
+  if (args.contains("overwrite")) {
+    if (!args["overwrite"].is_boolean())
+      throw RequestError("argument 'overwrite' must be true or false");
+    overwrite = args["overwrite"].get<bool>();
+  }
   const std::string mode = arg_string(args, "mode", false);
   if (!mode.empty() && mode != "drops" && mode != "all")
     throw RequestError("argument 'mode' must be \"drops\" or \"all\", got \"" + mode + "\"");
+  const std::string path = capture_path(ctx.config.control.capture_dir, requested);
   uint64_t max_bytes = 100'000'000;
   if (args.contains("max_bytes")) {
     if (!args["max_bytes"].is_number_unsigned() || args["max_bytes"].get<uint64_t>() < 1024)
@@ -284,7 +318,7 @@ json capture_start(ControlContext& ctx, const json& args) {
     cap = std::make_unique<datapath::FrameCapture>(
         path,
         mode == "all" ? datapath::FrameCapture::Mode::kAll : datapath::FrameCapture::Mode::kDrops,
-        max_bytes, port_names);
+        max_bytes, port_names, overwrite);
   } catch (const std::exception& e) {
     throw RequestError(e.what());
   }
@@ -298,6 +332,11 @@ json capture_stop(ControlContext& ctx, const json& args) {
   datapath::FrameCapture* cap = ctx.core.stop_capture();  // retired, freed later
   if (cap == nullptr) throw RequestError("no capture is running");
   cap->finish();  // a worker still inside offer() holds the lock; finish() waits for it
+  if (const std::string err = cap->write_error(); !err.empty()) {
+    throw RequestError("the capture is stopped but incomplete: writing " + err + " (" +
+                       std::to_string(cap->status()["frames"].get<uint64_t>()) +
+                       " frames offered)");
+  }
   return cap->status();
 }
 
@@ -327,34 +366,35 @@ const std::array kCommands = {
     Command{"policy.get", "{}", "the active policy: name, parameters, internal state", policy_get},
     Command{"policy.set", "{\"name\": string (default: the active one), \"params\": object}",
             "validate, then swap the policy live; queued frames stay and stay accounted",
-            policy_set},
+            policy_set, true},
     Command{"policy.list", "{}", "every policy with its parameters and defaults", policy_list},
     Command{"view.set",
             "{\"mode\": \"exact\"|\"probe\", \"probe_interval_us\": number, "
             "\"probe_delay_us\": number}",
             "how admission reads occupancy: live counters, or probe registers taken every "
             "interval (1 us - 1 s) and seen a delay later",
-            view_set},
+            view_set, true},
     Command{"counters.reset", "{}", "start counting from zero (and reset the peaks)",
-            counters_reset},
+            counters_reset, true},
     Command{"watch", "{\"interval_us\": number >= 100}",
             "stream a sample every interval until the client closes", watch},
     Command{"capture.start",
             "{\"path\": string, \"mode\": \"drops\"|\"all\", \"max_bytes\": integer, "
-            "\"per_port\": bool}",
-            "write refused frames (default) or every arrival to a pcap file (per_port: one file "
-            "<path>-<port>.pcap per ingress port), up to max_bytes in all (default 100 MB)",
-            capture_start},
+            "\"per_port\": bool, \"overwrite\": bool}",
+            "write refused frames (default) or every arrival to a new pcap file below [control] "
+            "capture_dir (per_port: one file <path>-<port>.pcap per ingress port), up to "
+            "max_bytes in all (default 100 MB)",
+            capture_start, true},
     Command{"capture.stop", "{}", "close the capture file; reports frames written and missed",
-            capture_stop},
-    Command{"shutdown", "{}", "stop the daemon as SIGTERM would", shutdown},
+            capture_stop, true},
+    Command{"shutdown", "{}", "stop the daemon as SIGTERM would", shutdown, true},
 };
 
 json list_commands(ControlContext&, const json& args) {
   only_keys(args, {});
   json out = json::array();
   for (const Command& c : kCommands)
-    out.push_back({{"name", c.name}, {"args", c.usage}, {"help", c.help}});
+    out.push_back({{"name", c.name}, {"args", c.usage}, {"help", c.help}, {"admin", c.admin}});
   return out;
 }
 
@@ -421,7 +461,7 @@ ParsedRequest parse_request(std::string_view line) {
   return r;
 }
 
-json handle_request(ControlContext& ctx, std::string_view line) {
+json handle_request(ControlContext& ctx, std::string_view line, const Peer& peer) {
   ParsedRequest req;
   try {
     req = parse_request(line);
@@ -430,6 +470,14 @@ json handle_request(ControlContext& ctx, std::string_view line) {
   }
   for (const Command& c : kCommands) {
     if (c.name != req.cmd) continue;
+    if (c.admin && !peer.admin) {
+      return error_reply(req.cmd +
+                             ": permission denied: it changes the switch, and this client "
+                             "(uid " +
+                             std::to_string(peer.uid) + ", gid " + std::to_string(peer.gid) +
+                             ") is read-only ([control] admin_group)",
+                         req.id);
+    }
     try {
       json r = {{"ok", true}, {"result", c.handler(ctx, req.args)}};
       if (!req.id.is_null()) r["id"] = req.id;

@@ -49,6 +49,17 @@ struct Command {
   std::string_view usage;  // the args object, e.g. {"name": string, "params": object}
   std::string_view help;
   std::function<nlohmann::json(ControlContext&, const nlohmann::json& args)> handler;
+  // Changes the switch (policy, view, counters, captures, shutdown): with [control] admin_group
+  // set, only admin clients may run it.
+  bool admin = false;
+};
+
+// Who sent a request (the socket's peer credentials) and whether it may change the switch.
+struct Peer {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  int32_t pid = 0;
+  bool admin = true;
 };
 
 std::span<const Command> control_commands();
@@ -61,8 +72,8 @@ struct ParsedRequest {
 // Throws RequestError for malformed JSON, a missing or non-string "cmd", non-object "args".
 ParsedRequest parse_request(std::string_view line);
 
-// Runs one request line and returns the reply (never throws).
-nlohmann::json handle_request(ControlContext& ctx, std::string_view line);
+// Runs one request line for `peer` and returns the reply (never throws).
+nlohmann::json handle_request(ControlContext& ctx, std::string_view line, const Peer& peer = {});
 nlohmann::json error_reply(std::string_view message, const nlohmann::json& id = nullptr);
 
 // One watch sample: time, totals, per-queue occupancy, threshold and drops.

@@ -2,6 +2,7 @@
 // SIGTERM/SIGINT (within a second, every cell back in the pool), writes its counters to the stats
 // file on exit and on SIGUSR1.
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -35,6 +36,23 @@ bool write_stats(const sharebuf::datapath::SwitchCore& core, const std::string& 
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
+// Room for [control] max_clients connections besides the ports' sockets: the soft limit on open
+// files is raised to the hard one (often 1024 -> 524288).
+void raise_open_file_limit(size_t wanted) {
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0) return;
+  if (files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (files.rlim_cur < wanted) {
+    spdlog::warn(
+        "open files are limited to {}: fewer than [control] max_clients ({}) clients can "
+        "connect",
+        files.rlim_cur, wanted);
+  }
+}
+
 int run(const DaemonConfig& cfg, bool print_stats) {
   // Block the stop signals in every thread; the main thread takes them with sigwait.
   sigset_t signals;
@@ -44,6 +62,7 @@ int run(const DaemonConfig& cfg, bool print_stats) {
   sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  raise_open_file_limit(cfg.control.max_clients + 64);
   sharebuf::datapath::Switch sw(cfg.sw);
   for (const auto& w : sw.warnings())
     spdlog::warn("{}", w);

@@ -59,6 +59,7 @@ for t in ${transports//,/ }; do
   case "$t" in cubic|ecn) ;; *) echo "e3_incast.sh: --transport: '$t' is not cubic or ecn" >&2; exit 2 ;; esac
 done
 out=$(tb_out_dir "$out")
+export TB_CAPTURE_DIR=$out  # --record writes its trace into the results folder
 tg=$(tb_tg) || exit 1
 buffer_cells=21000 rate=100Mbit ecn_k="3000 B"
 tb_init

@@ -194,6 +194,7 @@ tb_split_specs() {
 # testbed, one port per host.
 # TB_POLICY_PARAMS (optional): lines `key = value` added to the [policy] table.
 # TB_PORT_EXTRA (optional): lines added to every [[ports]] table (e.g. `tx_batch = 1`).
+# TB_CAPTURE_DIR (optional): [control] capture_dir (default: the run's folder $TB_DIR).
 tb_write_config() {
   local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} queues=${5:-1} extra=${6:-}
   {
@@ -215,6 +216,10 @@ tb_write_config() {
       [ -z "${TB_PORT_EXTRA:-}" ] || printf '%s\n' "$TB_PORT_EXTRA"
     done
     printf '%s\n' "$extra"
+    # Captures (capture.start) may only go below this folder: the run's own, unless the caller
+    # records somewhere else (TB_CAPTURE_DIR, e.g. an experiment's results folder).
+    echo "[control]"
+    echo "capture_dir = \"${TB_CAPTURE_DIR:-$TB_DIR}\""
   } >"$file"
 }
 

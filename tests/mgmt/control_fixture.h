@@ -2,6 +2,9 @@
 // context, for protocol tests.
 #pragma once
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -27,11 +30,22 @@ rate = "1Gbit"
 interface = "pb"
 )";
 
+// Captures go to a folder of this test process's own.
+inline std::string capture_dir() {
+  return (std::filesystem::temp_directory_path() /
+          ("sharebuf-ctl-captures-" + std::to_string(getpid())))
+      .string();
+}
+
 struct ControlFixture {
   explicit ControlFixture(const char* toml = kControlConfig)
-      : config(mgmt::parse_config(toml, "ctl.toml")),
+      : config(with_capture_dir(mgmt::parse_config(toml, "ctl.toml"))),
         core(std::make_unique<datapath::SwitchCore>(config.sw)),
         ctx(*core, config, config.source_text) {}
+  static mgmt::DaemonConfig with_capture_dir(mgmt::DaemonConfig c) {
+    c.control.capture_dir = capture_dir();
+    return c;
+  }
   mgmt::DaemonConfig config;
   std::unique_ptr<datapath::SwitchCore> core;
   mgmt::ControlContext ctx;

@@ -6,8 +6,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+
 #include <chrono>
+#include <csignal>
 
 #include "buffer/accounting_check.h"
 #include "mgmt/control_commands.h"
@@ -69,7 +72,10 @@ const Case kCases[] = {
     {R"({"cmd":"watch","args":{"interval_us":50}})", false, "from 100"},
     {R"({"cmd":"capture.start"})", false, "missing argument 'path'"},
     {R"({"cmd":"capture.start","args":{"path":"/tmp/x.pcap","mode":"some"}})", false, "\"drops\" or \"all\""},
-    {R"({"cmd":"capture.start","args":{"path":"/nonexistent/dir/x.pcap"}})", false, "cannot write"},
+    {R"({"cmd":"capture.start","args":{"path":"/nonexistent/dir/x.pcap"}})", false, "written only below"},
+    {R"({"cmd":"capture.start","args":{"path":"/proc/self/mem"}})", false, "written only below"},
+    {R"({"cmd":"capture.start","args":{"path":"../../etc/x.pcap"}})", false, "written only below"},
+    {R"({"cmd":"capture.start","args":{"path":"x.pcap","overwrite":"yes"}})", false, "'overwrite' must be true or false"},
     {R"({"cmd":"capture.stop"})", false, "no capture is running"},
 };
 // clang-format on
@@ -162,12 +168,14 @@ TEST(ControlProtocolEffects, CountersResetKeepsTheIdentitiesSinceTheReset) {
 
 TEST(ControlProtocolEffects, CaptureStartsOnceAndStops) {
   testing::ControlFixture f;
-  const std::string path = "/tmp/sharebuf-capture-test-" + std::to_string(getpid()) + ".pcap";
+  const std::string name = "capture-test-" + std::to_string(getpid()) + ".pcap";
+  const std::string path = testing::capture_dir() + "/" + name;
   const json start = handle_request(
-      f.ctx, R"({"cmd":"capture.start","args":{"path":")" + path + R"(","mode":"all"}})");
+      f.ctx, R"({"cmd":"capture.start","args":{"path":")" + name + R"(","mode":"all"}})");
   ASSERT_TRUE(start["ok"]) << start.dump();
+  EXPECT_EQ(start["result"]["path"], path);
   EXPECT_NE(f.core->capture.load(), nullptr);
-  EXPECT_FALSE(handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":"/tmp/y"}})")["ok"]);
+  EXPECT_FALSE(handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":"y"}})")["ok"]);
   const uint8_t frame[60] = {};
   f.core->capture.load()->offer(frame);
   const json stop = handle_request(f.ctx, R"({"cmd":"capture.stop"})");
@@ -175,7 +183,71 @@ TEST(ControlProtocolEffects, CaptureStartsOnceAndStops) {
   EXPECT_EQ(stop["result"]["frames"], 1);
   EXPECT_EQ(f.core->capture.load(), nullptr);
   EXPECT_EQ(std::filesystem::file_size(path), 24u + 16 + 60);  // pcap header + one record
+  // An existing file is not replaced unless asked, and then only a regular one.
+  EXPECT_FALSE(
+      handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":")" + name + R"("}})")["ok"]);
+  const json again = handle_request(
+      f.ctx, R"({"cmd":"capture.start","args":{"path":")" + name + R"(","overwrite":true}})");
+  ASSERT_TRUE(again["ok"]) << again.dump();
+  ASSERT_TRUE(handle_request(f.ctx, R"({"cmd":"capture.stop"})")["ok"]);
+  EXPECT_EQ(std::filesystem::file_size(path), 24u);
   std::filesystem::remove(path);
+}
+
+// Captures never leave the capture directory, never follow a symbolic link out of it, and never
+// write to a special file, even with overwrite.
+TEST(ControlProtocolEffects, CapturesStayInTheCaptureDirectoryAndInRegularFiles) {
+  testing::ControlFixture f;
+  const std::string dir = testing::capture_dir();
+  std::filesystem::create_directories(dir);
+  const std::string fifo = dir + "/fifo-" + std::to_string(getpid());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string link = dir + "/link-" + std::to_string(getpid());
+  std::filesystem::create_symlink("/etc", link);
+  const std::string file_link = dir + "/flink-" + std::to_string(getpid());
+  std::filesystem::create_symlink("/etc/hostname", file_link);
+  auto start = [&](const std::string& args) {
+    return handle_request(f.ctx, R"({"cmd":"capture.start","args":)" + args + "}");
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  json r = start(R"({"path":")" + fifo + R"(","overwrite":true})");
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("not a regular file"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+  r = start(R"({"path":")" + link + R"(/x.pcap"})");
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("written only below"));
+  r = start(R"({"path":")" + file_link + R"(","overwrite":true})");
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("symbolic link"));
+  EXPECT_EQ(f.core->capture.load(), nullptr);
+  std::filesystem::remove(fifo);
+  std::filesystem::remove(link);
+  std::filesystem::remove(file_link);
+}
+
+// A capture that could not write everything (here: past the file size limit) is never reported
+// as a success.
+TEST(ControlProtocolEffects, ACaptureThatFailedToWriteIsNotASuccess) {
+  testing::ControlFixture f;
+  const std::string name = "full-" + std::to_string(getpid()) + ".pcap";
+  ASSERT_TRUE(handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":")" + name +
+                                        R"(","mode":"all","max_bytes":10000000}})")["ok"]);
+  rlimit old{};
+  getrlimit(RLIMIT_FSIZE, &old);
+  rlimit small = old;
+  small.rlim_cur = 4096;
+  const auto previous = signal(SIGXFSZ, SIG_IGN);  // write() fails with EFBIG instead
+  setrlimit(RLIMIT_FSIZE, &small);
+  const uint8_t frame[1000] = {};
+  for (int i = 0; i < 100; ++i)
+    f.core->capture.load()->offer(frame);
+  const json stop = handle_request(f.ctx, R"({"cmd":"capture.stop"})");
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, previous);
+  EXPECT_FALSE(stop["ok"]) << stop.dump();
+  EXPECT_THAT(stop["error"].get<std::string>(), ::testing::HasSubstr("incomplete"));
+  std::filesystem::remove(testing::capture_dir() + "/" + name);
 }
 
 TEST(ControlProtocolEffects, WatchSampleShowsEveryQueue) {
