@@ -93,6 +93,9 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     set_int(rx_fd_, SOL_PACKET, PACKET_VERSION, TPACKET_V2, ifname, "PACKET_VERSION");
     set_int(rx_fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, ifname, "PACKET_IGNORE_OUTGOING");
     rx_ = setup_ring(rx_fd_, PACKET_RX_RING, frame_size, rx_frames, ifname);
+    // The kernel puts the network header of a frame at TPACKET_ALIGN(header + 16) into the slot
+    // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
+    rx_capacity_ = frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14);
     bind_socket(rx_fd_, ifname, ifindex, ETH_P_ALL);
 
     // Protocol 0: this socket receives nothing, it only sends.

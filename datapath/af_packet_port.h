@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -40,7 +41,15 @@ class AfPacketPort {
   AfPacketPort& operator=(const AfPacketPort&) = delete;
 
   const std::string& name() const noexcept { return name_; }
-  uint32_t mtu() const noexcept { return mtu_; }
+  // The interface's MTU: fixed by the start for the ring slots, updated (set_mtu, by the daemon's
+  // main thread) when it changes, for the egress limit RX workers check.
+  uint32_t mtu() const noexcept { return mtu_.load(std::memory_order_relaxed); }
+  void set_mtu(uint32_t mtu) noexcept { mtu_.store(mtu, std::memory_order_relaxed); }
+  // The longest frame (Ethernet header on, no FCS) an RX ring slot holds whole; longer ones
+  // arrive truncated. Sized from the MTU at the start: raising the MTU later does not grow it.
+  uint32_t rx_capacity() const noexcept { return rx_capacity_; }
+  // The longest frame a TX staging slot holds.
+  uint32_t tx_capacity() const noexcept { return tx_slot_bytes_; }
   int rx_fd() const noexcept { return rx_fd_; }
   int tx_fd() const noexcept { return tx_fd_; }
 
@@ -76,7 +85,8 @@ class AfPacketPort {
   void close_all() noexcept;
 
   std::string name_;
-  uint32_t mtu_;
+  std::atomic<uint32_t> mtu_;
+  uint32_t rx_capacity_ = 0;
   int rx_fd_ = -1;
   int tx_fd_ = -1;
   static constexpr uint32_t kMaxTxBatch = 64;

@@ -65,7 +65,7 @@ bool ethtool_get(int fd, const std::string& name, uint32_t cmd, bool& out) noexc
 
 }  // namespace
 
-LinkInfo bring_up_link(const std::string& name, bool promisc) {
+LinkInfo read_link(const std::string& name) {
   NlSock sock = connect_route();
   Link link = get_link(sock.get(), name);
   LinkInfo info;
@@ -74,27 +74,49 @@ LinkInfo bring_up_link(const std::string& name, bool promisc) {
   info.mtu = rtnl_link_get_mtu(link.get());
   const unsigned flags = rtnl_link_get_flags(link.get());
   info.was_promisc = (flags & IFF_PROMISC) != 0;
+  info.was_up = (flags & IFF_UP) != 0;
   if (nl_addr* addr = rtnl_link_get_addr(link.get());
       addr != nullptr && nl_addr_get_len(addr) == 6) {
     const auto* b = static_cast<const uint8_t*>(nl_addr_get_binary_addr(addr));
     for (int i = 0; i < 6; ++i)
       info.mac = (info.mac << 8) | b[i];
   }
-  unsigned want = IFF_UP;
-  if (promisc) want |= IFF_PROMISC;
-  if ((flags & want) != want) change_flags(sock.get(), link.get(), want, 0, name);
   return info;
 }
 
+void take_link(const LinkInfo& info, bool promisc) {
+  NlSock sock = connect_route();
+  Link link = get_link(sock.get(), info.name);
+  unsigned want = IFF_UP;
+  if (promisc) want |= IFF_PROMISC;
+  if ((rtnl_link_get_flags(link.get()) & want) != want) {
+    change_flags(sock.get(), link.get(), want, 0, info.name);
+  }
+}
+
 void restore_link(const LinkInfo& link) noexcept {
-  if (link.was_promisc) return;
+  unsigned unset = 0;
+  if (!link.was_promisc) unset |= IFF_PROMISC;
+  if (!link.was_up) unset |= IFF_UP;
+  if (unset == 0) return;
   try {
     NlSock sock = connect_route();
     Link l = get_link(sock.get(), link.name);
-    change_flags(sock.get(), l.get(), 0, IFF_PROMISC, link.name);
+    if ((rtnl_link_get_flags(l.get()) & unset) != 0)
+      change_flags(sock.get(), l.get(), 0, unset, link.name);
   } catch (...) {
     // The interface may be gone already (namespace torn down): nothing to restore.
   }
+}
+
+uint32_t read_mtu(const std::string& name) noexcept {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  const int rc = ioctl(fd, SIOCGIFMTU, &ifr);
+  close(fd);
+  return rc == 0 && ifr.ifr_mtu > 0 ? static_cast<uint32_t>(ifr.ifr_mtu) : 0;
 }
 
 OffloadState read_offloads(const std::string& name) noexcept {

@@ -1,7 +1,7 @@
 // PortCounters: what happened to frames at one port, besides the per-queue counters of the shared
 // buffer. Every frame the RX ring hands over is counted once in rx_frames and then either
 // forwarded (one admission per copy), or dropped for exactly one of: malformed (per reason),
-// truncated, filtered; copies may also be refused per out port as oversize.
+// truncated, filtered, storm_dropped; copies may also be refused per out port as oversize.
 // Thread-safety: RX-side fields are written by the port's RX worker, TX-side fields by its egress
 // worker, `oversize` by any RX worker (atomic); readers anywhere (relaxed).
 #pragma once
@@ -20,6 +20,7 @@ struct alignas(64) PortCounters {
   std::atomic<uint64_t> ring_drops{0};          // dropped by the kernel: RX ring full
   std::atomic<uint64_t> truncated{0};           // larger than a ring slot (offloads on?)
   std::atomic<uint64_t> filtered{0};            // destination learned on the ingress port
+  std::atomic<uint64_t> storm_dropped{0};       // broadcast/multicast over the storm_pps rate
   std::atomic<uint64_t> flooded{0};             // frames flooded (unknown or group destination)
   std::atomic<uint64_t> checksum_completed{0};  // partial L4 checksums completed in software
   std::atomic<uint64_t> malformed[kNumParseErrors] = {};

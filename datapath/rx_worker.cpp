@@ -18,13 +18,14 @@ namespace sharebuf::datapath {
 void RxWorker::run() {
   buffer::CellCache cache(core_.buffer.pool());
   std::vector<pollfd> fds;
-  uint32_t max_mtu = 0;
+  uint32_t max_frame = 0;
   for (uint32_t p : ports_) {
     fds.push_back({core_.ports[p]->io->rx_fd(), POLLIN, 0});
-    max_mtu = std::max(max_mtu, core_.ports[p]->io->mtu());
+    max_frame = std::max(max_frame, core_.ports[p]->io->rx_capacity());
   }
   fds.push_back({core_.stop_fd, POLLIN, 0});
-  scratch_.resize(max_mtu + 64);
+  // Any frame a ring slot holds, with its VLAN tag put back (the MTU may grow while running).
+  scratch_.resize(max_frame + 4);
   const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
   uint64_t last_activity = monotonic_ns();
   uint32_t busy_rounds = 0;
@@ -138,6 +139,10 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
   }
   const MacAddress src = mac_from_bytes(parsed.src_mac);
   if (!parsed.src_is_group()) core_.macs.learn(src, static_cast<uint16_t>(port_), now_ns);
+  if (parsed.dst_is_group() && port.storm.enabled() && !port.storm.allow(now_ns)) {
+    c.storm_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
 
   const uint8_t class_id = core_.classifier.classify(parsed, static_cast<uint16_t>(port_));
   bool marked = false;
@@ -165,7 +170,8 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
                           buffer::CellCache& cache) {
   PortRuntime& out = *core_.ports[out_port];
   const uint32_t l2_header = parsed.l3_offset != 0 ? parsed.l3_offset : (parsed.has_vlan ? 18 : 14);
-  if (frame.size() > out.io->mtu() + l2_header) {
+  // The MTU may change while running (Switch::check_links); the staging slot does not.
+  if (frame.size() > out.io->mtu() + l2_header || frame.size() > out.io->tx_capacity()) {
     out.counters.oversize.fetch_add(1, std::memory_order_relaxed);
     return;
   }

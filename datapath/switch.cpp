@@ -21,7 +21,11 @@ Switch::Switch(const SwitchConfig& config) : core_(std::make_unique<SwitchCore>(
   core_->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (core_->stop_fd < 0) throw std::runtime_error("eventfd failed");
   for (auto& port : core_->ports) {
-    port->link = bring_up_link(port->config.name, /*promisc=*/true);
+    // Claimed one by one: if a later port fails, core_'s destructor releases the earlier ones.
+    port->claim = std::make_unique<PortClaim>(core_->config.port_lock_dir, port->config.name);
+    port->link = port->claim->link();
+    if (!port->claim->recovered().empty()) warnings_.push_back(port->claim->recovered());
+    if (port->config.storm_pps != 0) port->storm.set_rate(port->config.storm_pps);
     const auto offloads = risky_offloads(read_offloads(port->config.name));
     if (!offloads.empty()) {
       std::string list;
@@ -50,9 +54,7 @@ Switch::Switch(const SwitchConfig& config) : core_(std::make_unique<SwitchCore>(
 Switch::~Switch() {
   stop();
   release_queued();
-  for (auto& port : core_->ports) {
-    if (port->link.ifindex != 0) restore_link(port->link);
-  }
+  // The ports' claims restore the interfaces as core_ goes.
   if (core_->stop_fd >= 0) close(core_->stop_fd);
 }
 
@@ -119,6 +121,28 @@ void Switch::stop() {
   for (auto& t : egress_threads_)
     t.join();
   egress_threads_.clear();
+}
+
+std::vector<std::string> Switch::check_links() {
+  std::vector<std::string> changes;
+  for (auto& port : core_->ports) {
+    const uint32_t now = read_mtu(port->config.name);
+    const uint32_t before = port->io->mtu();
+    if (now == 0 || now == before) continue;
+    port->io->set_mtu(now);
+    std::string msg = "port " + port->config.name + ": MTU changed from " + std::to_string(before) +
+                      " to " + std::to_string(now) + "; frames sent out of it may now be up to " +
+                      std::to_string(now) + " B of payload (larger ones are counted as oversize)";
+    // The RX ring's slots were sized from the MTU at the start.
+    const uint32_t ring_payload = port->io->rx_capacity() - 14;
+    if (now > ring_payload) {
+      msg += "; the RX ring holds frames of up to " + std::to_string(ring_payload) +
+             " B of payload, so larger ones arriving on it are counted as truncated until "
+             "sharebufd is restarted";
+    }
+    changes.push_back(std::move(msg));
+  }
+  return changes;
 }
 
 void Switch::release_queued() {

@@ -31,6 +31,10 @@ class Switch {
 
   SwitchCore& core() noexcept { return *core_; }
   const SwitchCore& core() const noexcept { return *core_; }
+  // Re-reads every port's MTU (the daemon's main thread, about once a second). A changed MTU
+  // becomes the port's egress limit at once; the messages say what changed and what the RX ring,
+  // sized at the start, still truncates.
+  std::vector<std::string> check_links();
   // Problems found at start that the user should hear about (offloads, ...).
   const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 

@@ -47,6 +47,9 @@ struct PortConfig {
   uint8_t default_class = 0;      // class of frames arriving here that match nothing
   uint32_t rx_ring_frames = 8192;
   uint32_t tx_batch = 64;  // frames per sendmmsg (1-64)
+  // Storm control: broadcast and multicast frames arriving here beyond this many per second are
+  // dropped at ingress (counted as storm_dropped); 0 = off.
+  uint64_t storm_pps = 0;
 };
 
 struct StaticMacConfig {
@@ -71,6 +74,8 @@ struct SwitchConfig {
   uint32_t rx_threads = 0;       // RX worker threads; 0 = one per port
   uint64_t rx_busy_poll_ns = 0;  // an idle RX worker spins this long before blocking; 0 = never
   int realtime_priority = 0;     // SCHED_FIFO priority of the datapath threads; 0 = normal
+  // Where each port's lock file goes (datapath/port_lock.h): one daemon per port.
+  std::string port_lock_dir = "/run/sharebuf/ports";
 };
 
 // The shared buffer a SwitchConfig implies: its ports' queues, each queue in the priority group of

@@ -22,8 +22,10 @@
 #include "datapath/frame_capture.h"
 #include "datapath/link_control.h"
 #include "datapath/mac_table.h"
+#include "datapath/port_claim.h"
 #include "datapath/port_counters.h"
 #include "datapath/scheduler.h"
+#include "datapath/storm_control.h"
 #include "datapath/switch_config.h"
 #include "datapath/token_bucket.h"
 #include "policies/policy.h"
@@ -53,9 +55,12 @@ struct PortRuntime {
   PortRuntime(const PortConfig& cfg)
       : config(cfg), scheduler(cfg.scheduler, cfg.num_queues, cfg.weights) {}
   PortConfig config;
-  LinkInfo link;
+  // Declared before `io`: the sockets close before the claim restores the interface.
+  std::unique_ptr<PortClaim> claim;
+  LinkInfo link;  // as found at the start (claim->link())
   std::unique_ptr<AfPacketPort> io;
   PortCounters counters;
+  StormControl storm;  // the port's RX worker
   EgressSignal signal;
   // Owned by whoever holds tx_owned (EgressPath): the egress worker, or an RX worker sending
   // inline while the egress worker sleeps.

@@ -325,6 +325,7 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
     p.default_class = class_index(r, "default_class", sw);
   p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 16).value_or(8192));
   p.tx_batch = static_cast<uint32_t>(r.integer("tx_batch", 1, 64).value_or(64));
+  p.storm_pps = static_cast<uint64_t>(r.integer("storm_pps", 0, 100'000'000).value_or(0));
   r.finish();
   return p;
 }
@@ -355,6 +356,10 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
     if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
     sw.realtime_priority = static_cast<int>(r.integer("realtime_priority", 0, 99).value_or(0));
+    sw.port_lock_dir = r.string("port_lock_dir").value_or(sw.port_lock_dir);
+    if (sw.port_lock_dir.empty() || sw.port_lock_dir.front() != '/') {
+      r.fail("port_lock_dir", "must be an absolute directory path");
+    }
     cfg.stats_file = r.string("stats_file").value_or("");
     r.finish();
   }
@@ -487,6 +492,10 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     if (const auto dir = r.string("capture_dir")) {
       if (dir->empty() || dir->front() != '/') r.fail("capture_dir", "must be an absolute path");
       cfg.control.capture_dir = *dir;
+    }
+    if (const auto dir = r.string("model_dir")) {
+      if (dir->empty() || dir->front() != '/') r.fail("model_dir", "must be an absolute path");
+      cfg.control.model_dir = *dir;
     }
     r.finish();
   }

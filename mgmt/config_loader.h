@@ -26,6 +26,7 @@ struct ControlConfig {
   size_t max_clients = 1024;
   uint64_t idle_timeout_ns = 300'000'000'000ull;  // a client that sends nothing this long is closed
   std::string capture_dir = "/var/lib/sharebuf/captures";  // captures are written only below it
+  std::string model_dir = "/var/lib/sharebuf/models";  // models named in requests: read only below
   // If set, only root, the daemon's user and members of this group (by the peer's primary group)
   // may run commands that change state; other clients are read-only.
   std::string admin_group;

@@ -1,5 +1,6 @@
 #include "mgmt/control_commands.h"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <array>
@@ -27,7 +28,7 @@ constexpr std::array kCounterKeys = {
     "received", "admitted", "admitted_cells", "transmitted", "transmitted_bytes", "ecn_marked",
     // per port
     "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "truncated",
-    "filtered", "flooded", "oversize", "checksum_completed", "malformed_total",
+    "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed", "malformed_total",
     "shaper_catchup_bytes"};
 
 bool is_counter(std::string_view key) {
@@ -163,6 +164,39 @@ json policy_get(ControlContext& ctx, const json& args) {
   return d;
 }
 
+// `name` resolved below `dir` (a relative name is taken from there). The directory that will
+// hold the file, with every symbolic link resolved, must be `dir` or below it: a client may
+// make the daemon (root) write captures and read models only where the operator said
+// ([control] `key`). `create`: make the directories (captures).
+std::string confined_path(const std::string& dir, const std::string& name, const char* key,
+                          const char* what, bool create) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (create) fs::create_directories(dir, ec);
+  const fs::path root = fs::weakly_canonical(dir, ec);
+  if (ec || !fs::is_directory(root, ec))
+    throw RequestError("the " + std::string(what) + " directory " + dir + " ([control] " + key +
+                       ") cannot be used");
+  const fs::path wanted = fs::path(name).is_absolute() ? fs::path(name) : root / name;
+  const fs::path file = wanted.filename();
+  if (file.empty() || file == "." || file == "..")
+    throw RequestError("'" + name + "' does not name a file");
+  // A file that is read is resolved whole, so a symbolic link in the directory cannot lead out
+  // of it; one that is written is opened with O_NOFOLLOW instead (FrameCapture).
+  const fs::path parent = create ? fs::weakly_canonical(wanted.parent_path(), ec)
+                                 : fs::weakly_canonical(wanted, ec).parent_path();
+  const std::string p = parent.string();
+  const std::string r = root.string();
+  if (ec ||
+      !(p == r || (p.size() > r.size() && p.compare(0, r.size(), r) == 0 && p[r.size()] == '/'))) {
+    throw RequestError(std::string(what) + "s are " + (create ? "written" : "read") +
+                       " only below " + r + " ([control] " + key + "); " + name + " is not");
+  }
+  if (!create) return fs::weakly_canonical(wanted, ec).string();
+  fs::create_directories(parent, ec);
+  return (parent / file).string();
+}
+
 json policy_set(ControlContext& ctx, const json& args) {
   only_keys(args, {"name", "params"});
   auto& core = ctx.core;
@@ -172,6 +206,12 @@ json policy_set(ControlContext& ctx, const json& args) {
   if (args.contains("params")) {
     if (!args["params"].is_object()) throw RequestError("argument 'params' must be an object");
     params.values = args["params"];
+  }
+  // A model named in a request is read as root: only from the operator's model directory.
+  if (params.values.contains("model") && params.values["model"].is_string()) {
+    params.values["model"] =
+        confined_path(ctx.config.control.model_dir, params.values["model"].get<std::string>(),
+                      "model_dir", "model", false);
   }
   std::unique_ptr<policies::Policy> next;
   try {
@@ -256,30 +296,6 @@ json watch(ControlContext&, const json& args) {
 
 // Where a capture named `name` may be written: below the capture directory ([control]
 // capture_dir), as a relative name or an absolute path whose directory resolves inside it.
-std::string capture_path(const std::string& dir, const std::string& name) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path root = fs::weakly_canonical(dir, ec);
-  if (ec || !fs::is_directory(root, ec))
-    throw RequestError("the capture directory " + dir + " cannot be used");
-  const fs::path wanted = fs::path(name).is_absolute() ? fs::path(name) : root / name;
-  const fs::path file = wanted.filename();
-  if (file.empty() || file == "." || file == "..")
-    throw RequestError("argument 'path' must name a file");
-  // The directory, with every symbolic link resolved, must be the capture directory or below it.
-  const fs::path parent = fs::weakly_canonical(wanted.parent_path(), ec);
-  const std::string p = parent.string();
-  const std::string r = root.string();
-  if (ec ||
-      !(p == r || (p.size() > r.size() && p.compare(0, r.size(), r) == 0 && p[r.size()] == '/'))) {
-    throw RequestError("captures are written only below " + r + " ([control] capture_dir); " +
-                       name + " is not");
-  }
-  fs::create_directories(parent, ec);
-  return (parent / file).string();
-}
-
 json capture_start(ControlContext& ctx, const json& args) {
   only_keys(args, {"path", "mode", "max_bytes", "per_port", "overwrite"});
   auto& core = ctx.core;
@@ -297,12 +313,23 @@ json capture_start(ControlContext& ctx, const json& args) {
   const std::string mode = arg_string(args, "mode", false);
   if (!mode.empty() && mode != "drops" && mode != "all")
     throw RequestError("argument 'mode' must be \"drops\" or \"all\", got \"" + mode + "\"");
-  const std::string path = capture_path(ctx.config.control.capture_dir, requested);
+  const std::string path =
+      confined_path(ctx.config.control.capture_dir, requested, "capture_dir", "capture", true);
   uint64_t max_bytes = 100'000'000;
   if (args.contains("max_bytes")) {
     if (!args["max_bytes"].is_number_unsigned() || args["max_bytes"].get<uint64_t>() < 1024)
       throw RequestError("argument 'max_bytes' must be an integer >= 1024");
     max_bytes = args["max_bytes"].get<uint64_t>();
+  }
+  // The limit is what the capture may write: no more than the file system has free.
+  if (struct statvfs fsinfo{};
+      statvfs(std::filesystem::path(path).parent_path().c_str(), &fsinfo) == 0) {
+    const uint64_t free_bytes = uint64_t{fsinfo.f_bavail} * fsinfo.f_frsize;
+    if (max_bytes > free_bytes) {
+      throw RequestError("argument 'max_bytes' (" + std::to_string(max_bytes) +
+                         ") is more than the " + std::to_string(free_bytes) + " bytes free below " +
+                         ctx.config.control.capture_dir);
+    }
   }
   std::vector<std::string> port_names;
   if (args.contains("per_port")) {

@@ -85,14 +85,20 @@ int run(const DaemonConfig& cfg, bool print_stats) {
                layout.cell_bytes(), cfg.sw.policy);
   for (const auto& p : sw.core().ports) {
     spdlog::info("port {}: ifindex {}, mtu {}, rate {}, {} queue(s), scheduler {}", p->config.name,
-                 p->link.ifindex, p->link.mtu,
+                 p->link.ifindex, p->io->mtu(),
                  p->config.rate_bps == 0 ? std::string("unshaped")
                                          : std::to_string(p->config.rate_bps) + " bit/s",
                  p->config.num_queues, sharebuf::datapath::to_string(p->config.scheduler));
   }
   for (;;) {
-    int sig = 0;
-    sigwait(&signals, &sig);
+    // Between signals, once a second: has an interface's MTU changed under the switch?
+    const timespec second{1, 0};
+    const int sig = sigtimedwait(&signals, nullptr, &second);
+    if (sig < 0) {
+      for (const auto& change : sw.check_links())
+        spdlog::warn("{}", change);
+      continue;
+    }
     if (sig == SIGUSR1) {
       // The report reads the active policy: announce it, as the workers do (datapath/epochs.h).
       sw.core().epochs.enter(sw.core().aux_slot());

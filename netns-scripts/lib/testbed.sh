@@ -195,6 +195,7 @@ tb_split_specs() {
 # TB_POLICY_PARAMS (optional): lines `key = value` added to the [policy] table.
 # TB_PORT_EXTRA (optional): lines added to every [[ports]] table (e.g. `tx_batch = 1`).
 # TB_CAPTURE_DIR (optional): [control] capture_dir (default: the run's folder $TB_DIR).
+# TB_MODEL_DIR (optional): [control] model_dir (default: $TB_DIR).
 tb_write_config() {
   local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} queues=${5:-1} extra=${6:-}
   {
@@ -220,6 +221,8 @@ tb_write_config() {
     # records somewhere else (TB_CAPTURE_DIR, e.g. an experiment's results folder).
     echo "[control]"
     echo "capture_dir = \"${TB_CAPTURE_DIR:-$TB_DIR}\""
+    # Models named in policy.set requests are read only below this folder.
+    echo "model_dir = \"${TB_MODEL_DIR:-$TB_DIR}\""
   } >"$file"
 }
 

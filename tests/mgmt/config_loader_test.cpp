@@ -26,6 +26,7 @@ on_stop = "drain"
 rx_threads = 1
 rx_busy_poll = "50us"
 realtime_priority = 5
+port_lock_dir = "/tmp/lab-locks"
 
 [buffer]
 size = "1.6MB"
@@ -68,6 +69,7 @@ queues = 2
 scheduler = "drr"
 weights = [1, 3]
 default_class = "bulk"
+storm_pps = 2000
 
 [[ports]]
 interface = "p2"
@@ -90,13 +92,14 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_EQ(sw.rx_threads, 1u);
   EXPECT_EQ(sw.rx_busy_poll_ns, 50'000u);
   EXPECT_EQ(sw.realtime_priority, 5);
+  EXPECT_EQ(sw.port_lock_dir, "/tmp/lab-locks");
   EXPECT_EQ(sw.buffer.capacity_cells, 20000u);
   EXPECT_EQ(sw.buffer.view_mode, buffer::ViewMode::kProbe);
   EXPECT_EQ(sw.buffer.probe_interval_ns, 20'000u);
   EXPECT_EQ(sw.buffer.probe_delay_ns, 3'000u);
   EXPECT_EQ(sw.policy, "dt");
   EXPECT_EQ(sw.policy_params.values["alpha"], 0.5);
-  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:19:"));
+  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:20:"));
   ASSERT_EQ(sw.classes.size(), 2u);
   EXPECT_EQ(sw.classes[0].traffic.group, buffer::PriorityGroup::kHigh);
   EXPECT_EQ(sw.classes[0].traffic.role, policies::ProteanRole::kShort);
@@ -112,6 +115,8 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_EQ(sw.ports[0].scheduler, datapath::SchedulerKind::kDrr);
   EXPECT_EQ(sw.ports[0].default_class, 1);
   EXPECT_EQ(sw.ports[1].rate_bps, 0u);
+  EXPECT_EQ(sw.ports[0].storm_pps, 2000u);
+  EXPECT_EQ(sw.ports[1].storm_pps, 0u);
   ASSERT_EQ(sw.static_macs.size(), 1u);
   EXPECT_EQ(sw.static_macs[0].port, 1);
   EXPECT_EQ(c.log_level, "debug");
@@ -125,6 +130,8 @@ TEST(ConfigLoader, MinimalConfigGetsDefaults) {
   ASSERT_EQ(c.sw.classes.size(), 1u);
   EXPECT_EQ(c.sw.buffer.cell_bytes, 80u);
   EXPECT_EQ(c.sw.ports[0].num_queues, 1u);
+  EXPECT_EQ(c.sw.port_lock_dir, "/run/sharebuf/ports");
+  EXPECT_EQ(c.sw.ports[0].storm_pps, 0u);
 }
 
 struct BadCase {
@@ -183,6 +190,10 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        with_ports("[classify]\nmode = \"rules\"\n[[classify.rules]]\nsrc = \"1.2.3/8\"\nclass = "
                   "\"default\"\n"),
        {"key 'src'", "IPv4 address or prefix"}},
+      {"relative lock dir",
+       "[switch]\nport_lock_dir = \"locks\"\n" + with_ports(""),
+       {"bad.toml:2:", "key 'port_lock_dir'", "absolute"}},
+      {"storm rate", with_ports("storm_pps = -1\n"), {"bad.toml:5:", "key 'storm_pps'"}},
       {"long interface",
        "[buffer]\nsize = 10\n[[ports]]\ninterface = \"a-very-long-interface-name\"\n",
        {"key 'interface'", "15 characters"}},

@@ -37,6 +37,13 @@ inline std::string capture_dir() {
       .string();
 }
 
+// Models named in requests come from a folder of this test process's own.
+inline std::string model_dir() {
+  return (std::filesystem::temp_directory_path() /
+          ("sharebuf-ctl-models-" + std::to_string(getpid())))
+      .string();
+}
+
 struct ControlFixture {
   explicit ControlFixture(const char* toml = kControlConfig)
       : config(with_capture_dir(mgmt::parse_config(toml, "ctl.toml"))),
@@ -44,6 +51,7 @@ struct ControlFixture {
         ctx(*core, config, config.source_text) {}
   static mgmt::DaemonConfig with_capture_dir(mgmt::DaemonConfig c) {
     c.control.capture_dir = capture_dir();
+    c.control.model_dir = model_dir();
     return c;
   }
   mgmt::DaemonConfig config;

@@ -250,6 +250,18 @@ TEST(ControlProtocolEffects, ACaptureThatFailedToWriteIsNotASuccess) {
   std::filesystem::remove(testing::capture_dir() + "/" + name);
 }
 
+// A capture may not be promised more than its file system holds.
+TEST(ControlProtocolEffects, ACaptureLimitBeyondTheFreeSpaceIsRefused) {
+  testing::ControlFixture f;
+  const json r = handle_request(
+      f.ctx,
+      R"({"cmd":"capture.start","args":{"path":"huge.pcap","max_bytes":18000000000000000000}})");
+  EXPECT_FALSE(r["ok"]) << r.dump();
+  EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("bytes free below"));
+  EXPECT_EQ(f.core->capture.load(), nullptr);
+  EXPECT_FALSE(std::filesystem::exists(testing::capture_dir() + "/huge.pcap"));
+}
+
 TEST(ControlProtocolEffects, WatchSampleShowsEveryQueue) {
   testing::ControlFixture f;
   const json s = watch_sample(*f.core);
@@ -309,24 +321,54 @@ TEST(ControlProtocolEffects, DeeplyNestedRequestsAreRefusedBeforeParsing) {
   EXPECT_TRUE(ok["ok"]) << ok.dump().substr(0, 200);
 }
 
-// A model path naming a FIFO (or a device) is refused at once; the control thread never waits
-// for a writer, and /dev/zero cannot grow the daemon.
+// A model path naming a FIFO is refused at once; the control thread never waits for a writer.
 TEST(ControlProtocolEffects, AModelThatIsNotARegularFileIsRefusedAtOnce) {
   testing::ControlFixture f;
-  const std::string fifo =
-      std::filesystem::temp_directory_path() / ("sharebuf-ctl-fifo-" + std::to_string(getpid()));
+  std::filesystem::create_directories(testing::model_dir());
+  const std::string fifo = testing::model_dir() + "/fifo-" + std::to_string(getpid());
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   const auto start = std::chrono::steady_clock::now();
-  for (const std::string& model : {fifo, std::string("/dev/zero")}) {
-    const json reply = handle_request(
+  const json reply = handle_request(
+      f.ctx,
+      R"({"cmd":"policy.set","args":{"name":"credence","params":{"oracle":"forest","model":")" +
+          fifo + R"("}}})");
+  EXPECT_FALSE(reply["ok"]);
+  EXPECT_THAT(reply["error"].get<std::string>(), ::testing::HasSubstr("not a regular file"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  std::filesystem::remove_all(testing::model_dir());
+}
+
+// A model named in a request is read (as root) only below [control] model_dir: not a device,
+// not another directory, not through a symbolic link out of it. Relative names are taken from
+// there.
+TEST(ControlProtocolEffects, AModelIsReadOnlyFromTheModelDirectory) {
+  testing::ControlFixture f;
+  const std::string dir = testing::model_dir();
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(SHAREBUF_SOURCE_DIR "/models/credence-forest.json",
+                             dir + "/forest.json");
+  std::filesystem::create_symlink(SHAREBUF_SOURCE_DIR "/models/credence-forest.json",
+                                  dir + "/outside.json");
+  auto set = [&](const std::string& model) {
+    return handle_request(
         f.ctx,
         R"({"cmd":"policy.set","args":{"name":"credence","params":{"oracle":"forest","model":")" +
             model + R"("}}})");
-    EXPECT_FALSE(reply["ok"]);
-    EXPECT_THAT(reply["error"].get<std::string>(), ::testing::HasSubstr("not a regular file"));
+  };
+  for (const std::string& model :
+       {std::string("/dev/zero"), std::string("/etc/hostname"), dir + "/outside.json",
+        dir + "/../" + std::filesystem::path(testing::capture_dir()).filename().string() + "/x",
+        std::string(SHAREBUF_SOURCE_DIR "/models/credence-forest.json")}) {
+    const json r = set(model);
+    EXPECT_FALSE(r["ok"]) << model;
+    EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("read only below")) << model;
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  std::filesystem::remove(fifo);
+  EXPECT_EQ(f.core->policy.load()->name(), "dt");
+  const json ok = set("forest.json");
+  ASSERT_TRUE(ok["ok"]) << ok.dump();
+  EXPECT_EQ(ok["result"]["params"]["model"],
+            std::filesystem::canonical(dir + "/forest.json").string());
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,0 +1,146 @@
+#include "datapath/port_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+namespace sharebuf::datapath {
+namespace {
+
+constexpr size_t kMaxRecordBytes = 512;
+
+std::runtime_error sys_error(const std::string& path, const char* what) {
+  return std::runtime_error("port lock " + path + ": " + what + ": " + std::strerror(errno));
+}
+
+std::string read_all(int fd) {
+  std::string text(kMaxRecordBytes, '\0');
+  const ssize_t n = pread(fd, text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return text;
+}
+
+template <typename T>
+bool parse_number(std::string_view s, T& out, int base = 10) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+}  // namespace
+
+std::string format_port_record(const PortRecord& r) {
+  char mac[16];
+  std::snprintf(mac, sizeof mac, "%012llx", static_cast<unsigned long long>(r.mac));
+  return "pid " + std::to_string(r.pid) + "\nifname " + r.ifname + "\nmac " + mac +
+         "\npromisc_before " + (r.promisc_before ? "1" : "0") + "\nup_before " +
+         (r.up_before ? "1" : "0") + "\nend\n";
+}
+
+std::optional<PortRecord> parse_port_record(std::string_view text) {
+  PortRecord r;
+  unsigned seen = 0;
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    if (eol == std::string_view::npos) return std::nullopt;  // cut short while written
+    const std::string_view line = text.substr(0, eol);
+    text.remove_prefix(eol + 1);
+    const size_t sp = line.find(' ');
+    const std::string_view key = line.substr(0, sp);
+    const std::string_view value = sp == std::string_view::npos ? "" : line.substr(sp + 1);
+    bool ok = true;
+    if (key == "pid") {
+      ok = parse_number(value, r.pid) && r.pid > 0;
+      seen |= 1;
+    } else if (key == "ifname") {
+      r.ifname = value;
+      ok = !value.empty();
+      seen |= 2;
+    } else if (key == "mac") {
+      ok = parse_number(value, r.mac, 16);
+      seen |= 4;
+    } else if (key == "promisc_before" || key == "up_before") {
+      ok = value == "0" || value == "1";
+      (key == "up_before" ? r.up_before : r.promisc_before) = value == "1";
+      seen |= key == "up_before" ? 16 : 8;
+    } else if (key == "end") {
+      return seen == 31 ? std::optional<PortRecord>(r) : std::nullopt;
+    } else {
+      ok = false;
+    }
+    if (!ok) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+PortLock::PortLock(const std::string& dir, const std::string& key, const std::string& what) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw std::runtime_error("port lock directory " + dir + ": cannot create it: " + ec.message());
+  }
+  path_ = dir + "/" + key + ".lock";
+  // An owner that exits cleanly unlinks the file after we opened it but before we locked it: our
+  // lock would then be on a file nobody else sees. Lock, then check that the path still names
+  // the file we locked; otherwise try again with the new one.
+  for (int attempt = 0;; ++attempt) {
+    const int fd =
+        open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd < 0) throw sys_error(path_, "cannot open");
+    struct stat opened {};
+    if (fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+      close(fd);
+      throw std::runtime_error("port lock " + path_ + ": not a regular file");
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      const auto owner = parse_port_record(read_all(fd));
+      close(fd);
+      if (err == EWOULDBLOCK) {
+        throw PortInUse(what + " is in use by another sharebufd" +
+                        (owner ? " (pid " + std::to_string(owner->pid) + ")" : std::string()) +
+                        " (lock " + path_ + ")");
+      }
+      errno = err;
+      throw sys_error(path_, "cannot lock");
+    }
+    struct stat named {};
+    if (stat(path_.c_str(), &named) == 0 && named.st_ino == opened.st_ino &&
+        named.st_dev == opened.st_dev) {
+      fd_ = fd;
+      break;
+    }
+    close(fd);
+    if (attempt == 8) throw std::runtime_error("port lock " + path_ + ": keeps being replaced");
+  }
+  previous_ = parse_port_record(read_all(fd_));
+}
+
+PortLock::~PortLock() {
+  // Unlink while still holding the lock, so no one can lock this file and believe they own it
+  // after we close (the constructor's stat check).
+  unlink(path_.c_str());
+  close(fd_);
+}
+
+void PortLock::write(const PortRecord& record) {
+  const std::string text = format_port_record(record);
+  if (ftruncate(fd_, 0) != 0) throw sys_error(path_, "cannot truncate");
+  if (pwrite(fd_, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+    throw sys_error(path_, "cannot write");
+  }
+}
+
+std::string port_lock_key(int ifindex) {
+  struct stat ns {};
+  const unsigned long long inode =
+      stat("/proc/self/ns/net", &ns) == 0 ? static_cast<unsigned long long>(ns.st_ino) : 0;
+  return "net" + std::to_string(inode) + "-if" + std::to_string(ifindex);
+}
+
+}  // namespace sharebuf::datapath
