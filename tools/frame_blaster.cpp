@@ -1,7 +1,8 @@
 // sharebuf-blaster: sends minimum-size (64-byte on the wire) frames out of an interface as fast
 // as one core can, for a bounded time, to measure how many frames per second a switch delivers;
 // or, with --frame-bytes and --pps, a paced stream of frames of one size (a precise offered load:
-// e.g. twice a port's line rate to check Protean's gradient reads 1).
+// e.g. twice a port's line rate to check Protean's gradient reads 1), or of several sizes in
+// turn (--frame-bytes 60,590,1514: a mix, as the soak sends).
 // The frames are IPv4/UDP, or with --ethertype raw frames of that EtherType (e.g. 0x88b5, IEEE
 // local experimental), which the receiving host's kernel discards right away: with UDP, most of
 // the time goes into the receiver's stack (routing, ICMP port unreachable), not the switch.
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
   double seconds = 5;
   uint64_t pps = 0;
   uint16_t dst_port = 9;
-  uint16_t frame_bytes = 60;
+  std::vector<uint16_t> frame_bytes{60};
   std::string ethertype_text;
   app.add_option("--interface", iface, "interface to send on")->required();
   app.add_option("--dst-mac", dst_mac_text, "destination MAC")->required();
@@ -100,7 +101,9 @@ int main(int argc, char** argv) {
   app.add_option("--ethertype", ethertype_text,
                  "send raw frames of this EtherType (hex, e.g. 0x88b5) instead of IPv4/UDP");
   app.add_option("--pps", pps, "frames per second (0: as fast as possible)")->capture_default_str();
-  app.add_option("--frame-bytes", frame_bytes, "frame size without FCS, 60 to 1514")
+  app.add_option("--frame-bytes", frame_bytes,
+                 "frame size without FCS, 60 to 1514; several (60,590,1514) are sent in turn")
+      ->delimiter(',')
       ->check(CLI::Range(60, 1514))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
@@ -138,8 +141,11 @@ int main(int argc, char** argv) {
     }
     if (f != nullptr) std::fclose(f);
   }
-  auto frame = make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text), parse_ipv4(dst_ip_text),
-                          dst_port, frame_bytes);
+  std::vector<std::vector<uint8_t>> frames;
+  for (const uint16_t bytes : frame_bytes) {
+    frames.push_back(make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text),
+                                parse_ipv4(dst_ip_text), dst_port, bytes));
+  }
   if (!ethertype_text.empty()) {
     unsigned long type = 0x10000;
     try {
@@ -150,14 +156,17 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "sharebuf-blaster: --ethertype must be 0x0600..0xffff\n");
       return 2;
     }
-    frame[12] = static_cast<uint8_t>(type >> 8);
-    frame[13] = static_cast<uint8_t>(type);
+    for (auto& frame : frames) {
+      frame[12] = static_cast<uint8_t>(type >> 8);
+      frame[13] = static_cast<uint8_t>(type);
+    }
   }
   constexpr int kBatch = 64;
   std::array<iovec, kBatch> iov;
   std::array<mmsghdr, kBatch> msgs{};
   for (int i = 0; i < kBatch; ++i) {
-    iov[i] = {const_cast<uint8_t*>(frame.data()), frame.size()};
+    auto& frame = frames[static_cast<size_t>(i) % frames.size()];
+    iov[i] = {frame.data(), frame.size()};
     msgs[i].msg_hdr.msg_iov = &iov[i];
     msgs[i].msg_hdr.msg_iovlen = 1;
   }

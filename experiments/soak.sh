@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Soak: a long run of the live switch under everything at once, then the books must balance.
+# Four hosts on 200 Mbit/s ports (two queues each; storm control at 50 000 frames/s):
+#   h1 floods unknown unicast as fast as one core sends, frames of 60, 590 and 1514 bytes in turn;
+#   h2 broadcasts 100 000 frames/s (half of them over the storm limit) and sends malformed
+#   frames of every kind the parser names; h3 and h4 run TCP both ways (one direction DSCP 46).
+# Meanwhile experiments/lib/soak_control.py switches to a random policy and view every 100 ms,
+# switches policy back to back --fast-switches times in all (from 10 s on), hammers status and
+# queues on two connections and reads a 1 ms watch stream. It runs until the switch has received
+# --frames frames and reclaimed --fast-switches policies (or --max-minutes), then stops
+# everything and checks:
+#   - per queue: received = admitted + dropped, admitted = transmitted + pushed out + queued;
+#   - the copies: what the queues received (plus copies refused as oversize) is what the ports
+#     received minus their drops, each flooded frame counted once per other port;
+#   - every cell back in the pool, sharebufd exits 0, no error or critical line in its log, no
+#     failed control request;
+#   - RSS at the end within 10 % of RSS after the first 20 s (rings and pools touched).
+#   experiments/soak.sh [--frames 1e8] [--max-minutes 30] [--every-ms 100]
+#                       [--fast-switches 100000] [--out DIR] [--readme]
+# Writes DIR (default results/soak): soak.csv (t_s, rss_kb, rx_frames, retired_reclaimed,
+# retired_pending), control.json, stats.json, sharebufd.log, summary.md; with --readme the table
+# goes into README.md's soak section. Exits 1 if a check fails. Needs root and ./run.sh build.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$root/netns-scripts/lib/testbed.sh"
+
+frames=1e8 max_minutes=30 every_ms=100 fast=100000 out=results/soak readme=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --frames) frames=$2; shift 2 ;;
+    --max-minutes) max_minutes=$2; shift 2 ;;
+    --every-ms) every_ms=$2; shift 2 ;;
+    --fast-switches) fast=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --readme) readme=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "soak.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+target=$(/usr/bin/python3 -c "print(int(float('$frames')))")
+out=$(tb_out_dir "$out")
+blaster="$TB_ROOT/build/tools/sharebuf-blaster"
+[ -x "$blaster" ] || tb_die "sharebuf-blaster not built: ./run.sh build"
+command -v iperf3 >/dev/null || tb_die "missing iperf3: ./run.sh deps"
+
+tb_init
+tb_create 4
+TB_PORT_EXTRA='storm_pps = 50000' tb_write_config "$TB_DIR/sw.toml" dt 200Mbit "21000 cells" 2 '
+[[classes]]
+name = "default"
+queue = 0
+[[classes]]
+name = "ef"
+queue = 1
+group = "high"
+dscp = [46]'
+tb_start_switch "$TB_DIR/sw.toml"
+pid=$TB_SWITCH_PID
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
+rss_start=$(rss)
+
+stop_file="$TB_DIR/stop"
+# loop HOST CMD...: CMD again and again in HOST's namespace until the stop file appears.
+loop() {
+  local h=$1
+  shift
+  tb_bg "$h" bash -c 'while [ ! -e "$0" ]; do "$@" >/dev/null 2>&1 || sleep 0.2; done' "$stop_file" "$@"
+}
+tb_bg 3 iperf3 -s -p 5201 >/dev/null 2>&1
+tb_bg 4 iperf3 -s -p 5201 >/dev/null 2>&1
+tb_bg 4 iperf3 -s -p 5202 >/dev/null 2>&1
+sleep 0.5
+loop 1 "$blaster" --interface eth0 --dst-mac 02:5b:00:00:00:99 --src-ip "$(tb_ip 1)" \
+  --dst-ip 198.18.0.99 --frame-bytes 60,590,1514 --seconds 5
+loop 2 "$blaster" --interface eth0 --dst-mac ff:ff:ff:ff:ff:ff --src-ip "$(tb_ip 2)" \
+  --dst-ip 198.18.0.255 --ethertype 0x88b5 --pps 100000 --seconds 5
+loop 2 /usr/bin/python3 "$TB_ROOT/tests/netns/send_malformed.py" eth0 200
+loop 3 iperf3 -c "$(tb_ip 4)" -p 5201 -t 5
+loop 4 iperf3 -c "$(tb_ip 3)" -p 5201 -t 5 -S 184
+/usr/bin/python3 "$root/experiments/lib/soak_control.py" "$TB_DIR/ctl.sock" "$out/control.json" \
+  --every-ms "$every_ms" --fast-switches "$fast" --seconds $((max_minutes * 60)) &
+control_pid=$!
+
+echo "t_s,rss_kb,rx_frames,retired_reclaimed,retired_pending" >"$out/soak.csv"
+start=$(date +%s)
+rss_warm="" rx=0
+while :; do
+  sleep 2
+  now=$(($(date +%s) - start))
+  kill -0 "$pid" 2>/dev/null || tb_die "sharebufd died after $now s"
+  row=$(tb_ctl --json --timeout 10 ports 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+print(sum(p["rx_frames"] for p in json.load(sys.stdin)))' || echo "")
+  [ -n "$row" ] && rx=$row
+  st=$(tb_ctl --json --timeout 10 status 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+print(s["retired_reclaimed"], s["retired_pending"])' || echo "- -")
+  mem=$(rss)
+  echo "$now,$mem,$rx,${st// /,}" >>"$out/soak.csv"
+  [ -n "$rss_warm" ] || [ "$now" -lt 20 ] || rss_warm=$mem
+  if [ $((now % 30)) -lt 2 ]; then
+    tb_log "$now s: $rx of $target frames, RSS $mem kB, policies reclaimed/pending ${st}"
+  fi
+  reclaimed=${st%% *}
+  [ "$rx" -lt "$target" ] || [ "$reclaimed" = - ] || [ "$reclaimed" -lt "$fast" ] || break
+  [ "$now" -lt $((max_minutes * 60)) ] || { tb_log "time limit: $rx of $target frames"; break; }
+done
+elapsed=$(($(date +%s) - start))
+rss_end=$(rss)
+touch "$stop_file"
+kill -TERM "$control_pid" 2>/dev/null || true
+wait "$control_pid" || tb_log "soak_control exited with $?"
+# The loops end with their current run (at most 5 s); then the iperf3 servers are stopped.
+sleep 6
+for p in "${TB_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+for p in "${TB_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+TB_PIDS=()
+rc=0
+tb_stop_switch || rc=$?
+cp "$TB_DIR/stats.json" "$TB_DIR/sharebufd.log" "$TB_DIR/sw.toml" "$out/"
+
+verdict=0
+/usr/bin/python3 - "$out" "$rc" "$rss_start" "${rss_warm:-$rss_end}" "$rss_end" "$elapsed" "$target" "$fast" <<'EOF' || verdict=$?
+import json, re, sys
+out, rc, rss_start, rss_warm, rss_end, elapsed, target, fast = sys.argv[1:]
+rc, rss_start, rss_warm, rss_end = int(rc), int(rss_start), int(rss_warm), int(rss_end)
+s = json.load(open(f"{out}/stats.json"))
+ctl = json.load(open(f"{out}/control.json"))
+log = open(f"{out}/sharebufd.log").read()
+ports = s["ports"]
+queues = [q for p in ports for q in p["queues"]]
+drops = lambda q: sum(v for k, v in q["dropped"].items() if k != "pushed_out")
+rx = sum(p["rx_frames"] for p in ports)
+flooded = sum(p["flooded"] for p in ports)
+dropped_at_rx = sum(p["filtered"] + p["malformed_total"] + p["truncated"] + p["storm_dropped"]
+                    for p in ports)
+copies = (rx - dropped_at_rx - flooded) + flooded * (len(ports) - 1)
+received = sum(q["received"] for q in queues) + sum(p["oversize"] for p in ports)
+bad_lines = [l for l in log.splitlines() if re.match(r"^\S+ \S+ (error|critical) ", l)]
+m = re.search(r"stopped; (\d+) of (\d+) pool cells free", log)
+checks = [
+    ("sharebufd exited 0", rc == 0, f"exit {rc}"),
+    ("per-queue identities", all(q["received"] == q["admitted"] + drops(q) and
+                                 q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"] +
+                                 q["queued"] for q in queues), f"{len(queues)} queues"),
+    ("copies balance", copies == received, f"{copies} copies expected, {received} received"),
+    ("every cell back", bool(m) and m.group(1) == m.group(2),
+     m.group(0) if m else "no 'stopped' line"),
+    ("no error logged", not bad_lines, bad_lines[0] if bad_lines else "none"),
+    ("no failed request", ctl["errors"] == 0,
+     "; ".join(ctl["first_errors"]) if ctl["errors"] else "none"),
+    ("RSS within 10 %", rss_end <= rss_warm * 1.10,
+     f"{rss_warm} kB after 20 s, {rss_end} kB at the end ({(rss_end / rss_warm - 1) * 100:+.1f} %)"),
+    (f"{int(target):,} frames", rx >= int(target), f"{rx:,} received"),
+    (f"{int(fast):,} back-to-back switches", ctl["counts"]["switcher"] >= int(fast),
+     f"{ctl['counts']['switcher']:,} done"),
+]
+c = ctl["counts"]
+malformed = sum(p["malformed_total"] for p in ports)
+storm = sum(p["storm_dropped"] for p in ports)
+lines = [
+    f"Soak of {int(elapsed) // 60} min {int(elapsed) % 60} s: {rx:,} frames received "
+    f"({rx / int(elapsed) / 1e3:.0f} kframes/s), {flooded:,} flooded, {malformed:,} malformed, "
+    f"{storm:,} stopped by storm control; {c['operator_policy']:,} policy and "
+    f"{c['operator_view']:,} view switches every {ctl.get('every_ms', 100):g} ms plus "
+    f"{c['switcher']:,} back to back ({len(ctl['policies'])} policies: "
+    f"{', '.join(ctl['policies'])}); {c['status']:,} status and {c['queues']:,} queues requests "
+    f"(slowest status {ctl['slowest_status_ms']} ms), {c['watch_samples']:,} watch samples. "
+    f"RSS {rss_start} kB at start.",
+    "",
+    "| check | result | measured |",
+    "|---|---|---|",
+] + [f"| {name} | {'pass' if ok else '**FAIL**'} | {detail} |" for name, ok, detail in checks]
+open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+sys.exit(0 if all(ok for _, ok, _ in checks) else 1)
+EOF
+if [ "$readme" -eq 1 ]; then
+  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" soak "$out/summary.md"
+fi
+exit $verdict
