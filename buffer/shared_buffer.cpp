@@ -77,15 +77,8 @@ void SharedBuffer::link(uint32_t head, uint32_t q, uint32_t cells, const FrameMe
   queues_[q].push(head);
 }
 
-SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uint32_t cells,
-                                               bool from_head, VictimPicker pick) noexcept {
-  RoomMade out;
-  std::lock_guard guard(push_out_lock_);
-  uint32_t held = state_.reserve_up_to(q, cells);
-  if (held == cells) {
-    out.reserved = true;
-    return out;
-  }
+bool SharedBuffer::plan_victims(uint32_t q, uint32_t need, uint32_t held, bool from_head,
+                                VictimPicker pick) noexcept {
   // Plan on the lengths as they are now; the arrival's queue as it was before the arrival.
   const uint32_t n = layout_.num_queues();
   for (uint32_t j = 0; j < n; ++j) {
@@ -95,13 +88,9 @@ SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uin
   }
   plan_cells_[q] -= std::min(plan_cells_[q], held);
   plan_victims_.clear();
-  uint32_t need = cells - held;
   while (need > 0) {
     const uint32_t j = pick(q, plan_cells_, plan_has_frame_);
-    if (j >= n) {  // the arrival's queue is (one of) the longest: LQD drops it
-      state_.release(q, held);
-      return out;
-    }
+    if (j >= n) return false;  // the arrival's queue is (one of) the longest: LQD drops it
     const uint32_t frame = plan_cursor_[j] == kNoCell
                                ? queues_[j].end(from_head)
                                : queues_[j].next_from_end(plan_cursor_[j], from_head);
@@ -116,35 +105,63 @@ SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uin
     need -= std::min(need, c);
     plan_victims_.push_back(j);
   }
-  // Carry the plan out: each victim's cells go to q.
+  return true;
+}
+
+uint32_t SharedBuffer::evict_planned(CellCache& cache, uint32_t q, bool from_head) noexcept {
+  uint32_t moved = 0;
   for (const uint32_t j : plan_victims_) {
     const uint32_t head = from_head ? queues_[j].pop_head() : queues_[j].pop_tail();
-    if (head == kNoCell) continue;  // its egress sent it meanwhile
+    if (head == kNoCell) continue;  // its egress sent the queue's last frames meanwhile
     const uint32_t c = pool_.descriptor(head).cells;
     count_drop(j, DropReason::kPushedOut, c);
-    state_.transfer(j, q, c);
+    state_.transfer(j, q, c);  // the victim's cells go to q: a racing arrival cannot take them
     pool_.free_frame(cache, head);
-    held += c;
-    out.pushed_out_cells += c;
+    moved += c;
+  }
+  return moved;
+}
+
+SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uint32_t cells,
+                                               bool from_head, VictimPicker pick) noexcept {
+  RoomMade out;
+  std::lock_guard guard(push_out_lock_);
+  uint32_t held = state_.reserve_up_to(q, cells);
+  if (held == cells) {
+    out.reserved = true;
+    return out;
+  }
+  // The first plan is made on exact lengths and decides: refused, nothing is pushed out. In the
+  // live switch an egress worker may send a planned victim between planning and eviction (the
+  // eviction then takes a smaller frame, or none from a queue that emptied), so the shortfall is
+  // planned again on the lengths as they are then, from the queues still longer than q. Only
+  // when none is do we wait for the cells of the frames the egress workers hold, which come back
+  // to the pool as they release them, for at most kVictimWait.
+  std::chrono::steady_clock::time_point deadline{};
+  for (uint32_t round = 0;; ++round) {
+    if (round == 1) {
+      deadline = std::chrono::steady_clock::now() + kVictimWait;
+    } else if (round > 1 && std::chrono::steady_clock::now() > deadline) {
+      break;
+    }
+    if (plan_victims(q, cells - held, held, from_head, pick)) {
+      const uint32_t moved = evict_planned(cache, q, from_head);
+      held += moved;
+      out.pushed_out_cells += moved;
+    } else if (round == 0) {
+      state_.release(q, held);
+      return out;
+    } else if (round % 64 == 0) {
+      std::this_thread::yield();
+    } else {
+      cpu_relax();
+    }
+    if (held < cells) held += state_.reserve_up_to(q, cells - held);
+    if (held >= cells) break;
   }
   if (held > cells) {
     state_.release(q, held - cells);  // the last victim was larger than the rest of the need
     held = cells;
-  }
-  // Victims an egress worker sent meanwhile return their cells to the pool as it releases them,
-  // a copy of one frame later; a preempted egress worker may take longer, so yield, for at most
-  // kVictimWait.
-  if (held < cells) {
-    const auto deadline = std::chrono::steady_clock::now() + kVictimWait;
-    for (uint32_t spin = 1;; ++spin) {
-      held += state_.reserve_up_to(q, cells - held);
-      if (held == cells || std::chrono::steady_clock::now() > deadline) break;
-      if (spin % 64 == 0) {
-        std::this_thread::yield();
-      } else {
-        cpu_relax();
-      }
-    }
   }
   if (held < cells) {
     state_.release(q, held);

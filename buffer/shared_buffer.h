@@ -112,9 +112,11 @@ class SharedBuffer {
   //
   // Returns whether the cells are reserved (then call enqueue_reserved()); pushed_out_cells
   // counts what was pushed out. In the live switch an egress worker may send a planned victim
-  // between planning and eviction; its cells then come back to the pool when it releases the
-  // frame, and are taken from there (waiting up to kVictimWait); only if they do not come back
-  // in time is the arrival refused after a push-out (pushed_out_cells > 0, reserved == false).
+  // between planning and eviction; the shortfall is then planned again on the lengths as they
+  // are, and only when no queue is longer than q any more are the cells of frames the egress
+  // workers hold awaited (up to kVictimWait, as they come back to the pool). Only if they do not
+  // come back in time is the arrival refused after a push-out (pushed_out_cells > 0, reserved ==
+  // false).
   static constexpr std::chrono::milliseconds kVictimWait{5};
   using VictimPicker = uint32_t (*)(uint32_t q, std::span<const uint32_t> lengths,
                                     std::span<const uint8_t> has_frame) noexcept;
@@ -145,6 +147,11 @@ class SharedBuffer {
 
  private:
   void link(uint32_t head, uint32_t q, uint32_t cells, const FrameMeta& meta) noexcept;
+  // make_room()'s steps, under push_out_lock_: plan victims for `need` more cells (false: q is
+  // among the longest), then evict the planned frames, moving their cells to q; returns them.
+  bool plan_victims(uint32_t q, uint32_t need, uint32_t held, bool from_head,
+                    VictimPicker pick) noexcept;
+  uint32_t evict_planned(CellCache& cache, uint32_t q, bool from_head) noexcept;
 
   BufferLayout layout_;
   CellPool pool_;

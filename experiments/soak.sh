@@ -6,7 +6,8 @@
 #   frames of every kind the parser names; h3 and h4 run TCP both ways (one direction DSCP 46).
 # Meanwhile experiments/lib/soak_control.py switches to a random policy and view every 100 ms,
 # switches policy back to back --fast-switches times in all (from 10 s on), hammers status and
-# queues on two connections and reads a 1 ms watch stream. It runs until the switch has received
+# queues on two connections, reads a 1 ms watch stream and, every minute from 20 s on, times a
+# fresh status beside 1000 busy and 300 idle connections. It runs until the switch has received
 # --frames frames and reclaimed --fast-switches policies (or --max-minutes), then stops
 # everything and checks:
 #   - per queue: received = admitted + dropped, admitted = transmitted + pushed out + queued;
@@ -14,7 +15,8 @@
 #     received minus their drops, each flooded frame counted once per other port;
 #   - every cell back in the pool, sharebufd exits 0, no error or critical line in its log, no
 #     failed control request;
-#   - RSS at the end within 10 % of RSS after the first 20 s (rings and pools touched).
+#   - RSS at the end within 10 % of RSS after the first 20 s (rings and pools touched);
+#   - each crowd's fresh status answered within 100 ms.
 #   experiments/soak.sh [--frames 1e8] [--max-minutes 30] [--every-ms 100]
 #                       [--fast-switches 100000] [--out DIR] [--readme]
 # Writes DIR (default results/soak): soak.csv (t_s, rss_kb, rx_frames, retired_reclaimed,
@@ -157,6 +159,12 @@ checks = [
     (f"{int(fast):,} back-to-back switches", ctl["counts"]["switcher"] >= int(fast),
      f"{ctl['counts']['switcher']:,} done"),
 ]
+crowd = ctl.get("crowd_fresh_status_ms", [])
+if crowd:
+    checks.append(("fresh status beside 1000 busy and 300 idle clients within 100 ms",
+                   max(crowd) < 100,
+                   f"{len(crowd)} crowds: median {sorted(crowd)[len(crowd) // 2]} ms, "
+                   f"max {max(crowd)} ms"))
 c = ctl["counts"]
 malformed = sum(p["malformed_total"] for p in ports)
 storm = sum(p["storm_dropped"] for p in ports)

@@ -279,9 +279,10 @@ void ControlServer::loop() {
       if (c.eof && !c.watching && !c.in.empty() && !has_line(c)) c.in += '\n';
     }
 
-    // 2. Serve requests: the clients waiting longest first, each at most kRequestsPerTurn, at
-    // most kRequestsPerRound in all, so a client pipelining thousands of requests, or a
-    // thousand clients each sending some, keep a new client waiting one round at most.
+    // 2. Serve requests: the clients waiting longest first, at most kRequestsPerRound in all,
+    // each an equal share of that (one request when more than kRequestsPerRound clients wait, at
+    // most kRequestsPerTurn), so a client pipelining thousands of requests, or a thousand clients
+    // pipelining some, keep a new client waiting about two rounds: one request of each of them.
     ready.clear();
     for (auto& c : clients) {
       if (!c->dead && !c->closing && !c->watching && has_line(*c) &&
@@ -291,13 +292,15 @@ void ControlServer::loop() {
     std::sort(ready.begin(), ready.end(),
               [](const Client* x, const Client* y) { return x->served_round < y->served_round; });
     size_t budget = kRequestsPerRound;
+    const size_t per_turn = std::clamp<size_t>(
+        kRequestsPerRound / std::max<size_t>(ready.size(), 1), 1, kRequestsPerTurn);
     for (Client* cp : ready) {
       if (budget == 0) break;
       Client& c = *cp;
       c.served_round = round;
       size_t start = 0;
       size_t served = 0;
-      for (size_t nl; !c.closing && !c.watching && served < kRequestsPerTurn && budget > 0 &&
+      for (size_t nl; !c.closing && !c.watching && served < per_turn && budget > 0 &&
                       (nl = c.in.find('\n', start)) != std::string::npos;
            start = nl + 1) {
         std::string_view line(c.in.data() + start, nl - start);

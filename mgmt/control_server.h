@@ -12,11 +12,12 @@
 //   - a request line over 1 MiB gets an error and the connection is closed; a client whose
 //     unread replies exceed 4 MiB is closed; watch samples are skipped (and counted in the next
 //     sample as "skipped") while a client has over 256 KiB unread;
-//   - fairness: each round of the loop reads at most 256 KiB of one client and serves at most 8
-//     of its requests and 512 in all, the clients waiting longest first, so one client
-//     pipelining megabytes of requests, or a thousand busy clients, delay a new request by about
-//     one round, not by all of theirs; replies to a client that does not read them wait until
-//     it does (its requests are not served meanwhile).
+//   - fairness: each round of the loop reads at most 256 KiB of one client and serves at most
+//     512 requests in all, the clients waiting longest first, each an equal share (at most 8,
+//     one when more than 512 clients wait), so one client pipelining megabytes of requests, or a
+//     thousand busy clients, delay a new request by about one request of each, not by all of
+//     theirs; replies to a client that does not read them wait until it does (its requests are
+//     not served meanwhile).
 // The socket file never replaces anything but a stale socket; its mode and group come from
 // [control]; every client's credentials (uid, gid, pid) are logged when it connects, and with
 // admin_group set only admin peers may run the commands that change the switch.
@@ -45,7 +46,7 @@ class ControlServer {
   size_t clients_served() const noexcept { return served_.load(std::memory_order_relaxed); }
 
   static constexpr size_t kReadPerRound = 256 << 10;  // bytes read from one client per round
-  static constexpr size_t kRequestsPerTurn = 8;       // requests served of one client per round
+  static constexpr size_t kRequestsPerTurn = 8;       // most served of one client per round
   static constexpr size_t kRequestsPerRound = 512;    // requests served in all per round
 
  private:

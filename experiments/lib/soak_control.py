@@ -1,7 +1,7 @@
 """The soak's control-plane load on a running sharebufd, until SIGTERM/SIGINT or --seconds.
 
 usage: soak_control.py SOCKET SUMMARY_JSON [--every-ms 100] [--fast-switches N] [--seconds S]
-                       [--seed N]
+                       [--crowd-every-s 60] [--seed N]
 
 Four kinds of client, each on its own connection (threads):
   operator  every --every-ms: a random policy (policy.set, from policy.list, default
@@ -11,12 +11,16 @@ Four kinds of client, each on its own connection (threads):
             retires and reclaims that many policies under traffic.
   hammer    status and queues back to back on two connections; the slowest status is recorded.
   watcher   one `watch interval_us=1000` stream, read as it comes.
+  crowd     every --crowd-every-s (from 20 s on): 300 idle connections and 1000 that pipeline 20
+            status requests each, then one fresh status, timed (the [control] fairness bound of
+            100 ms); every busy reply must arrive.
 At the end it writes SUMMARY_JSON: counts per client, errors (with the first few messages),
-the slowest status, and which policies it switched among.
+the slowest status, the crowd's fresh-status times, and which policies it switched among.
 """
 import argparse
 import json
 import random
+import resource
 import signal
 import socket
 import sys
@@ -46,8 +50,10 @@ class Client:
 
 
 class Soak:
-    def __init__(self, path, every_ms, fast_switches, seed):
+    def __init__(self, path, every_ms, fast_switches, seed, crowd_every_s=60):
         self.path = path
+        self.crowd_every = crowd_every_s
+        self.crowd_ms = []
         self.every = every_ms / 1000
         self.fast_switches = fast_switches
         self.rng = random.Random(seed)
@@ -128,6 +134,31 @@ class Soak:
             if self.checked("queues", c.request("queues")):
                 self.count("queues")
 
+    def crowd(self):
+        if self.crowd_every <= 0 or self.stop.wait(20):
+            return
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < 2048 <= hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (2048, hard))
+        burst = b'{"cmd":"status"}\n' * 20
+        while not self.stop.is_set():
+            idle = [Client(self.path) for _ in range(300)]
+            busy = [Client(self.path) for _ in range(1000)]
+            fresh = Client(self.path)
+            for c in busy:
+                c.sock.sendall(burst)
+            t0 = time.monotonic()
+            if self.checked("crowd", fresh.request("status")):
+                with self.lock:
+                    self.crowd_ms.append(round((time.monotonic() - t0) * 1000, 2))
+            for c in busy:
+                for _ in range(20):
+                    self.checked("crowd busy", c.line())
+            for c in idle + busy + [fresh]:
+                c.sock.close()
+            if self.stop.wait(self.crowd_every):
+                return
+
     def watcher(self):
         c = Client(self.path)
         c.sock.sendall(b'{"cmd":"watch","args":{"interval_us":1000}}\n')
@@ -153,7 +184,7 @@ class Soak:
             return threading.Thread(target=body, daemon=True)
 
         threads = [guarded(self.operator), guarded(self.switcher), guarded(self.hammer),
-                   guarded(self.hammer), guarded(self.watcher)]
+                   guarded(self.hammer), guarded(self.watcher), guarded(self.crowd)]
         for t in threads:
             t.start()
         end = time.monotonic() + seconds if seconds else None
@@ -171,9 +202,10 @@ def main():
     ap.add_argument("--every-ms", type=float, default=100)
     ap.add_argument("--fast-switches", type=int, default=100000)
     ap.add_argument("--seconds", type=float, default=0, help="0: until SIGTERM")
+    ap.add_argument("--crowd-every-s", type=float, default=60, help="0: no crowd")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    soak = Soak(a.socket, a.every_ms, a.fast_switches, a.seed)
+    soak = Soak(a.socket, a.every_ms, a.fast_switches, a.seed, a.crowd_every_s)
     signal.signal(signal.SIGTERM, lambda *_: soak.stop.set())
     signal.signal(signal.SIGINT, lambda *_: soak.stop.set())
     policies = soak.usable_policies()
@@ -183,7 +215,8 @@ def main():
     summary = {"seconds": round(time.monotonic() - started, 1), "every_ms": a.every_ms,
                "policies": policies,
                "counts": soak.counts, "errors": soak.error_count, "first_errors": soak.errors,
-               "slowest_status_ms": round(soak.slowest_status_ms, 2)}
+               "slowest_status_ms": round(soak.slowest_status_ms, 2),
+               "crowd_fresh_status_ms": soak.crowd_ms}
     with open(a.summary, "w") as f:
         json.dump(summary, f, indent=2)
     return 0

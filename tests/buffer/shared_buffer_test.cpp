@@ -1,5 +1,6 @@
 #include "buffer/shared_buffer.h"
 
+#include <span>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -61,6 +62,70 @@ TEST_F(SharedBufferTest, PushOutFromTailAndHeadIsCountedAsPushedOut) {
   EXPECT_EQ(out[0], std::byte{1});  // frames 0 (head) and 3 (tail) were pushed out
   ASSERT_EQ(buffer_->dequeue_copy(*cache_, 0, out), 160u);
   EXPECT_EQ(out[0], std::byte{2});
+}
+
+// make_room() when an egress worker sends a planned victim between planning and eviction: the
+// picker below plays that egress worker, dequeuing (and holding) the first victim's frame while
+// the plan goes on. The shortfall is planned again from the queues still longer than the
+// arrival's, so the arrival that pushed frames out is kept (it was refused after 5 ms of waiting
+// for cells that the held frame never returned).
+class MakeRoomRace : public testing::BufferFixture {
+ protected:
+  static inline SharedBuffer* buffer_for_picker = nullptr;
+  static inline uint32_t picks = 0;
+  static inline uint32_t held_by_egress = kNoCell;
+  // LQD's rule (the longest other queue with a frame, ties to the lowest id, refusing when the
+  // arrival's queue is as long), with a theft on the second call.
+  static uint32_t racing_pick(uint32_t q, std::span<const uint32_t> cells,
+                              std::span<const uint8_t> has_frame) noexcept {
+    if (++picks == 2) held_by_egress = buffer_for_picker->dequeue(1);
+    uint32_t victim = static_cast<uint32_t>(cells.size());
+    uint32_t longest = cells[q];
+    for (uint32_t j = 0; j < cells.size(); ++j) {
+      if (j != q && cells[j] > longest && has_frame[j] != 0) {
+        victim = j;
+        longest = cells[j];
+      }
+    }
+    return victim;
+  }
+};
+
+TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
+  make_buffer({.capacity_cells = 150, .cell_bytes = 16, .ports = {PortSpec{.num_queues = 4}}});
+  buffer_for_picker = buffer_.get();
+  picks = 0;
+  held_by_egress = kNoCell;
+  const auto put = [&](uint32_t q, uint32_t bytes) {
+    std::vector<std::byte> frame(bytes);
+    buffer_->count_arrival(q);
+    ASSERT_TRUE(buffer_->enqueue(*cache_, q, frame, FrameMeta{}));
+  };
+  put(1, 800);  // 50 cells, one frame: the first victim
+  put(2, 400);  // 2 x 25 cells
+  put(2, 400);
+  put(3, 400);  // 2 x 25 cells
+  put(3, 400);
+  ASSERT_EQ(buffer_->state().total_cells(), 150u);
+
+  // A 1500-byte arrival (94 cells) to the empty queue 0 plans queue 1's frame, then (the egress
+  // takes that frame) one frame of queue 2 and one of queue 3: 50 cells short at eviction.
+  buffer_->count_arrival(0);
+  const SharedBuffer::RoomMade room = buffer_->make_room(*cache_, 0, 94, false, &racing_pick);
+  ASSERT_NE(held_by_egress, kNoCell) << "the picker never played the egress worker";
+  EXPECT_TRUE(room.reserved);
+  EXPECT_EQ(room.pushed_out_cells, 100u);  // all four 25-cell frames
+  if (room.reserved) {
+    std::vector<std::byte> frame(1500);
+    buffer_->enqueue_reserved(*cache_, 0, frame, FrameMeta{});
+  } else {
+    buffer_->count_drop(0, DropReason::kPoolFull, 94);
+  }
+  EXPECT_EQ(buffer_->state().queue_cells(0), room.reserved ? 94u : 0u);
+  EXPECT_EQ(buffer_->stats(2).dropped_cells[static_cast<size_t>(DropReason::kPushedOut)] +
+                buffer_->stats(3).dropped_cells[static_cast<size_t>(DropReason::kPushedOut)],
+            room.pushed_out_cells);
+  buffer_->release(*cache_, held_by_egress);  // the egress worker sent it
 }
 
 TEST_F(SharedBufferTest, ProbeModeSeesTheRegistersOfTheLastBoundary) {

@@ -9,6 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -75,6 +76,16 @@ class Client {
     fd_ = -1;
   }
   void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+  // Complete lines received so far, without waiting (and without consuming them).
+  size_t lines_ready() {
+    char tmp[65536];
+    for (;;) {
+      const ssize_t n = recv(fd_, tmp, sizeof(tmp), MSG_DONTWAIT);
+      if (n <= 0) break;
+      buf_.append(tmp, static_cast<size_t>(n));
+    }
+    return static_cast<size_t>(std::count(buf_.begin(), buf_.end(), '\n'));
+  }
 
  private:
   int fd_ = -1;
@@ -173,9 +184,13 @@ TEST_F(ServerFixture, ShutdownCommandCallsTheDaemonsHook) {
   EXPECT_TRUE(called.load());
 }
 
-// The limits of issue 14: 1000 busy clients (each with 20 requests pipelined) and 300 idle ones
-// at once leave a fresh client's status answered within 100 ms.
-TEST_F(ServerFixture, ThousandBusyAndThreeHundredIdleClientsLeaveAFreshStatusFast) {
+// The limits of issue 14: with 1000 busy clients (each with 20 requests pipelined) and 300 idle
+// ones connected, a fresh client's status is served in its turn, not after the backlog. Asserted
+// without a clock (the unit tests run on a shared, noisy machine, some under sanitizers): when the
+// fresh reply arrives, most of the 20 000 pipelined requests are still unanswered, which a server
+// that served each client's pipeline to the end before the next client's could not do. How fast
+// that is in milliseconds is measured by experiments/soak.sh (its crowd phase).
+TEST_F(ServerFixture, ThousandBusyAndThreeHundredIdleClientsLeaveAFreshStatusServedInItsTurn) {
   rlimit files{};
   getrlimit(RLIMIT_NOFILE, &files);
   if (files.rlim_cur < 4096 && files.rlim_max >= 4096) {
@@ -188,34 +203,47 @@ TEST_F(ServerFixture, ThousandBusyAndThreeHundredIdleClientsLeaveAFreshStatusFas
     idle.push_back(std::make_unique<Client>(path));
     ASSERT_TRUE(idle.back()->connected());
   }
+  constexpr size_t kBusy = 1000;
+  constexpr size_t kPipelined = 20;
   std::string burst;
-  for (int k = 0; k < 20; ++k)
+  for (size_t k = 0; k < kPipelined; ++k)
     burst += R"({"cmd":"status"})"
              "\n";
+  // All connected first, then the pipelines sent in one quick pass, so that the backlog is
+  // there when the fresh client asks, however fast the server is.
   std::vector<std::unique_ptr<Client>> busy;
-  for (int i = 0; i < 1000; ++i) {
+  for (size_t i = 0; i < kBusy; ++i) {
     busy.push_back(std::make_unique<Client>(path));
     ASSERT_TRUE(busy.back()->connected());
-    ASSERT_TRUE(busy.back()->send_raw(burst));
   }
   Client fresh(path);
   ASSERT_TRUE(fresh.connected());
-  const auto start = std::chrono::steady_clock::now();
+  for (auto& c : busy)
+    ASSERT_TRUE(c->send_raw(burst));
+  const auto answered = [&] {
+    size_t n = 0;
+    for (auto& c : busy)
+      n += c->lines_ready();
+    return n;
+  };
+  const size_t before = answered();
   const json r = fresh.request(R"({"cmd":"status"})");
-  const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r["ok"], true) << r.dump();
-  // 100 ms is the requirement; the sanitizer builds run the same code several times slower.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  constexpr auto kBound = std::chrono::milliseconds(1000);
-#else
-  constexpr auto kBound = std::chrono::milliseconds(100);
-#endif
-  EXPECT_LT(took, kBound) << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
-                          << " ms";
+  const size_t after = answered();
+  // Served in its turn: within about two rounds (one request of each busy client) after its own
+  // arrives; the bound leaves room for what the server serves while this thread counts. A server
+  // that served 8 of each client's requests per turn would answer about 8000 first, one that
+  // served pipelines to the end all 20 000.
+  const size_t backlog = kBusy * kPipelined - before;
+  EXPECT_GT(backlog, kBusy * kPipelined / 2)
+      << "the backlog was served before it could test anything";
+  EXPECT_LT(after - before, 4 * ControlServer::kRequestsPerRound)
+      << "the fresh status waited for " << after - before << " of a backlog of " << backlog
+      << " pipelined requests";
   // Every busy client is answered in full.
-  for (int i = 0; i < 1000; i += 97) {
-    for (int k = 0; k < 20; ++k) {
-      const auto l = busy[static_cast<size_t>(i)]->line();
+  for (size_t i = 0; i < kBusy; ++i) {
+    for (size_t k = 0; k < kPipelined; ++k) {
+      const auto l = busy[i]->line();
       ASSERT_TRUE(l.has_value()) << "client " << i << " reply " << k;
     }
   }
