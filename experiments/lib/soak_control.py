@@ -2,6 +2,7 @@
 
 usage: soak_control.py SOCKET SUMMARY_JSON [--every-ms 100] [--fast-switches N] [--seconds S]
                        [--crowd-every-s 60] [--seed N]
+       soak_control.py SOCKET SUMMARY_JSON --crowds N   (only the crowd, N times)
 
 Four kinds of client, each on its own connection (threads):
   operator  every --every-ms: a random policy (policy.set, from policy.list, default
@@ -31,8 +32,10 @@ import time
 class Client:
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(10)
+        # Connected blocking: a unix socket with a timeout fails with EAGAIN while the daemon's
+        # listen backlog is full, instead of waiting for its turn.
         self.sock.connect(path)
+        self.sock.settimeout(10)
         self.buf = b""
 
     def line(self):
@@ -47,6 +50,42 @@ class Client:
     def request(self, cmd, **args):
         self.sock.sendall((json.dumps({"cmd": cmd, "args": args}) + "\n").encode())
         return self.line()
+
+
+class CrowdError(Exception):
+    pass
+
+
+def crowd_once(path, idle_n=300, busy_n=1000, pipelined=20):
+    """Milliseconds to a fresh status with idle_n idle connections and busy_n that pipeline
+    `pipelined` status requests each; every busy reply must arrive and be ok."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = idle_n + busy_n + 64
+    if soft < need <= hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+    burst = b'{"cmd":"status"}\n' * pipelined
+    idle, busy = [], []
+    try:
+        idle = [Client(path) for _ in range(idle_n)]
+        busy = [Client(path) for _ in range(busy_n)]
+        fresh = Client(path)
+        busy.append(fresh)
+        for c in busy[:-1]:
+            c.sock.sendall(burst)
+        t0 = time.monotonic()
+        reply = fresh.request("status")
+        ms = round((time.monotonic() - t0) * 1000, 2)
+        if not reply.get("ok"):
+            raise CrowdError(f"fresh status: {reply.get('error')}")
+        for c in busy[:-1]:
+            for _ in range(pipelined):
+                reply = c.line()
+                if not reply.get("ok"):
+                    raise CrowdError(f"busy status: {reply.get('error')}")
+        return ms
+    finally:
+        for c in idle + busy:
+            c.sock.close()
 
 
 class Soak:
@@ -137,25 +176,13 @@ class Soak:
     def crowd(self):
         if self.crowd_every <= 0 or self.stop.wait(20):
             return
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft < 2048 <= hard:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (2048, hard))
-        burst = b'{"cmd":"status"}\n' * 20
         while not self.stop.is_set():
-            idle = [Client(self.path) for _ in range(300)]
-            busy = [Client(self.path) for _ in range(1000)]
-            fresh = Client(self.path)
-            for c in busy:
-                c.sock.sendall(burst)
-            t0 = time.monotonic()
-            if self.checked("crowd", fresh.request("status")):
+            try:
+                ms = crowd_once(self.path)
                 with self.lock:
-                    self.crowd_ms.append(round((time.monotonic() - t0) * 1000, 2))
-            for c in busy:
-                for _ in range(20):
-                    self.checked("crowd busy", c.line())
-            for c in idle + busy + [fresh]:
-                c.sock.close()
+                    self.crowd_ms.append(ms)
+            except CrowdError as e:
+                self.error("crowd", str(e))
             if self.stop.wait(self.crowd_every):
                 return
 
@@ -204,7 +231,15 @@ def main():
     ap.add_argument("--seconds", type=float, default=0, help="0: until SIGTERM")
     ap.add_argument("--crowd-every-s", type=float, default=60, help="0: no crowd")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--crowds", type=int, default=0,
+                    help="only run this many crowds one after another, print their fresh-status "
+                         "times (ms) as JSON and exit")
     a = ap.parse_args()
+    if a.crowds:
+        times = [crowd_once(a.socket) for _ in range(a.crowds)]
+        json.dump({"crowd_fresh_status_ms": times}, open(a.summary, "w"))
+        print(json.dumps(times))
+        return 0
     soak = Soak(a.socket, a.every_ms, a.fast_switches, a.seed, a.crowd_every_s)
     signal.signal(signal.SIGTERM, lambda *_: soak.stop.set())
     signal.signal(signal.SIGINT, lambda *_: soak.stop.set())
