@@ -142,6 +142,7 @@ bool AfPacketPort::rx_peek(RxFrame& frame) noexcept {
   frame.vlan_tci = hdr->tp_vlan_tci;
   frame.vlan_tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? hdr->tp_vlan_tpid : 0x8100;
   frame.checksum_partial = (status & TP_STATUS_CSUMNOTREADY) != 0;
+  frame.ring_realtime_ns = uint64_t{hdr->tp_sec} * 1'000'000'000ull + hdr->tp_nsec;
   return true;
 }
 
@@ -165,11 +166,12 @@ uint8_t* AfPacketPort::tx_slot(uint32_t* room) noexcept {
   return static_cast<uint8_t*>(tx_iov_[tx_count_].iov_base);
 }
 
-void AfPacketPort::tx_commit(uint32_t len) noexcept {
+void AfPacketPort::tx_commit(uint32_t len, uint64_t stamp_ns) noexcept {
+  tx_stamp_[tx_count_] = stamp_ns;
   tx_iov_[tx_count_++].iov_len = len;
 }
 
-bool AfPacketPort::tx_kick() noexcept {
+bool AfPacketPort::tx_kick(buffer::DelayHistogram* sent) noexcept {
   uint32_t done = 0;
   bool ok = true;
   while (done < tx_count_) {
@@ -186,10 +188,17 @@ bool AfPacketPort::tx_kick() noexcept {
     ++done;
   }
   if (done != 0) {
+    if (sent != nullptr) {
+      const uint64_t now = monotonic_ns();
+      for (uint32_t i = 0; i < done; ++i) {
+        if (tx_stamp_[i] != 0) sent->record(now - std::min(now, tx_stamp_[i]));
+      }
+    }
     // Keep what the kernel did not take, in order, at the front of the staging slots.
     for (uint32_t i = done; i < tx_count_; ++i) {
       std::memcpy(tx_iov_[i - done].iov_base, tx_iov_[i].iov_base, tx_iov_[i].iov_len);
       tx_iov_[i - done].iov_len = tx_iov_[i].iov_len;
+      tx_stamp_[i - done] = tx_stamp_[i];
     }
     tx_count_ -= done;
   }

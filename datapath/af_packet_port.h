@@ -18,6 +18,9 @@
 #include <memory>
 #include <string>
 
+#include "buffer/delay_histogram.h"
+#include "datapath/clocks.h"
+
 namespace sharebuf::datapath {
 
 struct RxFrame {
@@ -28,6 +31,7 @@ struct RxFrame {
   uint16_t vlan_tpid = 0;
   bool vlan_valid = false;        // the kernel stripped a VLAN tag into vlan_tci
   bool checksum_partial = false;  // TP_STATUS_CSUMNOTREADY: L4 checksum not computed yet
+  uint64_t ring_realtime_ns = 0;  // the kernel's stamp (CLOCK_REALTIME) as it filled the slot
 };
 
 class AfPacketPort {
@@ -62,10 +66,12 @@ class AfPacketPort {
 
   // TX: a free staging slot (capacity in *room), or nullptr if every slot holds a frame.
   uint8_t* tx_slot(uint32_t* room) noexcept;
-  void tx_commit(uint32_t len) noexcept;
+  // stamp_ns: when the RX worker took the frame (monotonic), for the rx_to_sent hop.
+  void tx_commit(uint32_t len, uint64_t stamp_ns = 0) noexcept;
   // Sends the committed frames (sendmmsg). Frames the kernel cannot take now (socket buffer
   // full) stay staged for the next kick. Returns false if a frame was dropped on a hard error.
-  bool tx_kick() noexcept;
+  // With `sent` given, each frame handed to the kernel records now - its stamp there.
+  bool tx_kick(buffer::DelayHistogram* sent = nullptr) noexcept;
   // Waits up to timeout_ms for the socket to accept more.
   void tx_wait(int timeout_ms) noexcept;
   uint32_t tx_pending() const noexcept { return tx_count_; }
@@ -97,6 +103,7 @@ class AfPacketPort {
   uint64_t tx_dropped_ = 0;
   std::unique_ptr<uint8_t[]> tx_staging_;
   iovec tx_iov_[kMaxTxBatch] = {};
+  uint64_t tx_stamp_[kMaxTxBatch] = {};
   mmsghdr tx_msgs_[kMaxTxBatch] = {};
 };
 

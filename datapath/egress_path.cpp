@@ -48,7 +48,7 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
   const buffer::PacketDescriptor d = core_.buffer.pool().descriptor(head);
   const size_t n = core_.buffer.pool().read_frame(
       head, std::span<std::byte>(reinterpret_cast<std::byte*>(slot), room));
-  port.io->tx_commit(static_cast<uint32_t>(n));
+  port.io->tx_commit(static_cast<uint32_t>(n), d.arrival_ns);
   port.shaper.consume(d.bytes);
   port.scheduler.sent(static_cast<int>(k), d.bytes);
   port.counters.tx_frames.fetch_add(1, std::memory_order_relaxed);
@@ -103,7 +103,8 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
     }
     ++r.sent;
   }
-  if (!port.io->tx_kick()) port.counters.tx_errors.fetch_add(1, std::memory_order_relaxed);
+  if (!port.io->tx_kick(&port.latency.hops[HopLatency::kRxToSent]))
+    port.counters.tx_errors.fetch_add(1, std::memory_order_relaxed);
   port.shaper.set_backlogged(r.stop != Stop::kEmpty);
   if (const uint64_t owed = port.shaper.take_caught_up_bytes(); owed != 0)
     port.counters.shaper_catchup_bytes.fetch_add(owed, std::memory_order_relaxed);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -29,28 +30,26 @@ void RxWorker::run() {
   const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
   uint64_t last_activity = monotonic_ns();
   uint32_t busy_rounds = 0;
+  bool woke = false;  // poll() blocked and returned: the next frame measures the wake-up
   while (!core_.stop_rx.load(std::memory_order_relaxed)) {
     // A batch boundary: no policy or capture pointer is held across it (datapath/epochs.h).
     core_.epochs.enter(slot_);
     bool any = false;
     for (uint32_t p : ports_) {
-      PortRuntime& port = *core_.ports[p];
-      RxFrame rx;
-      if (!port.io->rx_peek(rx)) continue;
-      any = true;
-      port_ = p;
-      // acquire pairs with the release store of a newly published policy.
-      policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
-      const uint64_t now = monotonic_ns();
-      const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
-      for (int i = 0; i < kBurst && port.io->rx_peek(rx); ++i) {
-        handle(rx, policy, view, now, cache);
-        port.io->rx_release();
+      if (drain(p, cache, woke)) {
+        any = true;
+        woke = false;
       }
-      flush_pending(cache);
-      last_activity = now;
     }
+    // A frame sent inline to another worker's port is often answered before sendmmsg returns
+    // (the receiving host's kernel replies in the same softirq), so the answer is in that port's
+    // ring now: take it, rather than let it wait for that port's worker to wake up
+    // (docs/datapath-latency.md).
+    for (uint64_t a = std::exchange(answer_ports_, 0); a != 0; a &= a - 1)
+      any |= drain(static_cast<uint32_t>(__builtin_ctzll(a)), cache, false);
+    woke = false;
     if (any) {
+      last_activity = monotonic_ns();
       if (++busy_rounds % 64 == 0) collect_ring_drops();
       continue;
     }
@@ -61,10 +60,37 @@ void RxWorker::run() {
       continue;
     }
     core_.epochs.idle(slot_);
-    poll(fds.data(), fds.size(), 100);
+    woke = poll(fds.data(), fds.size(), 100) > 0;
   }
   core_.epochs.idle(slot_);
   collect_ring_drops();
+}
+
+bool RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
+  PortRuntime& port = *core_.ports[p];
+  // acquire pairs with the previous reader's release: its ring position is visible. Uncontended
+  // but for the moments another worker takes the answers to what it sent (run()).
+  if (port.rx_owned.exchange(true, std::memory_order_acquire)) return false;
+  RxFrame rx;
+  if (!port.io->rx_peek(rx)) {
+    port.rx_owned.store(false, std::memory_order_release);
+    return false;
+  }
+  port_ = p;
+  // acquire pairs with the release store of a newly published policy.
+  policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+  const uint64_t now = monotonic_ns();
+  const uint64_t real_now = realtime_ns();  // the ring stamps' clock (hop_latency.h)
+  const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
+  if (woke) port.latency.record_since_ring(HopLatency::kWakeup, rx.ring_realtime_ns, real_now);
+  for (int i = 0; i < kBurst && port.io->rx_peek(rx); ++i) {
+    port.latency.record_since_ring(HopLatency::kRingToRx, rx.ring_realtime_ns, real_now);
+    handle(rx, policy, view, now, cache);
+    port.io->rx_release();
+  }
+  port.rx_owned.store(false, std::memory_order_release);
+  flush_pending(cache);
+  return true;
 }
 
 void RxWorker::collect_ring_drops() {
@@ -92,6 +118,8 @@ void RxWorker::flush_pending(buffer::CellCache& cache) {
     const bool more = path.any_queued();
     path.release();
     if (more) signal.wake();
+    if (std::find(ports_.begin(), ports_.end(), out_port) == ports_.end())
+      answer_ports_ |= uint64_t{1} << out_port;
   }
   pending_ports_ = 0;
 }
@@ -208,6 +236,7 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
     cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
   if (!outcome.enqueued) return;
+  core_.ports[port_]->latency.record(HopLatency::kRxToQueued, monotonic_ns() - now_ns);
   if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
   pending_ports_ |= uint64_t{1} << out_port;
 }

@@ -1,8 +1,11 @@
 // RxWorker: the receive side of one or more ports (one per port by default; [switch] rx_threads
 // folds several ports onto one thread). It reads frames from each port's RX ring in bursts,
 // parses them, learns the source MAC, finds the out port(s), classifies, and admits one copy per
-// out port into the shared buffer through the policy (datapath/admission_step.h), waking the out
-// port's egress worker. It blocks in poll() when the ring is empty.
+// out port into the shared buffer through the policy (datapath/admission_step.h), sending inline
+// to an idle out port or waking its egress worker. After sending inline to a port another worker
+// reads, it reads that port's ring once itself: the answer is often there already, and would
+// otherwise wait for that worker to wake up (docs/datapath-latency.md). It blocks in poll() when
+// its rings are empty.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,8 @@ class RxWorker {
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
 
+  // Reads one burst of port p's RX ring if no other worker is reading it; true if it did.
+  bool drain(uint32_t p, buffer::CellCache& cache, bool woke);
   // Sends inline for the idle ports this burst enqueued to, or wakes their egress workers.
   void flush_pending(buffer::CellCache& cache);
 
@@ -42,6 +47,7 @@ class RxWorker {
   uint32_t slot_;                 // epoch slot
   uint32_t port_ = 0;             // the port of the burst being handled
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
+  uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
 };
 

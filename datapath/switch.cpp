@@ -72,6 +72,11 @@ void apply_priority(int priority) {
   }
 }
 
+// Names the thread for top, perf sched and ps -L (at most 15 characters).
+void name_thread(const std::string& name) {
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+}
+
 }  // namespace
 
 void Switch::start() {
@@ -82,6 +87,7 @@ void Switch::start() {
   for (uint32_t p = 0; p < n_ports; ++p) {
     egress_threads_.emplace_back([this, p, prio] {
       apply_priority(prio);
+      name_thread("sb-tx-" + core_->ports[p]->config.name);
       EgressWorker(*core_, p).run();
     });
   }
@@ -93,6 +99,7 @@ void Switch::start() {
       ports.push_back(p);
     rx_threads_.emplace_back([this, ports, prio, t] {
       apply_priority(prio);
+      name_thread("sb-rx" + std::to_string(t));
       RxWorker(*core_, ports, core_->rx_slot(t)).run();
     });
   }

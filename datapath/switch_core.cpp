@@ -6,12 +6,6 @@
 
 namespace sharebuf::datapath {
 
-uint64_t monotonic_ns() noexcept {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 SwitchCore::SwitchCore(const SwitchConfig& cfg)
     : config(cfg),
       buffer(buffer_config(cfg)),

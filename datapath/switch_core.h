@@ -17,9 +17,11 @@
 #include "buffer/shared_buffer.h"
 #include "datapath/af_packet_port.h"
 #include "datapath/classifier.h"
+#include "datapath/clocks.h"
 #include "datapath/departure_clock.h"
 #include "datapath/epochs.h"
 #include "datapath/frame_capture.h"
+#include "datapath/hop_latency.h"
 #include "datapath/link_control.h"
 #include "datapath/mac_table.h"
 #include "datapath/port_claim.h"
@@ -31,8 +33,6 @@
 #include "policies/policy.h"
 
 namespace sharebuf::datapath {
-
-uint64_t monotonic_ns() noexcept;
 
 // Wakes a sleeping egress worker when its port's queues go from empty to non-empty. The worker
 // announces `sleeping` and re-checks its queues before waiting; an enqueuer publishes its frame,
@@ -60,11 +60,16 @@ struct PortRuntime {
   LinkInfo link;  // as found at the start (claim->link())
   std::unique_ptr<AfPacketPort> io;
   PortCounters counters;
+  HopLatency latency;
   StormControl storm;  // the port's RX worker
   EgressSignal signal;
   // Owned by whoever holds tx_owned (EgressPath): the egress worker, or an RX worker sending
   // inline while the egress worker sleeps.
   std::atomic<bool> tx_owned{false};
+  // The RX ring (and the RX-side state: storm, RX counters) belongs to whoever holds rx_owned:
+  // the port's RX worker, or another RX worker taking the frames that arrived while it sent
+  // inline to this port (rx_worker.cpp).
+  std::atomic<bool> rx_owned{false};
   Scheduler scheduler;
   TokenBucket shaper;
   DepartureClock clock;

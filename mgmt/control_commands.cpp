@@ -131,9 +131,21 @@ json status(ControlContext& ctx, const json& args) {
 json ports(ControlContext& ctx, const json& args) {
   only_keys(args, {});
   json stats = stats_since_reset(ctx);
-  for (auto& p : stats["ports"])
+  for (auto& p : stats["ports"]) {
     p.erase("queues");
+    p.erase("latency");
+  }
   return stats["ports"];
+}
+
+// Where frames' time goes, per port and hop (datapath/hop_latency.h), since counters.reset.
+json latency(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  const json stats = switch_stats_json(ctx.core);
+  json out = json::array();
+  for (const auto& p : stats["ports"])
+    out.push_back({{"port", p["port"]}, {"interface", p["interface"]}, {"hops", p["latency"]}});
+  return out;
 }
 
 json queues(ControlContext& ctx, const json& args) {
@@ -286,6 +298,8 @@ json counters_reset(ControlContext& ctx, const json& args) {
   ctx.baseline = switch_stats_json(ctx.core);
   ctx.reset_ns = datapath::monotonic_ns();
   ctx.core.buffer.state().reset_peaks();
+  for (auto& port : ctx.core.ports)
+    port->latency.reset();
   return {{"reset", true}};
 }
 
@@ -385,6 +399,10 @@ const std::array kCommands = {
     Command{"version", "{}", "daemon and protocol version", version},
     Command{"status", "{}", "name, uptime, policy, view, buffer totals", status},
     Command{"ports", "{}", "per-port counters (since counters.reset)", ports},
+    Command{"latency", "{}",
+            "per port, where frames' time goes: histograms of the wake-up, ring-to-RX, "
+            "RX-to-queued and RX-to-sent hops (since counters.reset)",
+            latency},
     Command{"queues", "{}",
             "per-queue occupancy, threshold, peak, admitted, drops by reason, ECN marks, "
             "queueing delay p50/p99 (counters since counters.reset)",

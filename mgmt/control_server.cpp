@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -135,7 +136,10 @@ ControlServer::~ControlServer() {
 }
 
 void ControlServer::start() {
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "sb-control");
+    loop();
+  });
 }
 
 void ControlServer::stop() {

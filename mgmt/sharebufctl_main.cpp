@@ -34,7 +34,7 @@ options:
   -h, --help          this text
 
 commands (ARGS are key=value; values are JSON if they parse, else strings):
-  status | ports | queues | config | version | list-commands
+  status | ports | queues | latency | config | version | list-commands
   policy.get
   policy.set [NAME] [key=value...]      e.g. policy.set dt alpha=2
   policy.list
@@ -214,6 +214,20 @@ void print_human(const std::string& cmd, const json& r) {
     }
     print_table({"port", "rate", "rx", "tx", "ring_drops", "malformed", "oversize", "tx_errors"},
                 rows);
+  } else if (cmd == "latency") {
+    std::vector<std::vector<std::string>> rows;
+    for (const json& p : r) {
+      // In the order a frame passes them (the reply's object is sorted by name).
+      for (const char* hop : {"wakeup", "ring_to_rx", "rx_to_queued", "rx_to_sent"}) {
+        if (!p["hops"].contains(hop)) continue;
+        const json& h = p["hops"][hop];
+        rows.push_back({p["interface"].get<std::string>(), hop, fmt_num(h["count"]),
+                        human_ns(h["p50_ns"].get<uint64_t>()),
+                        human_ns(h["p99_ns"].get<uint64_t>()),
+                        human_ns(h["p999_ns"].get<uint64_t>())});
+      }
+    }
+    print_table({"port", "hop", "frames", "p50", "p99", "p99.9"}, rows);
   } else if (cmd == "config") {
     std::cout << r["toml"].get<std::string>();
   } else if (cmd == "list-commands") {

@@ -17,6 +17,22 @@ nlohmann::json delay_buckets(const buffer::DelayHistogram& h) {
   return out;
 }
 
+// A port's hop histograms (datapath/hop_latency.h): per hop the count, p50/p99/p99.9 and the
+// non-empty buckets.
+nlohmann::json hop_latency_json(const datapath::HopLatency& lat) {
+  nlohmann::json out = nlohmann::json::object();
+  for (int h = 0; h < datapath::HopLatency::kNumHops; ++h) {
+    const buffer::DelayHistogram& hist = lat.hops[h];
+    out[std::string(datapath::HopLatency::kNames[static_cast<size_t>(h)])] = {
+        {"count", hist.count()},
+        {"p50_ns", hist.quantile(0.5)},
+        {"p99_ns", hist.quantile(0.99)},
+        {"p999_ns", hist.quantile(0.999)},
+        {"histogram", delay_buckets(hist)}};
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
@@ -93,6 +109,7 @@ nlohmann::json switch_stats_json(const datapath::SwitchCore& core) {
                             {"checksum_completed", c.checksum_completed.load(kRelaxed)},
                             {"malformed", malformed},
                             {"malformed_total", c.malformed_total()},
+                            {"latency", hop_latency_json(port.latency)},
                             {"queues", queues}});
   }
   return out;

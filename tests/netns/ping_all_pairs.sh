@@ -12,6 +12,18 @@ for a in 1 2 3; do
     echo "ok h$a -> h$b"
   done
 done
+# Every hop of every port saw the pings (datapath/hop_latency.h), with plausible times.
+tb_ctl --json latency >"$TB_DIR/latency.json"
+/usr/bin/python3 - "$TB_DIR/latency.json" <<'PY' || fail "hop latency histograms"
+import json, sys
+ports = json.load(open(sys.argv[1]))
+for p in ports:
+    for hop in ("wakeup", "ring_to_rx", "rx_to_queued", "rx_to_sent"):
+        h = p["hops"][hop]
+        print(p["interface"], hop, h["count"], h["p50_ns"], h["p99_ns"])
+        assert h["count"] >= 4, (p["interface"], hop, "too few frames")
+        assert 0 < h["p50_ns"] < 1e9, (p["interface"], hop, "implausible p50")
+PY
 tb_stop_switch || fail "sharebufd exited with $?"
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   'all(p["malformed_total"] == 0 for p in s["ports"])' \

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Idle-path latency: where a ping's time goes through sharebufd, beside a Linux bridge on the same
+# two-host testbed (offloads off, no shaping), back to back in one run. For each switch and
+# repetition: 500 pings 10 ms apart (RTT p50/p99); for sharebufd variants also the daemon's hop
+# histograms (`sharebufctl latency`: wake-up, ring → RX, RX → queued, RX → sent, per direction)
+# and its CPU time over 10 s with no traffic. With --perf, `perf sched` records one sharebufd
+# repetition and reports how long its woken threads waited for a CPU (sch_delay) and how long
+# they were off CPU. Writes bench/idle-latency-results.md (and DIR/results.jsonl).
+#   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf]
+# NAMEs: bridge, sharebufd (defaults), sharebufd-1rx (rx_threads = 1), sharebufd-rt
+# (realtime_priority = 10). Needs root and ./run.sh build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$here/../netns-scripts/lib/testbed.sh"
+
+build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-1rx,sharebufd-rt" perf=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --perf) perf=1; shift ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "idle_latency.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
+[ -x "$SHAREBUFD" ] || { echo "build first: ./run.sh build" >&2; exit 1; }
+[ "$perf" -eq 0 ] || command -v perf >/dev/null || { echo "--perf needs perf (linux-perf)" >&2; exit 1; }
+
+tb_init
+tb_create 2 cubic 0 200ms
+results="$TB_DIR/results.jsonl"
+: >"$results"
+
+start_switch() {
+  case "$1" in
+    sharebufd*)
+      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
+      case "$1" in
+        sharebufd-1rx) sed -i 's/^\[switch\]/[switch]\nrx_threads = 1/' "$TB_DIR/sw.toml" ;;
+        sharebufd-rt) sed -i 's/^\[switch\]/[switch]\nrealtime_priority = 10/' "$TB_DIR/sw.toml" ;;
+      esac
+      tb_start_switch "$TB_DIR/sw.toml"
+      ;;
+    bridge)
+      tb_exec sw ip link add br0 type bridge
+      tb_exec sw ip link set p1 master br0
+      tb_exec sw ip link set p2 master br0
+      tb_exec sw ip link set br0 up
+      ;;
+  esac
+  local i
+  for i in $(seq 1 50); do
+    tb_exec 1 ping -c 1 -W 1 -q "$(tb_ip 2)" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  tb_die "$1: hosts cannot reach each other"
+}
+
+stop_switch() {
+  case "$1" in
+    sharebufd*) tb_stop_switch ;;
+    bridge) tb_exec sw ip link del br0 ;;
+  esac
+}
+
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+measure() {
+  local name=$1 rep=$2 rtts lat="{}" idle_cpu=null perf_json=null
+  if [[ $name == sharebufd* ]]; then tb_ctl counters.reset >/dev/null; fi
+  if [ "$perf" -eq 1 ] && [[ $name == sharebufd* ]] && [ "$rep" -eq 1 ]; then
+    perf sched record -q -o "$TB_DIR/perf.data" -- sleep 6 >/dev/null 2>&1 &
+    local perf_pid=$!
+    sleep 0.5
+  fi
+  rtts=$(tb_exec 1 ping -c 500 -i 0.01 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
+  if [ -n "${perf_pid:-}" ]; then
+    wait "$perf_pid" || true
+    perf_pid=""
+    perf sched timehist -i "$TB_DIR/perf.data" --pid "$TB_SWITCH_PID" 2>/dev/null \
+      >"$TB_DIR/timehist-$name.txt" || true
+    perf_json=$(/usr/bin/python3 "$here/lib/sched_delays.py" "$TB_DIR/timehist-$name.txt")
+  fi
+  if [[ $name == sharebufd* ]]; then
+    lat=$(tb_ctl --json latency 2>/dev/null || echo "{}")  # "{}": a daemon without hop histograms
+    local t0
+    t0=$(cpu_ticks "$TB_SWITCH_PID")
+    sleep 10
+    idle_cpu=$(( $(cpu_ticks "$TB_SWITCH_PID") - t0 ))
+  fi
+  /usr/bin/python3 - "$name" "$rep" "$rtts" "$lat" "$idle_cpu" "$perf_json" "$(getconf CLK_TCK)" \
+    >>"$results" <<'PY'
+import json, sys
+name, rep, rtts, lat, idle, perf_json, hz = sys.argv[1:8]
+r = sorted(float(x) * 1000 for x in rtts.split())
+pct = lambda p: r[min(len(r) - 1, int(round(p / 100 * (len(r) - 1))))]
+hops = {}
+for port in json.loads(lat) if lat != "{}" else []:
+    for hop, h in port["hops"].items():
+        hops[f"{port['interface']}.{hop}"] = {"p50_us": h["p50_ns"] / 1e3, "p99_us": h["p99_ns"] / 1e3,
+                                             "count": h["count"]}
+print(json.dumps({"switch": name, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
+                  "ping_p99_us": pct(99), "hops": hops,
+                  "idle_cpu_pct": None if idle == "null" else int(idle) / int(hz) / 10 * 100,
+                  "sched": json.loads(perf_json)}))
+PY
+  tail -1 "$results" | cut -c1-200 >&2
+}
+
+IFS=, read -r -a switches <<<"$only"
+for rep in $(seq 1 "$reps"); do
+  # Interleaved: a burst of host noise hits one repetition of every switch, not all of one.
+  for name in "${switches[@]}"; do
+    tb_log "== $name, repetition $rep"
+    start_switch "$name"
+    measure "$name" "$rep"
+    stop_switch "$name"
+  done
+done
+cp "$results" "$here/idle-latency-results.jsonl"
+/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" >"$here/idle-latency-results.md"
+cat "$here/idle-latency-results.md"

@@ -1,0 +1,94 @@
+"""The idle-latency table (bench/idle_latency.sh) from its results.jsonl.
+
+usage: idle_latency_report.py RESULTS_JSONL REPS
+"""
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+
+NAMES = {"bridge": "Linux bridge", "sharebufd": "sharebufd (defaults)",
+         "sharebufd-1rx": "sharebufd, rx_threads = 1", "sharebufd-rt": "sharebufd, realtime_priority = 10"}
+# (label, port, hop): h1 -> h2 enters at p1 and leaves at p2; the reply the other way.
+HOPS = [("request: wake-up", "p1", "wakeup"), ("ring → RX", "p1", "ring_to_rx"),
+        ("RX → queued", "p1", "rx_to_queued"), ("RX → sent", "p2", "rx_to_sent"),
+        ("reply: wake-up", "p2", "wakeup"), ("ring → RX", "p2", "ring_to_rx"),
+        ("RX → queued", "p2", "rx_to_queued"), ("RX → sent", "p1", "rx_to_sent")]
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs):
+    xs = [x for x in xs if x is not None]
+    return f"{min(xs):.0f}–{max(xs):.0f}" if xs else "–"
+
+
+def main():
+    rows = [json.loads(line) for line in open(sys.argv[1])]
+    reps = sys.argv[2]
+    order = [k for k in NAMES if any(r["switch"] == k for r in rows)]
+    print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
+          f"{reps} repetitions (interleaved), each 500 pings 10 ms apart; two hosts, offloads off, "
+          "no shaping.  ")
+    print("Command: `bench/idle_latency.sh` (as root, after `./run.sh build`).")
+    print()
+    print("| switch | ping p50 (µs) | ping p99 (µs) | p50 range | p99 range | idle CPU (% of a core) |")
+    print("|---|---|---|---|---|---|")
+    m = {}
+    for k in order:
+        rs = [r for r in rows if r["switch"] == k]
+        p50, p99 = med([r["ping_p50_us"] for r in rs]), med([r["ping_p99_us"] for r in rs])
+        cpu = med([r["idle_cpu_pct"] for r in rs])
+        m[k] = (p50, p99)
+        print(f"| {NAMES[k]} | {p50:.0f} | {p99:.0f} | {spread([r['ping_p50_us'] for r in rs])} | "
+              f"{spread([r['ping_p99_us'] for r in rs])} | {'–' if cpu is None else f'{cpu:.2f}'} |")
+    print()
+    if "bridge" in m:
+        b50, b99 = m["bridge"]
+        for k in order:
+            if k == "bridge":
+                continue
+            p50, p99 = m[k]
+            print(f"- {NAMES[k]}: p50 {p50 / b50:.2f}x the bridge's (target ≤ 1.5x), p99 "
+                  f"{p99 / b99:.2f}x (target ≤ 2x).")
+        print()
+    shown = [k for k in order if k != "bridge"]
+    if shown:
+        print("Per hop inside sharebufd (µs, p50 / p99 of the daemon's histograms, median over the "
+              "repetitions; buckets are within about 12 %):")
+        print()
+        print("| hop | " + " | ".join(NAMES[k] for k in shown) + " |")
+        print("|---|" + "---|" * len(shown))
+        for label, port, hop in HOPS:
+            cells = []
+            for k in shown:
+                rs = [r["hops"].get(f"{port}.{hop}") for r in rows if r["switch"] == k]
+                rs = [h for h in rs if h]
+                if not rs:
+                    cells.append("–")
+                    continue
+                cells.append(f"{med([h['p50_us'] for h in rs]):.1f} / {med([h['p99_us'] for h in rs]):.1f}")
+            print(f"| {label} ({port}) | " + " | ".join(cells) + " |")
+        print()
+    sched = [(r["switch"], r["sched"]) for r in rows if r.get("sched")]
+    if sched:
+        print("`perf sched timehist` of one repetition: how long woken sharebufd threads waited for "
+              "a CPU (sch delay) and ran, µs:")
+        print()
+        print("| switch | threads | runs | sch delay p50 | p99 | max | run time p50 | p99 |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, s in sched:
+            for kind, v in s.items():
+                print(f"| {NAMES[name]} | {kind} | {v['runs']} | {v['sch_delay_p50_us']:.0f} | "
+                      f"{v['sch_delay_p99_us']:.0f} | {v['sch_delay_max_us']:.0f} | "
+                      f"{v['run_p50_us']:.0f} | {v['run_p99_us']:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
