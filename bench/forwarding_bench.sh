@@ -47,6 +47,18 @@ start_switch() {
       sed -i 's/^\[switch\]/[switch]\nrealtime_priority = 10/' "$TB_DIR/sw.toml"
       tb_start_switch "$TB_DIR/sw.toml"
       ;;
+    sharebufd-1rx)
+      # One RX thread for both ports, blocking when idle: a reply is caught without a wake-up.
+      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
+      sed -i 's/^\[switch\]/[switch]\nrx_threads = 1/' "$TB_DIR/sw.toml"
+      tb_start_switch "$TB_DIR/sw.toml"
+      ;;
+    sharebufd-nopark)
+      # One RX thread per port at idle too (no parking): every exchange wakes two threads.
+      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
+      sed -i 's/^\[switch\]/[switch]\nrx_park_after = 0/' "$TB_DIR/sw.toml"
+      tb_start_switch "$TB_DIR/sw.toml"
+      ;;
     sharebufd-spin)
       # One RX thread for both ports that spins 200 us before blocking: a reply arriving on the
       # other port is caught without waking a thread (costs CPU while traffic flows).
@@ -87,7 +99,7 @@ start_switch() {
 
 stop_switch() {
   case "$1" in
-    sharebufd | sharebufd-rt | sharebufd-spin) tb_stop_switch ;;
+    sharebufd*) tb_stop_switch ;;
     bridge) tb_exec sw ip link del br0 ;;
     ovs)
       local f
@@ -156,7 +168,9 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 reps, seconds = sys.argv[2], sys.argv[3]
 names = {"sharebufd": "sharebufd (cs, unshaped, defaults)",
          "sharebufd-rt": "sharebufd, realtime_priority = 10",
-         "sharebufd-spin": "sharebufd, rx_threads = 1, rx_busy_poll = 200us", "bridge": "Linux bridge",
+         "sharebufd-spin": "sharebufd, rx_threads = 1, rx_busy_poll = 200us",
+         "sharebufd-1rx": "sharebufd, rx_threads = 1",
+         "sharebufd-nopark": "sharebufd, rx_park_after = 0", "bridge": "Linux bridge",
          "ovs": "OVS userspace (netdev, AF_PACKET)"}
 print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
       f"{reps} runs of {seconds} s each; two hosts, offloads off, no shaping.  ")
@@ -165,7 +179,8 @@ print()
 print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | ping p50 (µs) | ping p99 (µs) |")
 print("|---|---|---|---|---|---|---|")
 med = {}
-for key in ["sharebufd", "sharebufd-rt", "sharebufd-spin", "bridge", "ovs"]:
+for key in ["sharebufd", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx", "sharebufd-spin",
+            "bridge", "ovs"]:
     rs = [r for r in rows if r["switch"] == key]
     if not rs:
         continue
@@ -175,13 +190,13 @@ for key in ["sharebufd", "sharebufd-rt", "sharebufd-spin", "bridge", "ovs"]:
     print(f"| {names[key]} | {m['tcp1_mbps']:.0f} | {m['tcp4_mbps']:.0f} | {m['delivered_kpps']:.0f} | "
           f"{m['offered_kpps']:.0f} | {m['ping_p50_us']:.0f} | {m['ping_p99_us']:.0f} |")
 print()
-for key in ("sharebufd", "sharebufd-rt", "sharebufd-spin"):
+for key in ("sharebufd", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx", "sharebufd-spin"):
     if key in med and "ovs" in med:
         s, o = med[key], med["ovs"]
         print(f"- {names[key]} / OVS userspace: TCP {s['tcp1_mbps'] / o['tcp1_mbps']:.2f}x (1 stream), "
               f"{s['tcp4_mbps'] / o['tcp4_mbps']:.2f}x (4 streams), 64 B frame rate "
               f"{s['delivered_kpps'] / o['delivered_kpps']:.2f}x (target: 2x).")
-for key in ("sharebufd", "sharebufd-rt", "sharebufd-spin"):
+for key in ("sharebufd", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx", "sharebufd-spin"):
     if key in med and "bridge" in med:
         s, b = med[key], med["bridge"]
         print(f"- ping p50: {names[key]} {s['ping_p50_us']:.0f} µs vs bridge {b['ping_p50_us']:.0f} µs "

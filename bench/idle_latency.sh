@@ -7,14 +7,15 @@
 # repetition and reports how long its woken threads waited for a CPU (sch_delay) and how long
 # they were off CPU. Writes bench/idle-latency-results.md (and DIR/results.jsonl).
 #   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf]
-# NAMEs: bridge, sharebufd (defaults), sharebufd-1rx (rx_threads = 1), sharebufd-rt
-# (realtime_priority = 10). Needs root and ./run.sh build.
+# NAMEs: bridge, sharebufd (defaults), sharebufd-nopark (rx_park_after = 0: one RX worker per
+# port at idle too), sharebufd-1rx (rx_threads = 1), sharebufd-rt (realtime_priority = 10).
+# Needs root and ./run.sh build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
 
-build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-1rx,sharebufd-rt" perf=0
+build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -40,6 +41,7 @@ start_switch() {
       tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
       case "$1" in
         sharebufd-1rx) sed -i 's/^\[switch\]/[switch]\nrx_threads = 1/' "$TB_DIR/sw.toml" ;;
+        sharebufd-nopark) sed -i 's/^\[switch\]/[switch]\nrx_park_after = 0/' "$TB_DIR/sw.toml" ;;
         sharebufd-rt) sed -i 's/^\[switch\]/[switch]\nrealtime_priority = 10/' "$TB_DIR/sw.toml" ;;
       esac
       tb_start_switch "$TB_DIR/sw.toml"

@@ -1,6 +1,7 @@
 #include "datapath/rx_worker.h"
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -18,16 +19,22 @@ namespace sharebuf::datapath {
 
 void RxWorker::run() {
   buffer::CellCache cache(core_.buffer.pool());
-  std::vector<pollfd> fds;
+  // Any frame a ring slot of any port holds (this worker may read other ports' rings: answers,
+  // parked workers' rings), with its VLAN tag put back (the MTU may grow while running).
   uint32_t max_frame = 0;
-  for (uint32_t p : ports_) {
-    fds.push_back({core_.ports[p]->io->rx_fd(), POLLIN, 0});
-    max_frame = std::max(max_frame, core_.ports[p]->io->rx_capacity());
-  }
-  fds.push_back({core_.stop_fd, POLLIN, 0});
-  // Any frame a ring slot holds, with its VLAN tag put back (the MTU may grow while running).
+  for (const auto& port : core_.ports)
+    max_frame = std::max(max_frame, port->io->rx_capacity());
   scratch_.resize(max_frame + 4);
   const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
+  const bool parking = core_.config.rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
+  const bool leader = worker_ == 0;
+  // Blocks at most this long when idle: a worker that may park parks after that.
+  const int idle_ms = parking && !leader
+                          ? static_cast<int>(std::max<uint64_t>(
+                                1, (core_.config.rx_park_after_ns + 999'999) / 1'000'000))
+                          : 100;
+  SwitchCore::RxParking& me = *core_.rx_parking[worker_];
+  std::vector<pollfd> fds;
   uint64_t last_activity = monotonic_ns();
   uint32_t busy_rounds = 0;
   bool woke = false;  // poll() blocked and returned: the next frame measures the wake-up
@@ -36,17 +43,18 @@ void RxWorker::run() {
     core_.epochs.enter(slot_);
     bool any = false;
     for (uint32_t p : ports_) {
-      if (drain(p, cache, woke)) {
+      if (drain(p, cache, woke) != 0) {
         any = true;
         woke = false;
       }
     }
+    if (parking && leader) any |= drain_parked(cache, woke);
     // A frame sent inline to another worker's port is often answered before sendmmsg returns
     // (the receiving host's kernel replies in the same softirq), so the answer is in that port's
     // ring now: take it, rather than let it wait for that port's worker to wake up
     // (docs/datapath-latency.md).
     for (uint64_t a = std::exchange(answer_ports_, 0); a != 0; a &= a - 1)
-      any |= drain(static_cast<uint32_t>(__builtin_ctzll(a)), cache, false);
+      any |= drain(static_cast<uint32_t>(__builtin_ctzll(a)), cache, false) != 0;
     woke = false;
     if (any) {
       last_activity = monotonic_ns();
@@ -60,21 +68,84 @@ void RxWorker::run() {
       continue;
     }
     core_.epochs.idle(slot_);
-    woke = poll(fds.data(), fds.size(), 100) > 0;
+    fds.clear();
+    for (uint32_t p : ports_)
+      fds.push_back({core_.ports[p]->io->rx_fd(), POLLIN, 0});
+    if (parking && leader) {
+      // seq_cst pairs with the parking worker's store: a worker that parked before this load
+      // has its rings polled here; one that parks after it wakes us through wake_fd.
+      for (size_t w = 1; w < core_.rx_parking.size(); ++w) {
+        if (!core_.rx_parking[w]->parked.load(std::memory_order_seq_cst)) continue;
+        for (uint32_t p : core_.rx_parking[w]->ports)
+          fds.push_back({core_.ports[p]->io->rx_fd(), POLLIN, 0});
+      }
+    }
+    fds.push_back({me.wake_fd, POLLIN, 0});
+    fds.push_back({core_.stop_fd, POLLIN, 0});
+    const int ready = poll(fds.data(), fds.size(), idle_ms);
+    woke = false;  // a ring woke us (not a parking worker's note, not stop)
+    for (size_t i = 0; ready > 0 && i + 2 < fds.size(); ++i)
+      woke |= (fds[i].revents & POLLIN) != 0;
+    if (ready > 0 && (fds[fds.size() - 2].revents & POLLIN) != 0) {
+      uint64_t count;
+      [[maybe_unused]] const ssize_t r = read(me.wake_fd, &count, sizeof count);
+    }
+    if (ready == 0 && parking && !leader) park();
   }
   core_.epochs.idle(slot_);
   collect_ring_drops();
 }
 
-bool RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
+bool RxWorker::drain_parked(buffer::CellCache& cache, bool& woke) {
+  bool any = false;
+  for (size_t w = 1; w < core_.rx_parking.size(); ++w) {
+    SwitchCore::RxParking& other = *core_.rx_parking[w];
+    if (!other.parked.load(std::memory_order_acquire)) continue;
+    for (uint32_t p : other.ports) {
+      const uint32_t n = drain(p, cache, woke);
+      if (n != 0) {
+        any = true;
+        woke = false;
+      }
+      if (n >= kUnparkBurst && other.parked.exchange(false, std::memory_order_acq_rel)) {
+        other.unparks.fetch_add(1, std::memory_order_relaxed);
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t r = write(other.wake_fd, &one, sizeof one);
+        break;
+      }
+    }
+  }
+  return any;
+}
+
+void RxWorker::park() {
+  SwitchCore::RxParking& me = *core_.rx_parking[worker_];
+  SwitchCore::RxParking& first = *core_.rx_parking[0];
+  // seq_cst pairs with the first worker's load as it builds its poll set (run()).
+  me.parks.fetch_add(1, std::memory_order_relaxed);
+  me.parked.store(true, std::memory_order_seq_cst);
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t w = write(first.wake_fd, &one, sizeof one);
+  pollfd fds[2] = {{me.wake_fd, POLLIN, 0}, {core_.stop_fd, POLLIN, 0}};
+  while (me.parked.load(std::memory_order_acquire) &&
+         !core_.stop_rx.load(std::memory_order_relaxed)) {
+    if (poll(fds, 2, -1) > 0 && (fds[0].revents & POLLIN) != 0) {
+      uint64_t count;
+      [[maybe_unused]] const ssize_t r = read(me.wake_fd, &count, sizeof count);
+    }
+  }
+  me.parked.store(false, std::memory_order_relaxed);  // stopping: not parked any more
+}
+
+uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   PortRuntime& port = *core_.ports[p];
   // acquire pairs with the previous reader's release: its ring position is visible. Uncontended
   // but for the moments another worker takes the answers to what it sent (run()).
-  if (port.rx_owned.exchange(true, std::memory_order_acquire)) return false;
+  if (port.rx_owned.exchange(true, std::memory_order_acquire)) return 0;
   RxFrame rx;
   if (!port.io->rx_peek(rx)) {
     port.rx_owned.store(false, std::memory_order_release);
-    return false;
+    return 0;
   }
   port_ = p;
   // acquire pairs with the release store of a newly published policy.
@@ -83,14 +154,15 @@ bool RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   const uint64_t real_now = realtime_ns();  // the ring stamps' clock (hop_latency.h)
   const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
   if (woke) port.latency.record_since_ring(HopLatency::kWakeup, rx.ring_realtime_ns, real_now);
-  for (int i = 0; i < kBurst && port.io->rx_peek(rx); ++i) {
+  uint32_t n = 0;
+  for (; n < static_cast<uint32_t>(kBurst) && port.io->rx_peek(rx); ++n) {
     port.latency.record_since_ring(HopLatency::kRingToRx, rx.ring_realtime_ns, real_now);
     handle(rx, policy, view, now, cache);
     port.io->rx_release();
   }
   port.rx_owned.store(false, std::memory_order_release);
   flush_pending(cache);
-  return true;
+  return n;
 }
 
 void RxWorker::collect_ring_drops() {

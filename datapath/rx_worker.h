@@ -6,6 +6,14 @@
 // reads, it reads that port's ring once itself: the answer is often there already, and would
 // otherwise wait for that worker to wake up (docs/datapath-latency.md). It blocks in poll() when
 // its rings are empty.
+//
+// Parking: every RX worker wake-up costs tens of microseconds on a small VM (the thread wakes on
+// the other vCPU), and a request and its answer arrive on different ports, so with one worker per
+// port an idle exchange wakes two threads. A worker other than the first whose rings stay empty
+// for [switch] rx_park_after (default 2 ms) parks: it hands its rings to the first worker, which
+// polls and reads them beside its own, and sleeps until that worker finds one of them busy (a
+// burst of kUnparkBurst frames) and wakes it. At idle one thread serves every port; under load
+// each port has its worker again.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +30,13 @@ class RxWorker {
   static constexpr int kBurst = 64;
   // Frames an RX worker sends inline for an idle port before handing over to its egress worker.
   static constexpr uint32_t kInlineBudget = 64;
+  // A parked worker's ring that gives the first worker this many frames at once is busy: its
+  // worker is woken to read it again.
+  static constexpr uint32_t kUnparkBurst = 16;
 
-  // `slot`: this thread's slot in core.epochs.
-  RxWorker(SwitchCore& core, std::vector<uint32_t> ports, uint32_t slot)
-      : core_(core), ports_(std::move(ports)), slot_(slot) {}
+  // `slot`: this thread's slot in core.epochs; `worker`: its index in core.rx_parking.
+  RxWorker(SwitchCore& core, std::vector<uint32_t> ports, uint32_t slot, uint32_t worker = 0)
+      : core_(core), ports_(std::move(ports)), slot_(slot), worker_(worker) {}
   void run();
 
  private:
@@ -35,8 +46,12 @@ class RxWorker {
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
 
-  // Reads one burst of port p's RX ring if no other worker is reading it; true if it did.
-  bool drain(uint32_t p, buffer::CellCache& cache, bool woke);
+  // Reads one burst of port p's RX ring if no other worker is reading it; the frames read.
+  uint32_t drain(uint32_t p, buffer::CellCache& cache, bool woke);
+  // The first worker: reads the rings of parked workers, waking a worker whose ring is busy.
+  bool drain_parked(buffer::CellCache& cache, bool& woke);
+  // A worker other than the first, after rx_park_after without frames: parks until woken.
+  void park();
   // Sends inline for the idle ports this burst enqueued to, or wakes their egress workers.
   void flush_pending(buffer::CellCache& cache);
 
@@ -45,6 +60,7 @@ class RxWorker {
   SwitchCore& core_;
   std::vector<uint32_t> ports_;   // the ports this worker reads
   uint32_t slot_;                 // epoch slot
+  uint32_t worker_;               // index in core.rx_parking (0: the first worker)
   uint32_t port_ = 0;             // the port of the burst being handled
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next

@@ -56,6 +56,8 @@ Switch::~Switch() {
   release_queued();
   // The ports' claims restore the interfaces as core_ goes.
   if (core_->stop_fd >= 0) close(core_->stop_fd);
+  for (const auto& parking : core_->rx_parking)
+    close(parking->wake_fd);
 }
 
 namespace {
@@ -93,14 +95,23 @@ void Switch::start() {
   }
   const uint32_t n_rx =
       core_->config.rx_threads == 0 ? n_ports : std::min(core_->config.rx_threads, n_ports);
+  if (core_->rx_parking.empty()) {
+    for (uint32_t t = 0; t < n_rx; ++t) {
+      auto parking = std::make_unique<SwitchCore::RxParking>();
+      parking->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+      if (parking->wake_fd < 0) throw std::runtime_error("eventfd failed");
+      for (uint32_t p = t; p < n_ports; p += n_rx)
+        parking->ports.push_back(p);
+      core_->rx_parking.push_back(std::move(parking));
+    }
+  }
   for (uint32_t t = 0; t < n_rx; ++t) {
-    std::vector<uint32_t> ports;
-    for (uint32_t p = t; p < n_ports; p += n_rx)
-      ports.push_back(p);
+    core_->rx_parking[t]->parked.store(false, std::memory_order_relaxed);
+    const std::vector<uint32_t> ports = core_->rx_parking[t]->ports;
     rx_threads_.emplace_back([this, ports, prio, t] {
       apply_priority(prio);
       name_thread("sb-rx" + std::to_string(t));
-      RxWorker(*core_, ports, core_->rx_slot(t)).run();
+      RxWorker(*core_, ports, core_->rx_slot(t), t).run();
     });
   }
 }

@@ -73,7 +73,10 @@ struct SwitchConfig {
   bool drain_on_stop = false;    // on SIGTERM: transmit what is queued (true) or drop it (false)
   uint32_t rx_threads = 0;       // RX worker threads; 0 = one per port
   uint64_t rx_busy_poll_ns = 0;  // an idle RX worker spins this long before blocking; 0 = never
-  int realtime_priority = 0;     // SCHED_FIFO priority of the datapath threads; 0 = normal
+  // An RX worker other than the first whose rings stay empty this long hands them to the first
+  // (rx_worker.h: parking); 0 = never.
+  uint64_t rx_park_after_ns = 2'000'000;
+  int realtime_priority = 0;  // SCHED_FIFO priority of the datapath threads; 0 = normal
   // Where each port's lock file goes (datapath/port_lock.h): one daemon per port.
   std::string port_lock_dir = "/run/sharebuf/ports";
 };

@@ -111,6 +111,17 @@ struct SwitchCore {
   std::atomic<bool> stop_rx{false};
   std::atomic<bool> stop_egress{false};
   int stop_fd = -1;  // eventfd: readable once stop_rx is set, wakes RX workers from poll()
+  // Parking (rx_worker.h), one entry per RX worker: `parked` while the first worker reads its
+  // rings; `wake_fd` (eventfd) wakes it: for worker 0 "a worker parked, poll its rings too", for
+  // the others "unparked: read your rings again".
+  struct RxParking {
+    std::atomic<bool> parked{false};
+    std::atomic<uint64_t> parks{0};    // times it parked
+    std::atomic<uint64_t> unparks{0};  // times the first worker found its rings busy and woke it
+    int wake_fd = -1;
+    std::vector<uint32_t> ports;  // the ports the worker reads
+  };
+  std::vector<std::unique_ptr<RxParking>> rx_parking;
 
  private:
   template <typename T>

@@ -355,6 +355,9 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
     sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
     if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
+    sw.rx_park_after_ns =
+        r.with_unit("rx_park_after", parse_duration_ns).value_or(sw.rx_park_after_ns);
+    if (sw.rx_park_after_ns > 10'000'000'000ull) r.fail("rx_park_after", "must be at most 10s");
     sw.realtime_priority = static_cast<int>(r.integer("realtime_priority", 0, 99).value_or(0));
     sw.port_lock_dir = r.string("port_lock_dir").value_or(sw.port_lock_dir);
     if (sw.port_lock_dir.empty() || sw.port_lock_dir.front() != '/') {

@@ -108,6 +108,16 @@ json status(ControlContext& ctx, const json& args) {
     for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
       drops += s.dropped_pkts[r].load(std::memory_order_relaxed);
   }
+  json rx_workers = json::array();
+  for (const auto& w : core.rx_parking) {
+    json ports = json::array();
+    for (uint32_t p : w->ports)
+      ports.push_back(core.ports[p]->config.name);
+    rx_workers.push_back({{"ports", ports},
+                          {"parked", w->parked.load(std::memory_order_relaxed)},
+                          {"parks", w->parks.load(std::memory_order_relaxed)},
+                          {"unparks", w->unparks.load(std::memory_order_relaxed)}});
+  }
   return {{"name", core.config.name},
           {"version", kVersion},
           {"pid", static_cast<int64_t>(getpid())},
@@ -125,7 +135,8 @@ json status(ControlContext& ctx, const json& args) {
           {"admitted", admitted},
           {"dropped", drops},
           {"retired_pending", core.retired_pending()},
-          {"retired_reclaimed", core.reclaimed()}};
+          {"retired_reclaimed", core.reclaimed()},
+          {"rx_workers", rx_workers}};
 }
 
 json ports(ControlContext& ctx, const json& args) {

@@ -10,6 +10,7 @@ import statistics
 import sys
 
 NAMES = {"bridge": "Linux bridge", "sharebufd": "sharebufd (defaults)",
+         "sharebufd-nopark": "sharebufd, rx_park_after = 0",
          "sharebufd-1rx": "sharebufd, rx_threads = 1", "sharebufd-rt": "sharebufd, realtime_priority = 10"}
 # (label, port, hop): h1 -> h2 enters at p1 and leaves at p2; the reply the other way.
 HOPS = [("request: wake-up", "p1", "wakeup"), ("ring → RX", "p1", "ring_to_rx"),

@@ -25,6 +25,7 @@ mac_ageing = "60s"
 on_stop = "drain"
 rx_threads = 1
 rx_busy_poll = "50us"
+rx_park_after = "5ms"
 realtime_priority = 5
 port_lock_dir = "/tmp/lab-locks"
 
@@ -91,6 +92,7 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_TRUE(sw.drain_on_stop);
   EXPECT_EQ(sw.rx_threads, 1u);
   EXPECT_EQ(sw.rx_busy_poll_ns, 50'000u);
+  EXPECT_EQ(sw.rx_park_after_ns, 5'000'000u);
   EXPECT_EQ(sw.realtime_priority, 5);
   EXPECT_EQ(sw.port_lock_dir, "/tmp/lab-locks");
   EXPECT_EQ(sw.buffer.capacity_cells, 20000u);
@@ -99,7 +101,7 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_EQ(sw.buffer.probe_delay_ns, 3'000u);
   EXPECT_EQ(sw.policy, "dt");
   EXPECT_EQ(sw.policy_params.values["alpha"], 0.5);
-  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:20:"));
+  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:21:"));
   ASSERT_EQ(sw.classes.size(), 2u);
   EXPECT_EQ(sw.classes[0].traffic.group, buffer::PriorityGroup::kHigh);
   EXPECT_EQ(sw.classes[0].traffic.role, policies::ProteanRole::kShort);
@@ -131,6 +133,7 @@ TEST(ConfigLoader, MinimalConfigGetsDefaults) {
   EXPECT_EQ(c.sw.buffer.cell_bytes, 80u);
   EXPECT_EQ(c.sw.ports[0].num_queues, 1u);
   EXPECT_EQ(c.sw.port_lock_dir, "/run/sharebuf/ports");
+  EXPECT_EQ(c.sw.rx_park_after_ns, 2'000'000u);
   EXPECT_EQ(c.sw.ports[0].storm_pps, 0u);
 }
 
