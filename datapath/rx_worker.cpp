@@ -155,11 +155,13 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
   if (woke) port.latency.record_since_ring(HopLatency::kWakeup, rx.ring_realtime_ns, real_now);
   uint32_t n = 0;
+  policy.begin_burst();  // nothing below calls the policy's egress hooks (flush_pending is after)
   for (; n < static_cast<uint32_t>(kBurst) && port.io->rx_peek(rx); ++n) {
     port.latency.record_since_ring(HopLatency::kRingToRx, rx.ring_realtime_ns, real_now);
     handle(rx, policy, view, now, cache);
     port.io->rx_release();
   }
+  policy.end_burst();
   port.rx_owned.store(false, std::memory_order_release);
   flush_pending(cache);
   return n;

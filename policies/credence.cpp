@@ -186,13 +186,34 @@ bool CredencePolicy::predict_drop(const ArrivalContext& ctx,
   return forest_ && forest_->predicts_drop(features);
 }
 
+namespace {
+// One per thread: its address names the thread holding a Credence lock for a burst.
+thread_local char burst_token;
+}  // namespace
+
+void CredencePolicy::begin_burst() noexcept {
+  lock_.lock();
+  burst_owner_.store(&burst_token, std::memory_order_relaxed);
+}
+
+void CredencePolicy::end_burst() noexcept {
+  burst_owner_.store(nullptr, std::memory_order_relaxed);
+  lock_.unlock();
+}
+
 Verdict CredencePolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
   double features[kOracleFeatures];
   bool flip = false;
-  {
+  std::optional<Verdict> early;
+  // Only this thread ever stores its own token, so it reads it back exactly when it holds lock_
+  // for a burst.
+  if (burst_owner_.load(std::memory_order_relaxed) == &burst_token) {
+    early = decide_locked(ctx, view, features, flip);
+  } else {
     std::lock_guard guard(lock_);
-    if (const auto early = decide_locked(ctx, view, features, flip)) return *early;
+    early = decide_locked(ctx, view, features, flip);
   }
+  if (early) return *early;
   // 3. (continued) The oracle's answer is a pure function of the features snapshotted under the
   // lock, so computing it here gives the same verdict and keeps the critical section short.
   if (oracle_ == Oracle::kNone) return Verdict::accept();

@@ -23,10 +23,15 @@
 // queues that may be draining: those that had an arrival or emptied since they were last seen
 // busy. bench/policies/admission_bench.cpp measures the full-virtual-buffer case.
 // Thread-safety: admit() and on_dequeue() take lock_ (a spinlock). describe() takes it too. The
-// forest is evaluated after the lock is released, on features snapshotted under it.
+// forest is evaluated after the lock is released, on features snapshotted under it. Inside an RX
+// worker's burst (begin_burst()/end_burst()) that worker holds lock_ for the whole burst, and its
+// admit() calls (forest included) run under it: every decision stays one atomic step in one
+// order, and two RX threads move the state between their cores once per burst, not per frame
+// (BM_DecideBurst). Others (egress on_dequeue, describe) wait at most one burst.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <random>
@@ -67,6 +72,8 @@ class CredencePolicy final : public Policy {
   std::string_view name() const noexcept override { return kName; }
   void on_install(const BufferView& view) noexcept override;
   Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override;
+  void begin_burst() noexcept override;
+  void end_burst() noexcept override;
   void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t, const BufferView& view) const noexcept override;
   nlohmann::json params() const override;
@@ -119,7 +126,9 @@ class CredencePolicy final : public Policy {
   bool safeguard_;
   bool reset_on_empty_;
 
-  mutable buffer::SpinLock lock_;          // guards everything below
+  mutable buffer::SpinLock lock_;  // guards everything below
+  // The thread holding lock_ for a burst (its address of burst_token), else null.
+  std::atomic<const void*> burst_owner_{nullptr};
   MaxTree t_;                              // T[q], in units (1/kUnitsPerCell cell)
   std::vector<uint64_t> port_last_ns_;     // per port: time its thresholds were drained to
   std::vector<uint64_t> draining_;         // bit q: T[q] may be draining (real queue seen empty)

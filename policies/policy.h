@@ -114,6 +114,13 @@ class Policy {
   virtual void on_install(const BufferView& /*view*/) noexcept {}
   virtual void on_enqueue(const ArrivalContext& /*ctx*/, const BufferView& /*view*/) noexcept {}
   virtual void on_dequeue(const DequeueEvent& /*ev*/, const BufferView& /*view*/) noexcept {}
+  // An RX worker brackets each burst it reads from a ring with these. Between them that thread
+  // calls only admit() and on_enqueue() on this policy, so a policy whose decisions share one
+  // lock may take it once per burst instead of once per frame (Credence): two RX threads then
+  // trade its state's cache lines once per burst. Calls without a bracket (the replay, tests)
+  // stay correct.
+  virtual void begin_burst() noexcept {}
+  virtual void end_burst() noexcept {}
   // Policies that learn from probe packets instead of departures (Protean's and Smartbuf's
   // `sync = "probe"`, as their Tofino programs do) say so here; they then get each probe
   // snapshot as it reaches ingress: the registers egress saw at `boundary_ns`. A snapshot taken

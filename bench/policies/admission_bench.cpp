@@ -52,6 +52,28 @@ void BM_Decide(benchmark::State& state) {
 }
 BENCHMARK(BM_Decide)->DenseRange(0, kLastPolicy)->Threads(1)->Threads(2)->UseRealTime();
 
+// As the RX workers call it: decisions in bursts of 32 bracketed by begin_burst()/end_burst(), so
+// a policy with one lock (Credence) takes it once per burst. Time per decision.
+void BM_DecideBurst(benchmark::State& state) {
+  constexpr int kBurst = 32;
+  Fixture& f = fixture();
+  Policy& policy = f.get(state.range(0));
+  const auto view = buffer::BufferView::exact(f.state);
+  state.SetLabel(std::string(policy.name()));
+  uint32_t q = 0;
+  for (auto _ : state) {
+    policy.begin_burst();
+    for (int i = 0; i < kBurst; ++i) {
+      const Verdict v = policy.admit(ArrivalContext{.queue = q, .cells = 1, .bytes = 64}, view);
+      benchmark::DoNotOptimize(v);
+      q = (q + 1) & 31;
+    }
+    policy.end_burst();
+  }
+  state.SetItemsProcessed(state.iterations() * kBurst);
+}
+BENCHMARK(BM_DecideBurst)->DenseRange(0, kLastPolicy)->Threads(1)->Threads(2)->UseRealTime();
+
 void BM_DecideReserveRelease(benchmark::State& state) {
   Fixture& f = fixture();
   Policy& policy = f.get(state.range(0));

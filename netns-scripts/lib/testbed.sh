@@ -90,6 +90,10 @@ tb_start_switch() {
   shift
   local bin=${SHAREBUFD:-$TB_ROOT/build/mgmt/sharebufd}
   [ -x "$bin" ] || tb_die "sharebufd not built at $bin (./run.sh build)"
+  # Emptied here, not by the background job's redirection: that may run after the first check
+  # below, which would then find the previous daemon's "running:" line and return before this
+  # one has its control socket.
+  : >"$TB_DIR/sharebufd.log"
   ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" --stats-file "$TB_DIR/stats.json" \
     --socket "$TB_DIR/ctl.sock" "$@" \
     >"$TB_DIR/sharebufd.out" 2>"$TB_DIR/sharebufd.log" &

@@ -3,10 +3,13 @@
 #include "policies/credence.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -77,6 +80,86 @@ TEST(Credence, ThresholdsAreLqdQueueLengths) {
       ASSERT_LE(credence.gamma(), 200 + 1e-9);
     }
   }
+}
+
+// Decisions inside an RX worker's burst (begin_burst/end_burst: the lock taken once) are the
+// same decisions: the thresholds still follow the LQD model step by step.
+TEST(Credence, DecisionsInBurstsFollowLqdAsWithout) {
+  const buffer::BufferLayout layout(
+      200, 80, {buffer::PortSpec{.num_queues = 3}, buffer::PortSpec{.num_queues = 2}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout};
+  CredencePolicy credence(Params{}, env);
+  credence.on_install(view);
+  LqdModel model{std::vector<double>(5, 0), 200};
+  std::mt19937 rng(7);
+  for (int burst = 0; burst < 500; ++burst) {
+    const int n = 1 + static_cast<int>(rng() % 32);
+    credence.begin_burst();
+    for (int k = 0; k < n; ++k) {
+      const auto q = static_cast<uint32_t>(rng() % 5);
+      const auto c = static_cast<uint32_t>(1 + rng() % 6);
+      credence.admit({.now_ns = 1, .queue = q, .cells = c}, view);
+      model.arrive(q, c);
+    }
+    credence.end_burst();
+    for (int k = 0; k < 3; ++k) {  // departures between bursts, as an egress worker makes them
+      const auto q = static_cast<uint32_t>(rng() % 5);
+      const auto c = static_cast<uint32_t>(1 + rng() % 6);
+      credence.on_dequeue({.now_ns = 1, .queue = q, .cells = c}, view);
+      model.depart(q, c);
+    }
+    double sum = 0;
+    for (uint32_t k = 0; k < 5; ++k) {
+      ASSERT_NEAR(credence.threshold(k), model.len[k], 1e-9) << "burst " << burst;
+      sum += model.len[k];
+    }
+    ASSERT_NEAR(credence.gamma(), sum, 1e-9);
+  }
+}
+
+// Two RX threads deciding in bursts and an egress thread departing at once: no deadlock, and the
+// books of the thresholds stay exact (Gamma is their sum, within B). Run under TSan in CI.
+TEST(Credence, BurstsOnTwoThreadsBesideDeparturesKeepGammaExact) {
+  const buffer::BufferLayout layout(
+      300, 80, {buffer::PortSpec{.num_queues = 4}, buffer::PortSpec{.num_queues = 4}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout};
+  CredencePolicy credence(Params{}, env);
+  credence.on_install(view);
+  std::atomic<int> rx_done{0};
+  std::vector<std::thread> threads;
+  for (uint32_t t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(t + 3);
+      for (int burst = 0; burst < 3000; ++burst) {
+        credence.begin_burst();
+        for (int k = 0; k < 16; ++k)
+          credence.admit({.now_ns = 1,
+                          .queue = static_cast<uint32_t>(rng() % 8),
+                          .cells = static_cast<uint32_t>(1 + rng() % 4)},
+                         view);
+        credence.end_burst();
+      }
+      rx_done.fetch_add(1);
+    });
+  }
+  threads.emplace_back([&] {
+    std::mt19937 rng(99);
+    while (rx_done.load() < 2)
+      credence.on_dequeue({.now_ns = 1, .queue = static_cast<uint32_t>(rng() % 8), .cells = 2},
+                          view);
+  });
+  for (auto& th : threads)
+    th.join();
+  double sum = 0;
+  for (uint32_t q = 0; q < 8; ++q)
+    sum += credence.threshold(q);
+  EXPECT_NEAR(credence.gamma(), sum, 1e-9);
+  EXPECT_LE(credence.gamma(), 300 + 1e-9);
+  EXPECT_GT(credence.gamma(), 0.0);
 }
 
 class CredenceHarness : public testing::PolicyHarness {
