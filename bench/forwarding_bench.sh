@@ -114,6 +114,10 @@ stop_switch() {
       sleep 0.5
       tb_exec sw ip link del br0 2>/dev/null || true
       tb_exec sw ip link del ovs-netdev 2>/dev/null || true
+      # A fresh database for the next OVS variant; AF_XDP ports leave an XDP program behind.
+      rm -rf "$OVS_DIR"
+      tb_exec sw ip link set p1 xdp off 2>/dev/null || true
+      tb_exec sw ip link set p2 xdp off 2>/dev/null || true
       ;;
   esac
 }
