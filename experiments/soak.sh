@@ -48,7 +48,9 @@ command -v iperf3 >/dev/null || tb_die "missing iperf3: ./run.sh deps"
 
 tb_init
 tb_create 4
-TB_PORT_EXTRA='storm_pps = 50000' tb_write_config "$TB_DIR/sw.toml" dt 200Mbit "21000 cells" 2 '
+# Room for the crowd (1300 connections) beside the soak's own five clients: at the default 1024
+# the daemon would close the longest-idle ones to admit the crowd, the soak's operator among them.
+TB_CONTROL_EXTRA='max_clients = 2048' TB_PORT_EXTRA='storm_pps = 50000' tb_write_config "$TB_DIR/sw.toml" dt 200Mbit "21000 cells" 2 '
 [[classes]]
 name = "default"
 queue = 0

@@ -200,6 +200,7 @@ tb_split_specs() {
 # TB_PORT_EXTRA (optional): lines added to every [[ports]] table (e.g. `tx_batch = 1`).
 # TB_CAPTURE_DIR (optional): [control] capture_dir (default: the run's folder $TB_DIR).
 # TB_MODEL_DIR (optional): [control] model_dir (default: $TB_DIR).
+# TB_CONTROL_EXTRA (optional): lines added to the [control] table (e.g. `max_clients = 2048`).
 tb_write_config() {
   local file=$1 policy=$2 rate=$3 size=${4:-"21000 cells"} queues=${5:-1} extra=${6:-}
   {
@@ -227,6 +228,7 @@ tb_write_config() {
     echo "capture_dir = \"${TB_CAPTURE_DIR:-$TB_DIR}\""
     # Models named in policy.set requests are read only below this folder.
     echo "model_dir = \"${TB_MODEL_DIR:-$TB_DIR}\""
+    [ -z "${TB_CONTROL_EXTRA:-}" ] || printf '%s\n' "$TB_CONTROL_EXTRA"
   } >"$file"
 }
 
