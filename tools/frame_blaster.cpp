@@ -143,8 +143,8 @@ int main(int argc, char** argv) {
   }
   std::vector<std::vector<uint8_t>> frames;
   for (const uint16_t bytes : frame_bytes) {
-    frames.push_back(make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text),
-                                parse_ipv4(dst_ip_text), dst_port, bytes));
+    frames.push_back(make_frame(src_mac, *dst_mac, parse_ipv4(src_ip_text), parse_ipv4(dst_ip_text),
+                                dst_port, bytes));
   }
   if (!ethertype_text.empty()) {
     unsigned long type = 0x10000;
