@@ -91,8 +91,8 @@ class CredencePolicy final : public Policy {
   enum class Oracle { kNone, kForest, kFlip, kPerfect };
   bool predict_drop(const ArrivalContext& ctx,
                     const double (&features)[kOracleFeatures]) const noexcept;
-  std::optional<Verdict> decide_locked(const ArrivalContext& ctx, const BufferView& view,
-                                       double (&features)[kOracleFeatures], bool& flip) noexcept;
+  Verdict decide_locked(const ArrivalContext& ctx, const BufferView& view,
+                        double (&features)[kOracleFeatures], bool& flip, bool& ask_oracle) noexcept;
   void drain_port(uint32_t port, uint64_t now_ns, const BufferView& view) noexcept;
   void drain_port_slow(uint32_t port, uint64_t elapsed_ns, const BufferView& view) noexcept;
   void drain_all(uint64_t now_ns, const BufferView& view) noexcept;
