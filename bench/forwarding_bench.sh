@@ -12,8 +12,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=lib/switches.sh
+source "$here/lib/switches.sh"
 
-build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
+build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -34,94 +36,6 @@ fi
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
-OVS_DIR=""
-
-start_switch() {
-  case "$1" in
-    sharebufd)
-      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
-      tb_start_switch "$TB_DIR/sw.toml"
-      ;;
-    sharebufd-rt)
-      # The datapath threads at SCHED_FIFO priority 10: a woken thread runs at once.
-      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
-      sed -i 's/^\[switch\]/[switch]\nrealtime_priority = 10/' "$TB_DIR/sw.toml"
-      tb_start_switch "$TB_DIR/sw.toml"
-      ;;
-    sharebufd-1rx)
-      # One RX thread for both ports, blocking when idle: a reply is caught without a wake-up.
-      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
-      sed -i 's/^\[switch\]/[switch]\nrx_threads = 1/' "$TB_DIR/sw.toml"
-      tb_start_switch "$TB_DIR/sw.toml"
-      ;;
-    sharebufd-nopark)
-      # One RX thread per port at idle too (no parking): every exchange wakes two threads.
-      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
-      sed -i 's/^\[switch\]/[switch]\nrx_park_after = 0/' "$TB_DIR/sw.toml"
-      tb_start_switch "$TB_DIR/sw.toml"
-      ;;
-    sharebufd-spin)
-      # One RX thread for both ports that spins 200 us before blocking: a reply arriving on the
-      # other port is caught without waking a thread (costs CPU while traffic flows).
-      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
-      sed -i 's/^\[switch\]/[switch]\nrx_threads = 1\nrx_busy_poll = "200us"/' "$TB_DIR/sw.toml"
-      tb_start_switch "$TB_DIR/sw.toml"
-      ;;
-    bridge)
-      tb_exec sw ip link add br0 type bridge
-      tb_exec sw ip link set p1 master br0
-      tb_exec sw ip link set p2 master br0
-      tb_exec sw ip link set br0 up
-      ;;
-    ovs | ovs-afxdp)
-      OVS_DIR="$TB_DIR/ovs"
-      mkdir -p "$OVS_DIR"
-      ovsdb-tool create "$OVS_DIR/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-      tb_exec sw ovsdb-server "$OVS_DIR/conf.db" --remote="punix:$OVS_DIR/db.sock" \
-        --pidfile="$OVS_DIR/ovsdb.pid" --unixctl="$OVS_DIR/ovsdb.ctl" --detach --no-chdir \
-        --log-file="$OVS_DIR/ovsdb.log"
-      tb_exec sw ovs-vsctl --db="unix:$OVS_DIR/db.sock" --no-wait init
-      tb_exec sw ovs-vswitchd "unix:$OVS_DIR/db.sock" --pidfile="$OVS_DIR/vswitchd.pid" \
-        --unixctl="$OVS_DIR/vswitchd.ctl" --detach --no-chdir --log-file="$OVS_DIR/vswitchd.log"
-      tb_exec sw ovs-vsctl --db="unix:$OVS_DIR/db.sock" add-br br0 -- set bridge br0 datapath_type=netdev
-      local p extra=()
-      for p in p1 p2; do
-        # ovs-afxdp: the ports opened over AF_XDP (generic XDP on veth where native is refused).
-        [ "$1" = ovs-afxdp ] && extra=(-- set interface "$p" type=afxdp options:xdp-mode=best-effort)
-        tb_exec sw ovs-vsctl --db="unix:$OVS_DIR/db.sock" add-port br0 "$p" "${extra[@]}"
-      done
-      tb_exec sw ip link set br0 up
-      ;;
-  esac
-  # Wait until the hosts reach each other (learning, OVS flow setup).
-  local i
-  for i in $(seq 1 50); do
-    tb_exec 1 ping -c 1 -W 1 -q "$(tb_ip 2)" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  tb_die "$1: hosts cannot reach each other"
-}
-
-stop_switch() {
-  case "$1" in
-    sharebufd*) tb_stop_switch ;;
-    bridge) tb_exec sw ip link del br0 ;;
-    ovs | ovs-afxdp)
-      local f
-      for f in vswitchd ovsdb; do
-        [ -f "$OVS_DIR/$f.pid" ] && kill "$(cat "$OVS_DIR/$f.pid")" 2>/dev/null || true
-      done
-      sleep 0.5
-      tb_exec sw ip link del br0 2>/dev/null || true
-      tb_exec sw ip link del ovs-netdev 2>/dev/null || true
-      # A fresh database for the next OVS variant; AF_XDP ports leave an XDP program behind.
-      rm -rf "$OVS_DIR"
-      tb_exec sw ip link set p1 xdp off 2>/dev/null || true
-      tb_exec sw ip link set p2 xdp off 2>/dev/null || true
-      ;;
-  esac
-}
-
 rx_packets() { tb_exec 2 awk '$1 == "eth0:" { print $3 }' /proc/net/dev; }
 # Busy jiffies of all CPUs (user + nice + system + irq + softirq + steal): the switch, the sender
 # and the kernel's forwarding alike, so every switch is charged the same way.
@@ -152,15 +66,15 @@ measure() {
   local rtts
   rtts=$(tb_exec 1 ping -c 300 -i 0.005 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
   /usr/bin/python3 - "$name" "$rep" "$tcp1" "$tcp4" "$before" "$after" "$blast" "$seconds" "$rtts" \
-    "$((busy1 - busy0))" "$(getconf CLK_TCK)" >>"$results" <<'PY'
+    "$((busy1 - busy0))" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" >>"$results" <<'PY'
 import json, statistics, sys
-name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz = sys.argv[1:12]
+name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz, label = sys.argv[1:13]
 blast = json.loads(blast)
 r = sorted(float(x) * 1000 for x in rtts.split())
 def pct(p):
     return r[min(len(r) - 1, int(round(p / 100 * (len(r) - 1))))]
 print(json.dumps({
-    "switch": name, "rep": int(rep),
+    "switch": name, "label": label, "rep": int(rep),
     "tcp1_mbps": float(tcp1) / 1e6, "tcp4_mbps": float(tcp4) / 1e6,
     "offered_kpps": blast["pps"] / 1e3,
     "delivered_kpps": (int(after) - int(before)) / blast["seconds"] / 1e3,
@@ -174,22 +88,16 @@ PY
 IFS=, read -r -a switches <<<"$only"
 for name in "${switches[@]}"; do
   tb_log "== $name"
-  start_switch "$name"
+  bench_start_switch "$name"
   for rep in $(seq 1 "$reps"); do measure "$name" "$rep"; done
-  stop_switch "$name"
+  bench_stop_switch "$name"
 done
 
 /usr/bin/python3 - "$results" "$reps" "$seconds" "$*" >"$here/forwarding-results.md" <<'PY'
 import json, platform, statistics, sys, datetime, os
 rows = [json.loads(l) for l in open(sys.argv[1])]
 reps, seconds = sys.argv[2], sys.argv[3]
-names = {"sharebufd": "sharebufd (cs, unshaped, defaults)",
-         "sharebufd-rt": "sharebufd, realtime_priority = 10",
-         "sharebufd-spin": "sharebufd, rx_threads = 1, rx_busy_poll = 200us",
-         "sharebufd-1rx": "sharebufd, rx_threads = 1",
-         "sharebufd-nopark": "sharebufd, rx_park_after = 0", "bridge": "Linux bridge",
-         "ovs-afxdp": "OVS userspace (netdev, AF_XDP ports)",
-         "ovs": "OVS userspace (netdev, AF_PACKET)"}
+names = {r["switch"]: r["label"] for r in rows}  # bench/lib/switches.sh names them
 print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
       f"{reps} runs of {seconds} s each; two hosts, offloads off, no shaping.  ")
 print("Command: `bench/forwarding_bench.sh` (as root, after `./run.sh build`).")
@@ -197,8 +105,9 @@ print()
 print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns) | ping p50 (µs) | ping p99 (µs) |")
 print("|---|---|---|---|---|---|---|---|")
 med = {}
-for key in ["sharebufd", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx", "sharebufd-spin",
-            "bridge", "ovs", "ovs-afxdp"]:
+ours = ("sharebufd", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx",
+        "sharebufd-spin")
+for key in ours + ("bridge", "ovs", "ovs-afxdp"):
     rs = [r for r in rows if r["switch"] == key]
     if not rs:
         continue
@@ -210,13 +119,13 @@ for key in ["sharebufd", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx", "s
           f"{m['offered_kpps']:.0f} | {m['cpu_ns_per_frame']:.0f} | {m['ping_p50_us']:.0f} | "
           f"{m['ping_p99_us']:.0f} |")
 print()
-for key in ("sharebufd", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx", "sharebufd-spin"):
+for key in ours:
     if key in med and "ovs" in med:
         s, o = med[key], med["ovs"]
         print(f"- {names[key]} / OVS userspace: TCP {s['tcp1_mbps'] / o['tcp1_mbps']:.2f}x (1 stream), "
               f"{s['tcp4_mbps'] / o['tcp4_mbps']:.2f}x (4 streams), 64 B frame rate "
               f"{s['delivered_kpps'] / o['delivered_kpps']:.2f}x (target: 2x).")
-for key in ("sharebufd", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx", "sharebufd-spin"):
+for key in ours:
     if key in med and "bridge" in med:
         s, b = med[key], med["bridge"]
         print(f"- {names[key]} / bridge: TCP {s['tcp1_mbps'] / b['tcp1_mbps']:.2f}x (1 stream), "

@@ -8,12 +8,15 @@
 # they were off CPU. Writes bench/idle-latency-results.md (and DIR/results.jsonl).
 #   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf]
 # NAMEs: bridge, sharebufd (defaults), sharebufd-nopark (rx_park_after = 0: one RX worker per
-# port at idle too), sharebufd-1rx (rx_threads = 1), sharebufd-rt (realtime_priority = 10).
+# port at idle too), sharebufd-1rx (rx_threads = 1), sharebufd-rt (realtime_priority = 10), and
+# the others of bench/lib/switches.sh.
 # Needs root and ./run.sh build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=lib/switches.sh
+source "$here/lib/switches.sh"
 
 build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0
 while [ $# -gt 0 ]; do
@@ -34,39 +37,6 @@ tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
 : >"$results"
-
-start_switch() {
-  case "$1" in
-    sharebufd*)
-      tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
-      case "$1" in
-        sharebufd-1rx) sed -i 's/^\[switch\]/[switch]\nrx_threads = 1/' "$TB_DIR/sw.toml" ;;
-        sharebufd-nopark) sed -i 's/^\[switch\]/[switch]\nrx_park_after = 0/' "$TB_DIR/sw.toml" ;;
-        sharebufd-rt) sed -i 's/^\[switch\]/[switch]\nrealtime_priority = 10/' "$TB_DIR/sw.toml" ;;
-      esac
-      tb_start_switch "$TB_DIR/sw.toml"
-      ;;
-    bridge)
-      tb_exec sw ip link add br0 type bridge
-      tb_exec sw ip link set p1 master br0
-      tb_exec sw ip link set p2 master br0
-      tb_exec sw ip link set br0 up
-      ;;
-  esac
-  local i
-  for i in $(seq 1 50); do
-    tb_exec 1 ping -c 1 -W 1 -q "$(tb_ip 2)" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  tb_die "$1: hosts cannot reach each other"
-}
-
-stop_switch() {
-  case "$1" in
-    sharebufd*) tb_stop_switch ;;
-    bridge) tb_exec sw ip link del br0 ;;
-  esac
-}
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
@@ -117,9 +87,9 @@ for rep in $(seq 1 "$reps"); do
   # Interleaved: a burst of host noise hits one repetition of every switch, not all of one.
   for name in "${switches[@]}"; do
     tb_log "== $name, repetition $rep"
-    start_switch "$name"
+    bench_start_switch "$name"
     measure "$name" "$rep"
-    stop_switch "$name"
+    bench_stop_switch "$name"
   done
 done
 cp "$results" "$here/idle-latency-results.jsonl"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Where the CPU goes at rate: a 64-byte flood (sharebuf-blaster, as fast as one sender thread can)
+# through one switch of bench/lib/switches.sh while `perf record -a -g -e cpu-clock` samples both
+# CPUs. Prints the share of samples per thread, and for sharebufd's busiest datapath thread the
+# kernel/user split and the call-graph totals of the steps docs/datapath-latency.md names
+# (sendmmsg, packet_sendmsg, the receiving host's softirq, the sender's tpacket_rcv).
+#   bench/flood_profile.sh [--build DIR] [--seconds S] [--switch NAME] [--keep FILE]
+# --keep FILE: keep perf.data there. Needs root, perf (linux-perf) and ./run.sh build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=lib/switches.sh
+source "$here/lib/switches.sh"
+
+build=$TB_ROOT/build seconds=4 switch=sharebufd keep=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --switch) switch=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "flood_profile.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
+blaster=$build/tools/sharebuf-blaster
+[ -x "$blaster" ] || { echo "build first: ./run.sh build" >&2; exit 1; }
+command -v perf >/dev/null || { echo "needs perf (apt-get install linux-perf)" >&2; exit 1; }
+
+tb_init
+tb_create 2 cubic 0 200ms
+bench_start_switch "$switch"
+data=$TB_DIR/perf.data
+# The sender runs a second longer than the recording, so every sample is taken at full rate.
+perf record -q -a -g -e cpu-clock -o "$data" -- sleep "$seconds" >/dev/null 2>&1 &
+perf_pid=$!
+tb_exec 1 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
+  --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds $((seconds + 1))
+wait "$perf_pid" || true
+bench_stop_switch "$switch"
+
+# perf's percentages are of all samples (with --comm filters too); shares of one thread are
+# computed here from the sample counts.
+report() { perf report -i "$data" --stdio -g none -n "$@" 2>/dev/null | grep -E '^ +[0-9]'; }
+# pct THREAD: the thread's share of all samples, in per cent.
+pct() { report --no-children --sort comm | awk -v t="$1" '$3 == t { sub("%", "", $1); print $1 }'; }
+echo "== share of all samples, per thread (both CPUs)"
+report --no-children --sort comm | head -6
+busiest=$(report --no-children --sort comm | awk '$3 ~ /^sb-/ { print $3; exit }')
+if [ -n "$busiest" ]; then
+  total=$(report --no-children --sort comm | awk -v t="$busiest" '$3 == t { print $2 }')
+  echo "== $busiest ($total samples): share of its samples by binary"
+  report --no-children --sort comm,dso | awk -v t="$busiest" -v n="$total" \
+    '$3 == t { printf "  %5.1f %%  %s\n", 100 * $2 / n, $4 }'
+  echo "== $busiest: share of its samples in each step, callees included"
+  # --children: column 1 is the share of all samples with callees; the sample count is self only.
+  report --children --sort comm,sym | awk -v t="$busiest" -v p="$(pct "$busiest")" \
+    '$4 == t && $6 ~ /^(__sys_sendmmsg|packet_sendmsg|__local_bh_enable_ip|net_rx_action|__vdso_clock_gettime)$/ {
+       printf "  %5.1f %%  %s\n", 100 * $1 / p, $6 }'
+fi
+sender=$(report --no-children --sort comm | awk '$3 ~ /^sharebuf-blas/ { print $2; exit }')
+echo "== the sender ($sender samples): share in tpacket_rcv (the switch's RX ring copy, in its softirq)"
+report --children --sort comm,sym | awk -v p="$(pct sharebuf-blaste)" \
+  '$4 ~ /^sharebuf-blas/ && $6 == "tpacket_rcv" { printf "  %5.1f %%  %s\n", 100 * $1 / p, $6 }'
+[ -z "$keep" ] || cp "$data" "$keep"

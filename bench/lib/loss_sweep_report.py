@@ -1,0 +1,76 @@
+"""Rows and table of bench/loss_sweep.sh.
+
+usage: loss_sweep_report.py row NAME LABEL KPPS BLAST_JSON DELIVERED BUSY_JIFFIES HZ PORTS QUEUES
+       loss_sweep_report.py table RESULTS_JSONL SECONDS
+
+row: one JSON line for one rate (BLAST_JSON is sharebuf-blaster's summary; PORTS and QUEUES are
+sharebufctl --json ports / queues, "[]" for other switches).
+table: the Markdown report, one row per switch and rate, and per switch the highest offered rate
+delivered with less than 1 % loss.
+"""
+import datetime
+import json
+import os
+import platform
+import sys
+
+
+def row(argv):
+    name, label, kpps, blast, delivered, busy, hz, ports, queues = argv
+    blast = json.loads(blast)
+    ports, queues = json.loads(ports), json.loads(queues)
+    sent, delivered = blast["sent"], int(delivered)
+    policy_drops = sum(n for q in queues for n in q["dropped"].values())
+    return {
+        "switch": name, "label": label, "target_kpps": int(kpps),
+        "offered_kpps": blast["pps"] / 1e3,
+        "delivered_kpps": delivered / blast["seconds"] / 1e3,
+        "loss_pct": 100.0 * max(0, sent - delivered) / max(1, sent),
+        "ring_drops": sum(p["ring_drops"] for p in ports) if ports else None,
+        "tx_errors": sum(p["tx_errors"] for p in ports) if ports else None,
+        "policy_drops": policy_drops if ports else None,
+        "sent": sent, "delivered": delivered,
+        # CPU time of the whole machine (both cores) per frame delivered.
+        "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, delivered),
+    }
+
+
+def table(path, seconds):
+    rows = [json.loads(line) for line in open(path)]
+    out = [f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; "
+           f"{seconds} s per rate; two hosts, offloads off, no shaping; 64-byte frames "
+           "(EtherType 0x88b5) from sharebuf-blaster.  ",
+           "Command: `bench/loss_sweep.sh` (as root, after `./run.sh build`).", "",
+           "| switch | asked (kpps) | offered (kpps) | delivered (kpps) | lost | ring drops | "
+           "TX errors | policy drops | CPU per frame (ns) |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    dash = lambda v: "–" if v is None else f"{v}"
+    for r in rows:
+        asked = "max" if r["target_kpps"] == 0 else str(r["target_kpps"])
+        out.append(f"| {r['label']} | {asked} | {r['offered_kpps']:.0f} | "
+                   f"{r['delivered_kpps']:.0f} | {r['loss_pct']:.2f} % | {dash(r['ring_drops'])} | "
+                   f"{dash(r['tx_errors'])} | {dash(r['policy_drops'])} | "
+                   f"{r['cpu_ns_per_frame']:.0f} |")
+    out.append("")
+    for name in dict.fromkeys(r["switch"] for r in rows):
+        rs = [r for r in rows if r["switch"] == name]
+        ok = [r["offered_kpps"] for r in rs if r["loss_pct"] < 1.0]
+        best = max(r["delivered_kpps"] for r in rs)
+        out.append(f"- {rs[0]['label']}: highest offered rate delivered with less than 1 % loss "
+                   f"{max(ok):.0f} kpps; most delivered {best:.0f} kpps." if ok else
+                   f"- {rs[0]['label']}: every rate lost 1 % or more; most delivered "
+                   f"{best:.0f} kpps.")
+    return "\n".join(out)
+
+
+def main(argv):
+    if len(argv) == 10 and argv[0] == "row":
+        print(json.dumps(row(argv[1:])))
+    elif len(argv) == 3 and argv[0] == "table":
+        print(table(argv[1], argv[2]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

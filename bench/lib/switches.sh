@@ -1,0 +1,110 @@
+# The switches the benchmarks compare, started and stopped on a testbed made by
+# netns-scripts/lib/testbed.sh (source that first). Shared by bench/forwarding_bench.sh and
+# bench/idle_latency.sh so both measure the same configurations.
+#   bench_start_switch NAME   start NAME between the testbed's ports p1 and p2, then wait until
+#                             host 1 reaches host 2 (learning, OVS flow setup)
+#   bench_stop_switch NAME    stop it and leave the ports as they were
+#   bench_switch_label NAME   what NAME is, for tables
+# NAMEs:
+#   sharebufd          cs, unshaped, defaults
+#   sharebufd-credence policy credence (oracle none)
+#   sharebufd-nopark   rx_park_after = 0: one RX worker per port at idle too
+#   sharebufd-1rx      rx_threads = 1: one RX thread for both ports
+#   sharebufd-rt       realtime_priority = 10: the datapath threads at SCHED_FIFO
+#   sharebufd-spin     rx_threads = 1, rx_busy_poll = 200us
+#   bridge             a Linux bridge
+#   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
+#   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
+# Processes a run leaves behind inside the switch namespace end with the testbed's cleanup.
+# shellcheck shell=bash
+
+BENCH_OVS_DIR=""
+
+bench_switch_label() {
+  case "$1" in
+    sharebufd) echo "sharebufd (cs, unshaped, defaults)" ;;
+    sharebufd-credence) echo "sharebufd, policy credence" ;;
+    sharebufd-nopark) echo "sharebufd, rx_park_after = 0" ;;
+    sharebufd-1rx) echo "sharebufd, rx_threads = 1" ;;
+    sharebufd-rt) echo "sharebufd, realtime_priority = 10" ;;
+    sharebufd-spin) echo "sharebufd, rx_threads = 1, rx_busy_poll = 200us" ;;
+    bridge) echo "Linux bridge" ;;
+    ovs) echo "OVS userspace (netdev, AF_PACKET)" ;;
+    ovs-afxdp) echo "OVS userspace (netdev, AF_XDP ports)" ;;
+    *) return 1 ;;
+  esac
+}
+
+bench_start_switch() {
+  bench_switch_label "$1" >/dev/null || tb_die "unknown switch '$1'"
+  local conf=$TB_DIR/sw.toml
+  case "$1" in
+    sharebufd*)
+      if [ "$1" = sharebufd-credence ]; then
+        tb_write_config "$conf" credence 0 "21000 cells"
+      else
+        tb_write_config "$conf" cs 0 "21000 cells"
+      fi
+      local extra=""
+      case "$1" in
+        sharebufd-nopark) extra='rx_park_after = 0' ;;
+        sharebufd-1rx) extra='rx_threads = 1' ;;
+        sharebufd-rt) extra='realtime_priority = 10' ;;
+        sharebufd-spin) extra='rx_threads = 1\nrx_busy_poll = "200us"' ;;
+      esac
+      [ -z "$extra" ] || sed -i "s/^\[switch\]/[switch]\n$extra/" "$conf"
+      tb_start_switch "$conf"
+      ;;
+    bridge)
+      tb_exec sw ip link add br0 type bridge
+      tb_exec sw ip link set p1 master br0
+      tb_exec sw ip link set p2 master br0
+      tb_exec sw ip link set br0 up
+      ;;
+    ovs | ovs-afxdp)
+      BENCH_OVS_DIR="$TB_DIR/ovs"
+      local d=$BENCH_OVS_DIR
+      mkdir -p "$d"
+      ovsdb-tool create "$d/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+      tb_exec sw ovsdb-server "$d/conf.db" --remote="punix:$d/db.sock" \
+        --pidfile="$d/ovsdb.pid" --unixctl="$d/ovsdb.ctl" --detach --no-chdir \
+        --log-file="$d/ovsdb.log"
+      tb_exec sw ovs-vsctl --db="unix:$d/db.sock" --no-wait init
+      tb_exec sw ovs-vswitchd "unix:$d/db.sock" --pidfile="$d/vswitchd.pid" \
+        --unixctl="$d/vswitchd.ctl" --detach --no-chdir --log-file="$d/vswitchd.log"
+      tb_exec sw ovs-vsctl --db="unix:$d/db.sock" add-br br0 -- set bridge br0 datapath_type=netdev
+      local p afxdp=()
+      for p in p1 p2; do
+        [ "$1" = ovs-afxdp ] && afxdp=(-- set interface "$p" type=afxdp options:xdp-mode=best-effort)
+        tb_exec sw ovs-vsctl --db="unix:$d/db.sock" add-port br0 "$p" "${afxdp[@]}"
+      done
+      tb_exec sw ip link set br0 up
+      ;;
+  esac
+  local _
+  for _ in $(seq 1 50); do
+    tb_exec 1 ping -c 1 -W 1 -q "$(tb_ip 2)" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  tb_die "$1: hosts cannot reach each other"
+}
+
+bench_stop_switch() {
+  case "$1" in
+    sharebufd*) tb_stop_switch ;;
+    bridge) tb_exec sw ip link del br0 ;;
+    ovs | ovs-afxdp)
+      local f
+      for f in vswitchd ovsdb; do
+        [ -f "$BENCH_OVS_DIR/$f.pid" ] && kill "$(cat "$BENCH_OVS_DIR/$f.pid")" 2>/dev/null || true
+      done
+      sleep 0.5
+      tb_exec sw ip link del br0 2>/dev/null || true
+      tb_exec sw ip link del ovs-netdev 2>/dev/null || true
+      # A fresh database for the next OVS variant; AF_XDP ports leave an XDP program behind.
+      rm -rf "$BENCH_OVS_DIR"
+      tb_exec sw ip link set p1 xdp off 2>/dev/null || true
+      tb_exec sw ip link set p2 xdp off 2>/dev/null || true
+      ;;
+  esac
+}

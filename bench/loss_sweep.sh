@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Loss against offered rate, 64-byte frames: how much of what the source sends each switch
+# delivers, rate by rate, up to as fast as the source can go. For sharebufd also where the lost
+# frames went: RX ring drops and TX errors (not the policy's decisions) and the policy's drops
+# (none with cs and an idle buffer). Each rate runs for --seconds; the source is
+# sharebuf-blaster (one thread, sendmmsg on AF_PACKET, EtherType 0x88b5 so the receiver's kernel
+# discards the frames at once), pinned to no CPU, sharing the 2 cores with the switch.
+# Writes bench/loss-sweep-results.md (and DIR/results.jsonl).
+#   bench/loss_sweep.sh [--build DIR] [--seconds S] [--rates K,K,...] [--only NAME[,NAME]]
+# --rates: offered rates in kpps, 0 meaning as fast as the source can (default
+# 200,400,600,800,1000,1200,0); NAMEs as in bench/lib/switches.sh (default sharebufd,bridge).
+# Needs root and ./run.sh build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=lib/switches.sh
+source "$here/lib/switches.sh"
+
+build=$TB_ROOT/build seconds=3 rates="200,400,600,800,1000,1200,0" only="sharebufd,bridge"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --rates) rates=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "loss_sweep.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
+blaster=$build/tools/sharebuf-blaster
+[ -x "$blaster" ] || { echo "build first: ./run.sh build" >&2; exit 1; }
+
+tb_init
+tb_create 2 cubic 0 200ms
+results="$TB_DIR/results.jsonl"
+: >"$results"
+
+rx_packets() { tb_exec 2 awk '$1 == "eth0:" { print $3 }' /proc/net/dev; }
+busy_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+
+IFS=, read -r -a switches <<<"$only"
+IFS=, read -r -a kpps_list <<<"$rates"
+for name in "${switches[@]}"; do
+  tb_log "== $name"
+  bench_start_switch "$name"
+  for kpps in "${kpps_list[@]}"; do
+    [[ $name == sharebufd* ]] && tb_ctl counters.reset >/dev/null
+    before=$(rx_packets)
+    busy0=$(busy_jiffies)
+    blast=$(tb_exec 1 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
+      --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds "$seconds" --pps $((kpps * 1000)))
+    busy1=$(busy_jiffies)
+    sleep 0.3
+    after=$(rx_packets)
+    ports="[]" queues="[]"
+    if [[ $name == sharebufd* ]]; then
+      ports=$(tb_ctl --json ports)
+      queues=$(tb_ctl --json queues)
+    fi
+    /usr/bin/python3 "$here/lib/loss_sweep_report.py" row "$name" "$(bench_switch_label "$name")" \
+      "$kpps" "$blast" "$((after - before))" "$((busy1 - busy0))" "$(getconf CLK_TCK)" \
+      "$ports" "$queues" >>"$results"
+    tail -1 "$results" >&2
+  done
+  bench_stop_switch "$name"
+done
+/usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" \
+  >"$here/loss-sweep-results.md"
+cat "$here/loss-sweep-results.md"
