@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "buffer/packet_descriptor.h"
-#include "buffer/spin_lock.h"
+#include "common/spin_lock.h"
 
 namespace sharebuf::buffer {
 
@@ -96,12 +96,13 @@ class CellPool {
   std::unique_ptr<uint32_t[]> next_;
   std::unique_ptr<PacketDescriptor[]> descriptors_;
 
-  SpinLock lock_;  // guards free_stack_ and free_top_
+  common::SpinLock lock_;  // guards free_stack_ and free_top_
   std::unique_ptr<uint32_t[]> free_stack_;
   uint32_t free_top_ = 0;
   std::atomic<uint32_t> global_free_{0};  // mirror of free_top_ for readers outside lock_
 
-  mutable SpinLock caches_lock_;  // guards caches_ (registration only, never on the data path)
+  mutable common::SpinLock
+      caches_lock_;  // guards caches_ (registration only, never on the data path)
   std::vector<CellCache*> caches_;
 };
 

@@ -18,7 +18,7 @@
 #include <mutex>
 
 #include "buffer/cell_pool.h"
-#include "buffer/spin_lock.h"
+#include "common/spin_lock.h"
 
 namespace sharebuf::buffer {
 
@@ -120,6 +120,6 @@ class alignas(64) BasicPacketQueue {
   std::atomic<uint32_t> length_{0};
 };
 
-using PacketQueue = BasicPacketQueue<SpinLock>;
+using PacketQueue = BasicPacketQueue<common::SpinLock>;
 
 }  // namespace sharebuf::buffer

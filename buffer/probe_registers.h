@@ -28,7 +28,7 @@
 
 #include "buffer/buffer_state.h"
 #include "buffer/occupancy.h"
-#include "buffer/spin_lock.h"
+#include "common/spin_lock.h"
 
 namespace sharebuf::buffer {
 
@@ -112,8 +112,8 @@ class ProbeRegisters {
   std::atomic<bool> enabled_{false};
   // The next boundary: advance() publishes at or after it.
   std::atomic<uint64_t> next_boundary_ns_{0};
-  SpinLock publish_lock_;
-  SpinLock deliver_lock_;
+  common::SpinLock publish_lock_;
+  common::SpinLock deliver_lock_;
   // Snapshots published; slot(seq_) is the newest. Slot 0 is the empty buffer at time 0.
   std::atomic<uint64_t> seq_{0};
   std::atomic<uint64_t> delivered_{0};

@@ -154,7 +154,7 @@ SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uin
     } else if (round % 64 == 0) {
       std::this_thread::yield();
     } else {
-      cpu_relax();
+      common::cpu_relax();
     }
     if (held < cells) held += state_.reserve_up_to(q, cells - held);
     if (held >= cells) break;

@@ -26,7 +26,7 @@
 #include "buffer/packet_queue.h"
 #include "buffer/probe_registers.h"
 #include "buffer/queue_stats.h"
-#include "buffer/spin_lock.h"
+#include "common/spin_lock.h"
 
 namespace sharebuf::buffer {
 
@@ -163,7 +163,7 @@ class SharedBuffer {
   std::atomic<bool> policy_uses_probes_{false};
 
   // make_room()'s lock and its planning scratch (one entry per queue), guarded by it.
-  SpinLock push_out_lock_;
+  common::SpinLock push_out_lock_;
   std::vector<uint32_t> plan_cells_;
   std::vector<uint8_t> plan_has_frame_;
   std::vector<uint32_t> plan_cursor_;

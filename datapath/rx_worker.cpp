@@ -9,7 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "buffer/spin_lock.h"
+#include "common/spin_lock.h"
 #include "datapath/admission_step.h"
 #include "datapath/checksum.h"
 #include "datapath/ecn.h"
@@ -64,7 +64,7 @@ void RxWorker::run() {
     // Optional busy polling (off by default: the target machines have 2 cores) catches the next
     // frame without a wake-up, e.g. a reply arriving on another port this worker serves.
     if (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns) {
-      buffer::cpu_relax();
+      common::cpu_relax();
       continue;
     }
     core_.epochs.idle(slot_);

@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     *) echo "e4_credence.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-replay="$build/mgmt/sharebuf-replay"
+replay="$build/sim/sharebuf-replay"
 [ -x "$replay" ] || { echo "e4_credence.sh: $replay not built (./run.sh build)" >&2; exit 1; }
 mkdir -p "$out"
 

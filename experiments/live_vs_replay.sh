@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
 done
 out=$(tb_out_dir "$out")
 export TB_CAPTURE_DIR=$out  # the recordings go into the results folder
-replay_bin="$TB_ROOT/build/mgmt/sharebuf-replay"
+replay_bin="$TB_ROOT/build/sim/sharebuf-replay"
 [ -x "$replay_bin" ] || tb_die "sharebuf-replay not built ($replay_bin): ./run.sh build"
 tb_tg >/dev/null || exit 1
 agreement="$root/experiments/lib/agreement.py"

@@ -11,14 +11,18 @@
 #include <toml++/toml.h>
 
 #include "common/bounded_input.h"
+#include "common/units.h"
 #include "datapath/frame_parser.h"
 #include "datapath/mac_table.h"
 #include "datapath/switch_core.h"
-#include "mgmt/units.h"
 #include "policies/policy.h"
 #include "policies/registry.h"
 
 namespace sharebuf::mgmt {
+using common::parse_duration_ns;
+using common::parse_rate_bps;
+using common::parse_size_cells;
+
 namespace {
 
 using datapath::ClassConfig;

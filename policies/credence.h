@@ -37,7 +37,7 @@
 #include <random>
 #include <vector>
 
-#include "buffer/spin_lock.h"
+#include "common/spin_lock.h"
 #include "policies/credence_features.h"
 #include "policies/forest_oracle.h"
 #include "policies/max_tree.h"
@@ -126,7 +126,7 @@ class CredencePolicy final : public Policy {
   bool safeguard_;
   bool reset_on_empty_;
 
-  mutable buffer::SpinLock lock_;  // guards everything below
+  mutable common::SpinLock lock_;  // guards everything below
   // The thread holding lock_ for a burst (its address of burst_token), else null.
   std::atomic<const void*> burst_owner_{nullptr};
   MaxTree t_;                              // T[q], in units (1/kUnitsPerCell cell)

@@ -24,7 +24,7 @@
 #include <atomic>
 #include <memory>
 
-#include "buffer/spin_lock.h"
+#include "common/spin_lock.h"
 #include "policies/class_alpha.h"
 #include "policies/params.h"
 #include "policies/policy.h"
@@ -118,7 +118,7 @@ class SmartbufPolicy final : public Policy {
   AlphaTable alphas_;
   std::unique_ptr<QueueState[]> state_;
 
-  mutable buffer::SpinLock map_lock_;
+  mutable common::SpinLock map_lock_;
   SmartbufMap map_;
   std::array<Burst, kBurstRing> bursts_{};
   uint64_t bursts_seen_ = 0;

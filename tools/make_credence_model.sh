@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 out=${2:-models/credence-forest.json}
-replay="$build/mgmt/sharebuf-replay"
+replay="$build/sim/sharebuf-replay"
 [ -x "$replay" ] || { echo "make_credence_model.sh: $replay not built (./run.sh build)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

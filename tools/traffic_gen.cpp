@@ -44,8 +44,8 @@
 #include <thread>
 #include <vector>
 
-#include "datapath/replay_scenarios.h"
-#include "mgmt/units.h"
+#include "common/flow_size_cdf.h"
+#include "common/units.h"
 
 #ifndef SHAREBUF_DATA_DIR
 #define SHAREBUF_DATA_DIR "data"
@@ -339,7 +339,7 @@ int main(int argc, char** argv) {
       else if (a == "--flows")
         flows = std::stoull(v());
       else if (a == "--size")
-        size = sharebuf::mgmt::parse_size_cells(v(), 1);
+        size = sharebuf::common::parse_size_cells(v(), 1);
       else if (a == "--count")
         count = std::stoull(v());
       else if (a == "--rate")
@@ -349,7 +349,7 @@ int main(int argc, char** argv) {
       else if (a == "--load")
         load = std::stod(v());
       else if (a == "--link-rate")
-        link_bps = sharebuf::mgmt::parse_rate_bps(v());
+        link_bps = sharebuf::common::parse_rate_bps(v());
       else if (a == "--dscp")
         dscp = std::stoi(v());
       else if (a == "--dscp-large")
@@ -509,9 +509,9 @@ int main(int argc, char** argv) {
     extra_connections = pool.opened() - servers.size() * per_server;
   } else {
     if (load <= 0 || link_bps == 0) die("websearch needs --load and --link-rate", 2);
-    sharebuf::datapath::FlowSizeCdf sizes;
+    sharebuf::common::FlowSizeCdf sizes;
     try {
-      sizes = sharebuf::datapath::FlowSizeCdf::load(cdf);
+      sizes = sharebuf::common::FlowSizeCdf::load(cdf);
     } catch (const std::exception& e) {
       die(e.what(), 2);
     }

@@ -109,7 +109,11 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
   // While the workers ran, the backlog stayed bounded (a worker preempted while it holds a
   // policy holds the others back for its time slice), not one per switch.
   EXPECT_LT(most_pending, static_cast<size_t>(kSwitches / 10)) << "retired policies piled up";
-  EXPECT_GE(admitted.load(), static_cast<uint64_t>(kSwitches / 8)) << "the workers did not run";
+  // The workers ran between the switches (every eighth switch waited for one of their batches)
+  // and admitted frames. How many depends on the egress thread keeping the small buffer drained
+  // on a loaded host, so only "some" is required: a fixed share failed under parallel ctest.
+  EXPECT_GE(rounds.load(), static_cast<uint64_t>(kSwitches / 8)) << "the workers did not run";
+  EXPECT_GT(admitted.load(), 0u) << "no frame was admitted";
   buffer::CellCache cache(core.buffer.pool());
   core.buffer.drain_all(cache);
 }

@@ -20,7 +20,7 @@ TB_PIDS=()
 tb_ctl --json capture.stop >"$TB_DIR/capture.json" || fail "capture.stop"
 tb_stop_switch || fail "sharebufd exited with $?"
 
-"$TB_ROOT/build/mgmt/sharebuf-replay" --config "$TB_DIR/sw.toml" \
+"$TB_ROOT/build/sim/sharebuf-replay" --config "$TB_DIR/sw.toml" \
   --pcap "$TB_DIR/rec-p1.pcap@p1" --pcap "$TB_DIR/rec-p2.pcap@p2" --pcap "$TB_DIR/rec-p3.pcap@p3" \
   --policies dt,lqd --json >"$TB_DIR/replay.json" || fail "sharebuf-replay exited with $?"
 /usr/bin/python3 - "$TB_DIR" <<'PY' || fail "replayed run does not match the live one"

@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "datapath/replay.h"
+#include "common/flow_size_cdf.h"
+#include "sim/replay.h"
 
-namespace sharebuf::datapath {
+namespace sharebuf::sim {
 
 struct ScenarioOptions {
   uint64_t seed = 1;
@@ -43,16 +44,4 @@ std::vector<ScenarioInfo> scenarios();
 // Throws std::invalid_argument naming the known scenarios, or std::runtime_error for a bad CDF.
 ReplayScenario make_scenario(const std::string& name, const ScenarioOptions& options = {});
 
-// A flow-size CDF (bytes, cumulative probability; linear between points), for websearch.
-class FlowSizeCdf {
- public:
-  // Throws std::runtime_error naming the file and line of a bad row.
-  static FlowSizeCdf load(const std::string& path);
-  // The size at cumulative probability u in [0, 1).
-  uint64_t quantile(double u) const;
-
- private:
-  std::vector<std::pair<double, double>> points_;  // (bytes, probability), increasing
-};
-
-}  // namespace sharebuf::datapath
+}  // namespace sharebuf::sim

@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sharebuf::mgmt {
+namespace sharebuf::common {
 
 // A size in cells: bytes are converted with ceil(bytes / cell_bytes).
 uint64_t parse_size_cells(std::string_view text, uint32_t cell_bytes);
 uint64_t parse_rate_bps(std::string_view text);
 uint64_t parse_duration_ns(std::string_view text);
 
-}  // namespace sharebuf::mgmt
+}  // namespace sharebuf::common

@@ -1,4 +1,4 @@
-#include "datapath/replay.h"
+#include "sim/replay.h"
 
 #include <algorithm>
 #include <array>
@@ -12,11 +12,17 @@
 #include "policies/credence_features.h"
 #include "policies/registry.h"
 
-namespace sharebuf::datapath {
+namespace sharebuf::sim {
 namespace {
 
 using buffer::BufferLayout;
 using buffer::kNoCell;
+using datapath::AdmissionOutcome;
+using datapath::admit_frame;
+using datapath::ingress_view;
+using datapath::port_scheduling;
+using datapath::Scheduler;
+using datapath::SchedulerKind;
 
 struct QueuedFrame {
   uint64_t seq;
@@ -299,4 +305,4 @@ ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
   return engine.run(arrivals);
 }
 
-}  // namespace sharebuf::datapath
+}  // namespace sharebuf::sim

@@ -1,4 +1,4 @@
-#include "datapath/replay_inputs.h"
+#include "sim/replay_inputs.h"
 
 #include <pcap/pcap.h>
 
@@ -13,7 +13,21 @@
 #include "datapath/frame_parser.h"
 #include "datapath/mac_table.h"
 
-namespace sharebuf::datapath {
+namespace sharebuf::sim {
+
+using datapath::buffer_config;
+using datapath::ClassConfig;
+using datapath::Classifier;
+using datapath::flow_hash;
+using datapath::mac_from_bytes;
+using datapath::MacAddress;
+using datapath::parse_frame;
+using datapath::ParsedFrame;
+using datapath::policy_env;
+using datapath::PortConfig;
+using datapath::StaticMacConfig;
+using datapath::SwitchConfig;
+
 namespace {
 
 std::vector<std::string> split_csv(const std::string& line) {
@@ -239,4 +253,4 @@ std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inpu
   return out;
 }
 
-}  // namespace sharebuf::datapath
+}  // namespace sharebuf::sim

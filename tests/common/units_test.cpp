@@ -1,11 +1,11 @@
-#include "mgmt/units.h"
+#include "common/units.h"
 
 #include <stdexcept>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace sharebuf::mgmt {
+namespace sharebuf::common {
 namespace {
 
 TEST(Units, Sizes) {
@@ -40,4 +40,4 @@ TEST(Units, Durations) {
 }
 
 }  // namespace
-}  // namespace sharebuf::mgmt
+}  // namespace sharebuf::common

@@ -32,7 +32,7 @@
 #include "policies/params.h"
 #include "policies/policy.h"
 
-namespace sharebuf::datapath {
+namespace sharebuf::sim {
 
 struct ReplayArrival {
   uint64_t time_ns = 0;
@@ -44,10 +44,10 @@ struct ReplayArrival {
 
 struct ReplaySetup {
   buffer::BufferConfig buffer;
-  std::vector<uint64_t> port_rate_bps;         // one per port
-  std::vector<std::string> port_names;         // one per port (reports); empty = p0, p1, ...
-  std::vector<SchedulerKind> schedulers;       // one per port; empty = round robin
-  std::vector<std::vector<uint32_t>> weights;  // DRR weights per port
+  std::vector<uint64_t> port_rate_bps;              // one per port
+  std::vector<std::string> port_names;              // one per port (reports); empty = p0, p1, ...
+  std::vector<datapath::SchedulerKind> schedulers;  // one per port; empty = round robin
+  std::vector<std::vector<uint32_t>> weights;       // DRR weights per port
   std::vector<policies::TrafficClass> classes;
   std::vector<uint8_t> queue_class;
 };
@@ -105,4 +105,4 @@ ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
 inline constexpr const char* kTraceHeader =
     "seq,time_ns,queue,cells,queue_cells,total_cells,ewma_queue_cells,ewma_total_cells,label";
 
-}  // namespace sharebuf::datapath
+}  // namespace sharebuf::sim

@@ -8,19 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "datapath/replay.h"
 #include "datapath/switch_config.h"
+#include "sim/replay.h"
 
-namespace sharebuf::datapath {
+namespace sharebuf::sim {
 
-ReplaySetup replay_setup(const SwitchConfig& config);
+ReplaySetup replay_setup(const datapath::SwitchConfig& config);
 
 // CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class
 // (any order): time in ns, port by index or interface name, queue index on that port, frame
 // bytes, class id or name. Without a class column a frame's class is its queue's: the first
 // [[classes]] entry mapped to that queue index, class 0 if none is. Rows are sorted by time
 // (stable). Throws std::runtime_error naming the file, line and column of a bad record.
-std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const SwitchConfig& config);
+std::vector<ReplayArrival> read_arrivals_csv(const std::string& path,
+                                             const datapath::SwitchConfig& config);
 
 // Where a replay of recorded arrivals ends by default: 10 ms after the last arrival, so queued
 // frames drain (saturating: a time near 2^64 ns cannot wrap around and skip arrivals).
@@ -42,6 +43,7 @@ struct PcapReadStats {
 // and skipped. Class and queue come from the config's classifier. Throws std::runtime_error
 // naming the file and record for a damaged file.
 std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inputs,
-                                              const SwitchConfig& config, PcapReadStats& stats);
+                                              const datapath::SwitchConfig& config,
+                                              PcapReadStats& stats);
 
-}  // namespace sharebuf::datapath
+}  // namespace sharebuf::sim

@@ -16,17 +16,17 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "datapath/replay.h"
-#include "datapath/replay_inputs.h"
-#include "datapath/replay_scenarios.h"
 #include "mgmt/config_loader.h"
 #include "policies/registry.h"
+#include "sim/replay.h"
+#include "sim/replay_inputs.h"
+#include "sim/replay_scenarios.h"
 
 namespace {
 
-using sharebuf::datapath::ReplayPolicy;
-using sharebuf::datapath::ReplayResult;
-using sharebuf::datapath::ReplayScenario;
+using sharebuf::sim::ReplayPolicy;
+using sharebuf::sim::ReplayResult;
+using sharebuf::sim::ReplayScenario;
 using DropReason = sharebuf::buffer::DropReason;
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
   std::string policies_list;
   std::vector<std::string> specs;
   std::vector<std::string> sets;
-  sharebuf::datapath::ScenarioOptions so;
+  sharebuf::sim::ScenarioOptions so;
   double end_ms = 0;
   std::string timeline_path;
   double timeline_us = 100;
@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
   try {
     if (list) {
       std::cout << "generators (--scenario):\n";
-      for (const auto& s : sharebuf::datapath::scenarios())
+      for (const auto& s : sharebuf::sim::scenarios())
         std::cout << "  " << s.name << " — " << s.summary << "\n";
       std::cout << "policies:\n";
       for (const auto& p : sharebuf::policies::builtin_policies()) {
@@ -286,24 +286,24 @@ int main(int argc, char** argv) {
     ReplayScenario sc;
     std::string input;
     if (!scenario.empty()) {
-      sc = sharebuf::datapath::make_scenario(scenario, so);
+      sc = sharebuf::sim::make_scenario(scenario, so);
       input = "scenario " + scenario;
     } else {
       if (config_path.empty())
         throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
       const auto cfg = sharebuf::mgmt::load_config_file(config_path);
-      sc.setup = sharebuf::datapath::replay_setup(cfg.sw);
+      sc.setup = sharebuf::sim::replay_setup(cfg.sw);
       for (const auto& p : cfg.sw.ports)
         for (uint32_t k = 0; k < p.num_queues; ++k)
           sc.queue_labels.push_back(p.name + "/" + std::to_string(k));
       if (!csv.empty()) {
-        sc.arrivals = sharebuf::datapath::read_arrivals_csv(csv, cfg.sw);
+        sc.arrivals = sharebuf::sim::read_arrivals_csv(csv, cfg.sw);
         input = "csv " + csv;
         sc.description = std::to_string(sc.arrivals.size()) + " arrivals from " + csv;
       } else {
-        std::vector<sharebuf::datapath::PcapInput> in;
+        std::vector<sharebuf::sim::PcapInput> in;
         for (const std::string& spec : pcaps) {
-          sharebuf::datapath::PcapInput pi;
+          sharebuf::sim::PcapInput pi;
           const auto at = spec.rfind('@');
           pi.path = spec.substr(0, at);
           if (at != std::string::npos) {
@@ -317,8 +317,8 @@ int main(int argc, char** argv) {
           }
           in.push_back(pi);
         }
-        sharebuf::datapath::PcapReadStats st;
-        sc.arrivals = sharebuf::datapath::read_arrivals_pcap(in, cfg.sw, st);
+        sharebuf::sim::PcapReadStats st;
+        sc.arrivals = sharebuf::sim::read_arrivals_pcap(in, cfg.sw, st);
         input = "pcap";
         sc.description = std::to_string(st.frames) + " frames read, " +
                          std::to_string(sc.arrivals.size()) + " replayed, " +
@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
                          " with no known destination port and " + std::to_string(st.malformed) +
                          " malformed skipped";
       }
-      sc.end_ns = sharebuf::datapath::default_end_ns(sc.arrivals);
+      sc.end_ns = sharebuf::sim::default_end_ns(sc.arrivals);
     }
     if (end_ms > 0) sc.end_ns = static_cast<uint64_t>(end_ms * 1e6);
     if (!view.empty())
@@ -341,7 +341,7 @@ int main(int argc, char** argv) {
             sc.setup.buffer.probe_interval_ns, sc.setup.buffer.probe_delay_ns))
       throw std::invalid_argument(*bad);
 
-    sharebuf::datapath::ReplayOptions base;
+    sharebuf::sim::ReplayOptions base;
     base.end_ns = sc.end_ns;
     base.arrivals_first = order == "arrivals-first";
     base.feature_base_rtt_ns = base_rtt_us * 1000;
@@ -353,14 +353,13 @@ int main(int argc, char** argv) {
                                           p.params.values.value("flip_base", "") == "perfect");
         });
     if (needs_labels || !trace_path.empty()) {
-      sharebuf::datapath::ReplayOptions o = base;
+      sharebuf::sim::ReplayOptions o = base;
       std::ofstream trace;
       if (!trace_path.empty()) {
         trace = open_out(trace_path);
         o.trace = &trace;
       }
-      ReplayResult lqd =
-          sharebuf::datapath::run_replay(sc.setup, {"lqd", "lqd", {}}, sc.arrivals, o);
+      ReplayResult lqd = sharebuf::sim::run_replay(sc.setup, {"lqd", "lqd", {}}, sc.arrivals, o);
       base.oracle_labels = std::make_shared<const std::vector<uint8_t>>(std::move(lqd.fates));
     }
 
@@ -372,7 +371,7 @@ int main(int argc, char** argv) {
     }
     std::vector<ReplayResult> results;
     for (const ReplayPolicy& p : policies) {
-      results.push_back(sharebuf::datapath::run_replay(sc.setup, p, sc.arrivals, base));
+      results.push_back(sharebuf::sim::run_replay(sc.setup, p, sc.arrivals, base));
       base.timeline_header = false;
     }
     if (json) {

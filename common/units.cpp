@@ -1,11 +1,11 @@
-#include "mgmt/units.h"
+#include "common/units.h"
 
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-namespace sharebuf::mgmt {
+namespace sharebuf::common {
 namespace {
 
 struct Quantity {
@@ -122,4 +122,4 @@ uint64_t parse_duration_ns(std::string_view text) {
   return to_integer(q.value * scale, text);
 }
 
-}  // namespace sharebuf::mgmt
+}  // namespace sharebuf::common

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-namespace sharebuf::buffer {
+namespace sharebuf::common {
 
 // Tells the core this is a spin-wait: frees pipeline resources for the other hyperthread and
 // avoids a memory-order flush when the lock is released.
@@ -42,4 +42,4 @@ class SpinLock {
   std::atomic<bool> locked_{false};
 };
 
-}  // namespace sharebuf::buffer
+}  // namespace sharebuf::common

@@ -1,4 +1,4 @@
-#include "datapath/replay_scenarios.h"
+#include "sim/replay_scenarios.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,9 @@
 #define SHAREBUF_DATA_DIR "data"
 #endif
 
-namespace sharebuf::datapath {
+namespace sharebuf::sim {
+using common::FlowSizeCdf;
+
 namespace {
 
 constexpr uint64_t kMs = 1'000'000;
@@ -198,40 +200,6 @@ ReplayScenario websearch(const ScenarioOptions& o) {
 
 }  // namespace
 
-FlowSizeCdf FlowSizeCdf::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the flow-size CDF");
-  FlowSizeCdf cdf;
-  std::string line;
-  for (size_t lineno = 1; std::getline(in, line); ++lineno) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream row(line);
-    double bytes = 0;
-    double p = 0;
-    if (!(row >> bytes >> p) || bytes < 0 || p < 0 || p > 1 ||
-        (!cdf.points_.empty() &&
-         (bytes < cdf.points_.back().first || p < cdf.points_.back().second)))
-      throw std::runtime_error(path + ":" + std::to_string(lineno) +
-                               ": expected 'bytes probability', both non-decreasing, p in 0..1");
-    cdf.points_.emplace_back(bytes, p);
-  }
-  if (cdf.points_.size() < 2 || cdf.points_.back().second != 1.0)
-    throw std::runtime_error(path + ": a CDF needs at least two points and must end at 1");
-  return cdf;
-}
-
-uint64_t FlowSizeCdf::quantile(double u) const {
-  for (size_t i = 1; i < points_.size(); ++i) {
-    const auto [x0, p0] = points_[i - 1];
-    const auto [x1, p1] = points_[i];
-    if (u < p1 || i + 1 == points_.size()) {
-      const double f = p1 > p0 ? std::clamp((u - p0) / (p1 - p0), 0.0, 1.0) : 1.0;
-      return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(x0 + f * (x1 - x0))));
-    }
-  }
-  return static_cast<uint64_t>(points_.back().first);
-}
-
 std::vector<ScenarioInfo> scenarios() {
   return {{"burst", "long flows saturate two ports, a 20-to-1 incast hits a third (20 ms)"},
           {"poisson", "Poisson 1500 B arrivals at --load on every port (--ports, --duration-ms)"},
@@ -253,4 +221,4 @@ ReplayScenario make_scenario(const std::string& name, const ScenarioOptions& opt
   throw std::invalid_argument("unknown scenario '" + name + "' (known scenarios: " + known + ")");
 }
 
-}  // namespace sharebuf::datapath
+}  // namespace sharebuf::sim

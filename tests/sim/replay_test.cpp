@@ -1,6 +1,6 @@
 // The replay datapath: determinism, the generators, LQD's labels on hand-computed sequences,
 // Credence with the perfect oracle against LQD, and the CSV/pcap readers' errors.
-#include "datapath/replay.h"
+#include "sim/replay.h"
 
 #include <unistd.h>
 
@@ -13,16 +13,17 @@
 #include <gtest/gtest.h>
 
 #include "datapath/frame_capture.h"
-#include "datapath/replay_inputs.h"
-#include "datapath/replay_scenarios.h"
 #include "mgmt/config_loader.h"
 #include "policies/params.h"
 #include "policies/registry.h"
+#include "sim/replay_inputs.h"
+#include "sim/replay_scenarios.h"
 
-namespace sharebuf::datapath {
+namespace sharebuf::sim {
 namespace {
 
 using buffer::DropReason;
+using datapath::FrameCapture;
 using ::testing::HasSubstr;
 
 uint64_t dropped(const QueueReport& q, DropReason r) {
@@ -542,20 +543,5 @@ TEST(ReplayInputs, CapturedArrivalTimesAreTheAdmissionTimesInNanoseconds) {
   std::filesystem::remove(path);
 }
 
-TEST(FlowSizeCdf, QuantilesFollowTheTable) {
-  const FlowSizeCdf cdf =
-      FlowSizeCdf::load(SHAREBUF_SOURCE_DIR "/data/websearch-flow-size-cdf.txt");
-  // Points of the table are hit exactly, and between them the CDF is linear.
-  EXPECT_EQ(cdf.quantile(0.7), 1'000'000u);
-  EXPECT_EQ(cdf.quantile(0.8), 2'000'000u);
-  EXPECT_EQ(cdf.quantile(0.75), 1'500'000u);
-  std::mt19937_64 rng(1);
-  std::uniform_real_distribution<double> u(0, 1);
-  int below_1mb = 0;
-  for (int i = 0; i < 100000; ++i)
-    below_1mb += cdf.quantile(u(rng)) <= 1'000'000;
-  EXPECT_NEAR(below_1mb / 100000.0, 0.7, 0.01);
-}
-
 }  // namespace
-}  // namespace sharebuf::datapath
+}  // namespace sharebuf::sim
