@@ -4,7 +4,7 @@
 #                      and the netns integration tests (root)
 #   ./run.sh demo      install, build, run the main demo (root: network namespaces)
 #   ./run.sh build     install and build (build/)
-#   ./run.sh bench     install, build, run the microbenchmarks and update README.md's table
+#   ./run.sh bench     install, build, run the microbenchmarks and update docs/benchmarks.md's table
 #   ./run.sh deps      install the Debian packages only
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,4 +1,4 @@
-"""Turns Google Benchmark JSON (with repetitions) into the Markdown table of README.md."""
+"""Turns Google Benchmark JSON (with repetitions) into the Markdown table of docs/benchmarks.md."""
 import json
 import platform
 import sys

@@ -4,7 +4,7 @@
 # back to back in one run. For each: iperf3 TCP goodput with 1 and 4 streams, the 64-byte frame
 # rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT p50/p99. Each
 # measurement is repeated and the median reported, with the CPU time of both cores per 64-byte
-# frame delivered. Writes bench/forwarding-results.md, the README table between the fwd markers,
+# frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
 # and docs/img/fwd-ping-cdf.png (ping RTT CDFs side by side).
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 # Needs root; installs openvswitch-switch if missing.
@@ -160,13 +160,4 @@ fig.tight_layout()
 fig.savefig(sys.argv[2], dpi=110)
 PY
 cat "$here/forwarding-results.md"
-/usr/bin/python3 - "$here/forwarding-results.md" "$TB_ROOT/README.md" <<'PY'
-import sys
-table = open(sys.argv[1]).read().strip()
-readme = open(sys.argv[2]).read()
-begin, end = "<!-- fwd:begin -->", "<!-- fwd:end -->"
-if begin in readme and end in readme:
-    head, rest = readme.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    open(sys.argv[2], "w").write(head + begin + "\n" + table + "\n" + end + tail)
-PY
+/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" fwd "$here/forwarding-results.md"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the microbenchmarks with repetitions and writes the medians as a Markdown table into
-# bench/results.md and between the bench markers of README.md.
+# bench/results.md and between the bench markers of docs/benchmarks.md.
 #   bench/run_benchmarks.sh [BUILD_DIR]     (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,15 +13,5 @@ cmd="$bin --benchmark_repetitions=9 --benchmark_min_time=0.1 --benchmark_enable_
 echo "running: $cmd" >&2
 $cmd >"$json"
 /usr/bin/python3 bench/format_results.py "$json" "$cmd" >bench/results.md
-/usr/bin/python3 - bench/results.md README.md <<'PY'
-import sys
-table = open(sys.argv[1]).read().strip()
-readme = open(sys.argv[2]).read()
-begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
-if begin not in readme or end not in readme:
-    sys.exit("README.md has no bench markers")
-head, rest = readme.split(begin, 1)
-_, tail = rest.split(end, 1)
-open(sys.argv[2], "w").write(head + begin + "\n" + table + "\n" + end + tail)
-PY
+/usr/bin/python3 netns-scripts/lib/doc_section.py bench bench/results.md
 cat bench/results.md

@@ -9,7 +9,7 @@
 # --order arrivals-first the order of the Credence paper's slotted model.
 #   experiments/e4_credence.sh [--out DIR] [--build DIR] [--pcap FILE@PORT... --config FILE]
 #                              [--order departures-first|arrivals-first]
-#                              [--readme]    (--readme also updates README.md's E4 section)
+#                              [--readme]    (--readme also updates the E4 page's section)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=results/e4 build=build readme=0 pcap_args=() config="" order=departures-first
@@ -125,15 +125,10 @@ print(f"\nwritten: {out}/e4.csv, {out}/e4.md, {out}/e4.png")
 
 if readme:
     import shutil
-    os.makedirs("docs/img", exist_ok=True)
-    shutil.copy(f"{out}/e4.png", "docs/img/e4-credence.png")
-    text = open("README.md").read()
-    begin, end = "<!-- e4:begin -->", "<!-- e4:end -->"
-    if begin not in text or end not in text:
-        sys.exit("README.md has no E4 markers")
-    head, rest = text.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    body = table + "\n\n![E4](docs/img/e4-credence.png)"
-    open("README.md", "w").write(head + begin + "\n" + body + "\n" + end + tail)
-    print("README.md updated")
+    import subprocess
+    shutil.copy(f"{out}/e4.png", f"{out}/e4-credence.png")
+    with open(f"{out}/e4-section.md", "w") as f:
+        f.write(table)
+    subprocess.run(["/usr/bin/python3", "netns-scripts/lib/doc_section.py", "e4",
+                    f"{out}/e4-section.md", f"{out}/e4-credence.png"], check=True)
 PY

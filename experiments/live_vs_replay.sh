@@ -11,7 +11,7 @@
 #   experiments/live_vs_replay.sh [--out DIR] [--experiments e1,e2] [--policies SPEC;...]
 #                                 [--warmup S] [--keep-pcaps] [--readme]
 # Defaults: results/agreement, e1 and e2, dt protean fb credence lqd, 3 s of warm-up. Writes
-# rows.csv and agreement.md (and with --readme README.md's agreement section); each run's
+# rows.csv and agreement.md (and with --readme the fidelity page's section); each run's
 # files stay in DIR/<experiment>-<policy>/ (the recordings only with --keep-pcaps: hundreds of
 # MB). Needs root and a build (./run.sh build).
 set -euo pipefail
@@ -90,6 +90,6 @@ done
 /usr/bin/python3 "$agreement" --markdown "$out/rows.csv" "$out/agreement.md"
 cat "$out/agreement.md"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$root/netns-scripts/lib/readme_section.py" "$root/README.md" agreement "$out/agreement.md"
+  /usr/bin/python3 "$root/netns-scripts/lib/doc_section.py" agreement "$out/agreement.md"
 fi
 echo "results in $out"

@@ -21,7 +21,7 @@
 #                       [--fast-switches 100000] [--out DIR] [--readme]
 # Writes DIR (default results/soak): soak.csv (t_s, rss_kb, rx_frames, retired_reclaimed,
 # retired_pending), control.json, stats.json, sharebufd.log, summary.md; with --readme the table
-# goes into README.md's soak section. Exits 1 if a check fails. Needs root and ./run.sh build.
+# goes into docs/testing.md's soak section. Exits 1 if a check fails. Needs root and ./run.sh build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
@@ -188,6 +188,6 @@ print("\n".join(lines))
 sys.exit(0 if all(ok for _, ok, _ in checks) else 1)
 EOF
 if [ "$readme" -eq 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" soak "$out/summary.md"
+  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" soak "$out/summary.md"
 fi
 exit $verdict

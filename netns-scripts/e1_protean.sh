@@ -12,7 +12,7 @@
 # A SPEC is a policy or policy:key=value,... (e.g. protean:sync=probe); separate specs with ';'
 # (or ',' when none has parameters). --quick: 1 repetition, a shorter UDP warm-up. Writes
 # flows.csv, summary.csv, summary.md, fct_cdf.png, fct_p99.png and timeline-<policy>.png into DIR;
-# --readme fills README.md's section marked with --label (lower case; default e1).
+# --readme fills the section marked with --label (in docs/experiments/e1-protean.md) (lower case; default e1).
 set -euo pipefail
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
@@ -74,5 +74,5 @@ PY
 done
 /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment "$label" --out "$out" \
   --baseline dt --highlight protean --paper "Protean: tail FCT 2.3x and mean FCT 1.7x better than DT, same UDP throughput" \
-  $( [ "$readme" = 1 ] && echo --readme "$TB_ROOT/README.md" )
+  $( [ "$readme" = 1 ] && echo --readme )
 echo "results in $out"

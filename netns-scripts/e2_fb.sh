@@ -67,5 +67,5 @@ PY
 done
 /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment E2 --out "$out" \
   --baseline dt --highlight fb --paper "FB: FCTs at least 50 ms smaller than DT" \
-  $( [ "$readme" = 1 ] && echo --readme "$TB_ROOT/README.md" )
+  $( [ "$readme" = 1 ] && echo --readme )
 echo "results in $out"

@@ -287,7 +287,7 @@ fig.savefig(f"{out}/qct_cdf.png", dpi=110)
 print(table)
 if readme:
     import subprocess
-    subprocess.run(["/usr/bin/python3", f"{root}/netns-scripts/lib/readme_section.py", f"{root}/README.md", "e3",
+    subprocess.run(["/usr/bin/python3", f"{root}/netns-scripts/lib/doc_section.py", "e3",
                     f"{out}/summary.md", f"{out}/qct_p99.png", f"{out}/qct_cdf.png"], check=True)
 PY
 echo "results in $out"

@@ -147,7 +147,7 @@ fig.tight_layout()
 fig.savefig(f"{out}/prediction.png", dpi=110)
 PY
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" e5 "$out/summary.md" \
+  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" e5 "$out/summary.md" \
     "$out/prediction.png"
 fi
 echo "results in $out"

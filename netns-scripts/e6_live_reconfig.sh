@@ -120,6 +120,6 @@ if [ "$readme" = 1 ]; then
     grep -hE "^(fct|qct) " "$out/background.out" "$out/queries.out" || true
     echo '```'
   } >"$out/readme.md"
-  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/readme_section.py" "$TB_ROOT/README.md" e6 "$out/readme.md" "$out/timeline.png"
+  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" e6 "$out/readme.md" "$out/timeline.png"
 fi
 echo "results in $out"

@@ -11,7 +11,7 @@ bottleneck port: for consecutive frames, gap / (bytes x 8 / rate) - 1).
 
 usage: agreement.py RUN_DIR EXPERIMENT POLICY RATE_BPS >> rows.csv   (one CSV row per queue)
        agreement.py --header
-       agreement.py --markdown rows.csv OUT.md   (the README table)
+       agreement.py --markdown rows.csv OUT.md   (the fidelity page's table)
 """
 import bisect
 import csv

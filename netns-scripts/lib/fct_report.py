@@ -2,14 +2,14 @@
 """FCT tables and plots for the live experiments (E1, E2): reads OUT/flows.csv
 (policy,rep,flow,bytes,fct_ms,ok) and OUT/runs.csv (policy,rep,udp_mbps,...), writes
 summary.csv, summary.md, fct_cdf.png and fct_p99.png; with --readme, puts the table and the plots
-between README.md's <!-- eN:begin --> / <!-- eN:end --> markers (plots copied to docs/img/).
+in the page holding the <!-- eN:begin --> / <!-- eN:end --> markers (doc_section.py: README.md or
+docs/; plots copied to docs/img/).
 """
 import argparse
 import csv
 import datetime
 import os
 import platform
-import shutil
 import statistics
 import sys
 from collections import defaultdict
@@ -18,6 +18,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doc_section  # noqa: E402
 
 
 def pct(v, p):
@@ -44,8 +47,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--baseline", default="dt")
     ap.add_argument("--paper", default="")
-    ap.add_argument("--highlight", help="the policy whose timeline goes into the README beside the baseline's")
-    ap.add_argument("--readme")
+    ap.add_argument("--highlight", help="the policy whose timeline goes into the docs beside the baseline's")
+    ap.add_argument("--readme", action="store_true",
+                    help="write the table and plots into the page holding this experiment's markers")
     a = ap.parse_args()
     flows = defaultdict(list)
     per_rep = defaultdict(lambda: defaultdict(list))  # policy -> rep -> FCTs
@@ -128,22 +132,12 @@ def main():
     fig.savefig(f"{a.out}/fct_p99.png", dpi=110)
     print(table)
     if a.readme:
-        tag = a.experiment.lower()
-        os.makedirs("docs/img", exist_ok=True)
-        imgs = []
         shown = [a.baseline] + ([a.highlight] if a.highlight else [])
-        for name in ["fct_cdf.png", "fct_p99.png"] + [f"timeline-{p}.png" for p in shown]:
-            if os.path.exists(f"{a.out}/{name}"):
-                shutil.copy(f"{a.out}/{name}", f"docs/img/{tag}-{name}")
-                imgs.append(f"![{tag} {name}](docs/img/{tag}-{name})")
-        text = open(a.readme).read()
-        begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
-        if begin not in text:
-            sys.exit(f"{a.readme} has no {begin} marker")
-        head, rest = text.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        open(a.readme, "w").write(head + begin + "\n" + table + "\n\n" + "\n".join(imgs) + "\n" + end + tail)
-        print(f"{a.readme} updated")
+        images = [f"{a.out}/{name}" for name in
+                  ["fct_cdf.png", "fct_p99.png"] + [f"timeline-{p}.png" for p in shown]
+                  if os.path.exists(f"{a.out}/{name}")]
+        page = doc_section.write_section(a.experiment.lower(), table, images)
+        print(f"{page}: section {a.experiment.lower()} updated")
 
 
 if __name__ == "__main__":

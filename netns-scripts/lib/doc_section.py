@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""The one writer of generated documentation sections: puts a Markdown body (and optional images)
+between <!-- TAG:begin --> and <!-- TAG:end --> in whichever page holds those markers: README.md
+or a page under docs/. Images are copied to docs/img/ (as TAG-NAME unless NAME already starts
+with TAG) and linked relative to that page. Exits with an error naming the tag when no page, or
+more than one, holds its markers.
+
+usage: doc_section.py TAG BODY.md [IMAGE.png...]   (BODY.md "-": read the body from stdin)
+As a module: write_section(tag, body, images=()) returns the page it wrote.
+"""
+import glob
+import os
+import shutil
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def pages(root=ROOT):
+    return [os.path.join(root, "README.md")] + sorted(
+        glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
+
+
+def find_page(tag, root=ROOT):
+    begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
+    found = [p for p in pages(root) if os.path.exists(p) and begin in read(p)]
+    if len(found) != 1:
+        where = ", ".join(os.path.relpath(p, root) for p in found) or "no page"
+        raise SystemExit(f"doc_section.py: the markers {begin} / {end} must be in exactly one of "
+                         f"README.md and docs/**/*.md; found in {where}")
+    if end not in read(found[0]):
+        raise SystemExit(f"doc_section.py: {os.path.relpath(found[0], root)} has {begin} "
+                         f"but no {end}")
+    return found[0]
+
+
+def replace_between(text, tag, body):
+    begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + body.strip() + "\n" + end + tail
+
+
+def write_section(tag, body, images=(), root=ROOT):
+    page = find_page(tag, root)
+    img_dir = os.path.join(root, "docs", "img")
+    links = []
+    for img in images:
+        base = os.path.basename(img)
+        name = base if base.startswith(f"{tag}-") else f"{tag}-{base}"
+        os.makedirs(img_dir, exist_ok=True)
+        shutil.copy(img, os.path.join(img_dir, name))
+        rel = os.path.relpath(os.path.join(img_dir, name), os.path.dirname(page))
+        links.append(f"![{tag} {base}]({rel})")
+    full = body.strip() + ("\n\n" + "\n".join(links) if links else "")
+    text = read(page)
+    with open(page, "w") as f:
+        f.write(replace_between(text, tag, full))
+    return page
+
+
+def main(argv):
+    if len(argv) < 2 or argv[0] in ("-h", "--help"):
+        sys.exit(__doc__)
+    tag, src, images = argv[0], argv[1], argv[2:]
+    body = sys.stdin.read() if src == "-" else read(src)
+    page = write_section(tag, body, images)
+    print(f"{os.path.relpath(page, ROOT)}: section {tag} updated")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
