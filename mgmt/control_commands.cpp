@@ -258,6 +258,7 @@ json policy_list(ControlContext&, const json& args) {
       params.push_back({{"name", s.name},
                         {"type", policies::to_string(s.type)},
                         {"default", s.default_value},
+                        {"range", policies::range_text(s)},
                         {"help", s.help}});
     }
     out.push_back({{"name", p.name}, {"summary", p.summary}, {"params", params}});

@@ -9,12 +9,13 @@ namespace sharebuf::policies {
 
 AbmPolicy::AbmPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   ParamReader reader(kName, params, kParams);
-  alpha_ = reader.number("alpha", 0.5, 1.0 / 1024, 1024);
-  first_rtt_alpha_ = reader.number("first_rtt_alpha", 64, 1.0 / 1024, 1 << 20);
-  base_rtt_ns_ = reader.number("base_rtt_us", 10, 0.001, 1e6) * 1000;
-  ageing_ns_ = reader.number("flow_ageing_us", 1000, 0.001, 1e9) * 1000;
+  alpha_ = reader.number("alpha");
+  first_rtt_alpha_ = reader.number("first_rtt_alpha");
+  base_rtt_ns_ = reader.number("base_rtt_us") * 1000;
+  ageing_ns_ = reader.number("flow_ageing_us") * 1000;
   // 24 bytes an entry: at most 24 MiB.
-  const auto size = reader.integer("flow_table_size", 4096, 16, 1u << 20);
+  const auto size = reader.integer("flow_table_size");
+  set_params(reader.values());
   table_size_ = 16;
   while (table_size_ < size)
     table_size_ <<= 1;
@@ -55,14 +56,6 @@ uint32_t AbmPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
                                     const BufferView& view) const noexcept {
   return static_cast<uint32_t>(std::min<double>(
       std::ceil(threshold(queue, class_id, alphas_[class_id], view)), view.capacity_cells()));
-}
-
-nlohmann::json AbmPolicy::params() const {
-  return {{"alpha", alpha_},
-          {"first_rtt_alpha", first_rtt_alpha_},
-          {"base_rtt_us", base_rtt_ns_ / 1000},
-          {"flow_ageing_us", ageing_ns_ / 1000},
-          {"flow_table_size", table_size_}};
 }
 
 }  // namespace sharebuf::policies

@@ -25,14 +25,16 @@ class AbmPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "abm";
   static constexpr std::array<ParamSpec, 5> kParams{{
-      {"alpha", ParamType::kNumber, "0.5", "alpha of classes that set none"},
+      {"alpha", ParamType::kNumber, "0.5", "alpha of classes that set none", 1.0 / 1024, 1024},
       {"first_rtt_alpha", ParamType::kNumber, "64",
-       "alpha for a flow's first RTT (64 in the Credence paper; the authors' ns-3 code uses 1024)"},
+       "alpha for a flow's first RTT (64 in the Credence paper; the authors' ns-3 code uses 1024)",
+       1.0 / 1024, 1 << 20},
       {"base_rtt_us", ParamType::kNumber, "10",
-       "a flow is in its first RTT this long after its first frame"},
-      {"flow_ageing_us", ParamType::kNumber, "1000", "a flow unseen this long is new again"},
+       "a flow is in its first RTT this long after its first frame", 0.001, 1e6},
+      {"flow_ageing_us", ParamType::kNumber, "1000", "a flow unseen this long is new again", 0.001,
+       1e9},
       {"flow_table_size", ParamType::kInteger, "4096",
-       "flow table entries (rounded up to a power of two)"},
+       "flow table entries (rounded up to a power of two)", 16, 1 << 20},
   }};
 
   AbmPolicy(const Params& params, const PolicyEnv& env);
@@ -41,7 +43,6 @@ class AbmPolicy final : public Policy {
   Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
-  nlohmann::json params() const override;
 
   // Whether a frame of this flow arriving now belongs to the flow's first RTT (records the flow).
   bool first_rtt(uint32_t flow_hash, uint64_t now_ns) noexcept;

@@ -10,12 +10,12 @@ namespace sharebuf::policies {
 CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
     : Policy(env), t_(env.layout->num_queues()), features_(env.layout->num_queues(), 10'000) {
   ParamReader reader(kName, params, kParams);
-  const std::string oracle = reader.choice("oracle", "none", {"none", "forest", "flip", "perfect"});
+  const std::string oracle = reader.choice("oracle");
   oracle_ = oracle == "forest"    ? Oracle::kForest
             : oracle == "flip"    ? Oracle::kFlip
             : oracle == "perfect" ? Oracle::kPerfect
                                   : Oracle::kNone;
-  const std::string flip_base = reader.choice("flip_base", "none", {"none", "forest", "perfect"});
+  const std::string flip_base = reader.choice("flip_base");
   flip_over_forest_ = flip_base == "forest";
   flip_over_perfect_ = flip_base == "perfect";
   const bool needs_labels =
@@ -25,23 +25,22 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
                 "\"perfect\" answers from LQD's fate of the same arrivals, which only "
                 "sharebuf-replay knows");
   }
-  flip_probability_ = reader.number("flip_probability", 0, 0, 1);
-  seed_ = reader.integer("seed", 1, 0, UINT64_MAX);
-  base_rtt_ns_ = reader.number("base_rtt_us", 10, 0.001, 1e6) * 1000;
+  flip_probability_ = reader.number("flip_probability");
+  seed_ = reader.integer("seed");
+  base_rtt_ns_ = reader.number("base_rtt_us") * 1000;
   features_ = CredenceFeatures(env.layout->num_queues(), base_rtt_ns_);
-  safeguard_ = reader.boolean("safeguard", true);
-  reset_on_empty_ = reader.boolean("reset_on_empty", false);
+  safeguard_ = reader.boolean("safeguard");
+  reset_on_empty_ = reader.boolean("reset_on_empty");
   const bool needs_forest =
       oracle_ == Oracle::kForest || (oracle_ == Oracle::kFlip && flip_over_forest_);
-  const auto* model = params.values.contains("model") ? &params.values.at("model") : nullptr;
-  if (model != nullptr) {
-    if (!model->is_string()) reader.fail("model", "must be a file path (a string)");
-    model_path_ = model->get<std::string>();
-  }
+  if (const auto model = reader.text("model")) model_path_ = *model;
   if (needs_forest) {
     if (model_path_.empty()) model_path_ = SHAREBUF_DEFAULT_MODEL;
     forest_ = RandomForest::from_file(model_path_);
   }
+  nlohmann::json values = reader.values();
+  values["model"] = model_path_;  // the file actually loaded (the shipped one by default)
+  set_params(std::move(values));
   const uint32_t n = env.layout->num_queues();
   for (uint32_t q = 0; q < n; ++q)
     t_.set(q, 0);
@@ -305,23 +304,6 @@ uint32_t CredencePolicy::threshold_cells(uint32_t queue, uint8_t,
                                          const BufferView&) const noexcept {
   std::lock_guard guard(lock_);
   return static_cast<uint32_t>((t_[queue] + kUnitsPerCell - 1) >> kFractionBits);
-}
-
-nlohmann::json CredencePolicy::params() const {
-  nlohmann::json p = {{"oracle", oracle_ == Oracle::kForest    ? "forest"
-                                 : oracle_ == Oracle::kFlip    ? "flip"
-                                 : oracle_ == Oracle::kPerfect ? "perfect"
-                                                               : "none"},
-                      {"flip_probability", flip_probability_},
-                      {"flip_base", flip_over_forest_    ? "forest"
-                                    : flip_over_perfect_ ? "perfect"
-                                                         : "none"},
-                      {"seed", seed_},
-                      {"base_rtt_us", base_rtt_ns_ / 1000},
-                      {"safeguard", safeguard_},
-                      {"reset_on_empty", reset_on_empty_},
-                      {"model", model_path_}};
-  return p;
 }
 
 nlohmann::json CredencePolicy::describe(const BufferView& view) const {

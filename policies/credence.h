@@ -51,17 +51,20 @@ class CredencePolicy final : public Policy {
   static constexpr std::string_view kName = "credence";
   static constexpr std::array<ParamSpec, 8> kParams{{
       {"oracle", ParamType::kString, "none",
-       "\"none\" (FollowLQD), \"forest\", \"flip\", or \"perfect\" (sharebuf-replay only)"},
+       "\"none\" (FollowLQD), \"forest\", \"flip\", or \"perfect\" (sharebuf-replay only)", 0, 0,
+       "none,forest,flip,perfect"},
       {"model", ParamType::kString, "models/credence-forest.json",
        "JSON random-forest model (oracle forest, or flip over forest); default: the shipped one"},
       {"flip_probability", ParamType::kNumber, "0",
-       "oracle flip: probability of flipping each answer"},
+       "oracle flip: probability of flipping each answer", 0, 1},
       {"flip_base", ParamType::kString, "none",
        "oracle flip: the oracle whose answers are flipped: \"none\", \"forest\", or "
-       "\"perfect\" (sharebuf-replay only)"},
-      {"seed", ParamType::kInteger, "1", "oracle flip: random seed (same seed, same flips)"},
+       "\"perfect\" (sharebuf-replay only)",
+       0, 0, "none,forest,perfect"},
+      {"seed", ParamType::kInteger, "1", "oracle flip: random seed (same seed, same flips)", 0,
+       18446744073709551615.0},
       {"base_rtt_us", ParamType::kNumber, "10",
-       "time constant of the features' EWMAs, microseconds"},
+       "time constant of the features' EWMAs, microseconds", 0.001, 1e6},
       {"safeguard", ParamType::kBool, "true", "accept while the longest queue is below B/N"},
       {"reset_on_empty", ParamType::kBool, "false",
        "set T[i] = 0 when queue i empties (ns-3 code)"},
@@ -76,7 +79,6 @@ class CredencePolicy final : public Policy {
   void end_burst() noexcept override;
   void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t, const BufferView& view) const noexcept override;
-  nlohmann::json params() const override;
   nlohmann::json describe(const BufferView& view) const override;
 
   double threshold(uint32_t queue) const noexcept;  // cells

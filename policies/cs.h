@@ -26,7 +26,6 @@ class CsPolicy final : public Policy {
                            const BufferView& view) const noexcept override {
     return view.queue_cells(queue) + view.remaining_cells();
   }
-  nlohmann::json params() const override { return nlohmann::json::object(); }
 };
 
 }  // namespace sharebuf::policies

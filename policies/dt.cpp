@@ -7,7 +7,8 @@ namespace sharebuf::policies {
 
 DtPolicy::DtPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   ParamReader reader(kName, params, kParams);
-  alpha_ = reader.number("alpha", 1.0, 1.0 / 1024, 1024);
+  alpha_ = reader.number("alpha");
+  set_params(reader.values());
   alphas_ = resolve_alphas(env, alpha_);
 }
 

@@ -20,7 +20,8 @@ class DtPolicy final : public Policy {
   static constexpr std::string_view kName = "dt";
   static constexpr std::array<ParamSpec, 1> kParams{{
       {"alpha", ParamType::kNumber, "1.0",
-       "alpha of classes that set none; one saturated queue takes alpha/(1+alpha) of B"},
+       "alpha of classes that set none; one saturated queue takes alpha/(1+alpha) of B", 1.0 / 1024,
+       1024},
   }};
 
   DtPolicy(const Params& params, const PolicyEnv& env);
@@ -33,7 +34,6 @@ class DtPolicy final : public Policy {
   }
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
-  nlohmann::json params() const override { return {{"alpha", alpha_}}; }
   nlohmann::json describe(const BufferView& view) const override;
 
  private:

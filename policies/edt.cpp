@@ -7,9 +7,10 @@ namespace sharebuf::policies {
 
 EdtPolicy::EdtPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   ParamReader reader(kName, params, kParams);
-  alpha_ = reader.number("alpha", 1.0, 1.0 / 1024, 1024);
-  near_empty_ = static_cast<uint32_t>(reader.integer("near_empty_cells", 10, 0, 1u << 30));
-  time_limit_ns_ = reader.number("time_limit_us", 100, 0.001, 1e9) * 1000;
+  alpha_ = reader.number("alpha");
+  near_empty_ = static_cast<uint32_t>(reader.integer("near_empty_cells"));
+  time_limit_ns_ = reader.number("time_limit_us") * 1000;
+  set_params(reader.values());
   alphas_ = resolve_alphas(env, alpha_);
   state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
 }
@@ -54,12 +55,6 @@ uint32_t EdtPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
   const double t = uncontrolled(queue) ? view.queue_cells(queue) + view.remaining_cells()
                                        : std::ceil(alphas_[class_id] * view.remaining_cells());
   return static_cast<uint32_t>(std::min<double>(t, view.capacity_cells()));
-}
-
-nlohmann::json EdtPolicy::params() const {
-  return {{"alpha", alpha_},
-          {"near_empty_cells", near_empty_},
-          {"time_limit_us", time_limit_ns_ / 1000}};
 }
 
 nlohmann::json EdtPolicy::describe(const BufferView& view) const {

@@ -30,11 +30,12 @@ class EdtPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "edt";
   static constexpr std::array<ParamSpec, 3> kParams{{
-      {"alpha", ParamType::kNumber, "1.0", "DT alpha of classes that set none (controlled state)"},
+      {"alpha", ParamType::kNumber, "1.0", "DT alpha of classes that set none (controlled state)",
+       1.0 / 1024, 1024},
       {"near_empty_cells", ParamType::kInteger, "10",
-       "a burst is recognised when it starts from a queue at most this long"},
+       "a burst is recognised when it starts from a queue at most this long", 0, 1 << 30},
       {"time_limit_us", ParamType::kNumber, "100",
-       "longest time a queue stays uncontrolled (about one base RTT)"},
+       "longest time a queue stays uncontrolled (about one base RTT)", 0.001, 1e9},
   }};
 
   EdtPolicy(const Params& params, const PolicyEnv& env);
@@ -44,7 +45,6 @@ class EdtPolicy final : public Policy {
   void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
-  nlohmann::json params() const override;
   nlohmann::json describe(const BufferView& view) const override;
 
   bool uncontrolled(uint32_t queue) const noexcept {

@@ -9,10 +9,11 @@ namespace sharebuf::policies {
 
 FbPolicy::FbPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   ParamReader reader(kName, params, kParams);
-  alpha_high_ = reader.number("alpha_high", 20, 1.0 / 1024, 1024);
-  alpha_low_ = reader.number("alpha_low", 0.5, 1.0 / 1024, 1024);
-  measured_ = reader.choice("gamma", "share", {"share", "measured"}) == "measured";
-  gamma_weight_ = reader.number("gamma_weight", 0.125, 1.0 / 1024, 1);
+  alpha_high_ = reader.number("alpha_high");
+  alpha_low_ = reader.number("alpha_low");
+  measured_ = reader.choice("gamma") == "measured";
+  gamma_weight_ = reader.number("gamma_weight");
+  set_params(reader.values());
   alphas_ = resolve_group_alphas(env, alpha_high_, alpha_low_);
   rates_ = std::make_unique<RateState[]>(env.layout->num_queues());
 }
@@ -48,13 +49,6 @@ uint32_t FbPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
                                    const BufferView& view) const noexcept {
   return static_cast<uint32_t>(
       std::min<double>(std::ceil(threshold(queue, class_id, view)), view.capacity_cells()));
-}
-
-nlohmann::json FbPolicy::params() const {
-  return {{"alpha_high", alpha_high_},
-          {"alpha_low", alpha_low_},
-          {"gamma", measured_ ? "measured" : "share"},
-          {"gamma_weight", gamma_weight_}};
 }
 
 nlohmann::json FbPolicy::describe(const BufferView& view) const {

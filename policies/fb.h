@@ -28,12 +28,15 @@ class FbPolicy final : public Policy {
   static constexpr std::string_view kName = "fb";
   static constexpr std::array<ParamSpec, 4> kParams{{
       {"alpha_high", ParamType::kNumber, "20",
-       "alpha of high-priority classes that set none (paper's simulations; testbed 0.8)"},
+       "alpha of high-priority classes that set none (paper's simulations; testbed 0.8)",
+       1.0 / 1024, 1024},
       {"alpha_low", ParamType::kNumber, "0.5",
-       "alpha of low-priority classes that set none (paper's simulations; testbed 0.6)"},
-      {"gamma", ParamType::kString, "share", "\"share\" (scheduler share) or \"measured\""},
+       "alpha of low-priority classes that set none (paper's simulations; testbed 0.6)", 1.0 / 1024,
+       1024},
+      {"gamma", ParamType::kString, "share", "\"share\" (scheduler share) or \"measured\"", 0, 0,
+       "share,measured"},
       {"gamma_weight", ParamType::kNumber, "0.125",
-       "EWMA weight of a new dequeue-rate sample (gamma = \"measured\")"},
+       "EWMA weight of a new dequeue-rate sample (gamma = \"measured\")", 1.0 / 1024, 1},
   }};
 
   FbPolicy(const Params& params, const PolicyEnv& env);
@@ -47,7 +50,6 @@ class FbPolicy final : public Policy {
   void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
-  nlohmann::json params() const override;
   nlohmann::json describe(const BufferView& view) const override;
 
   // The factors of Eq. 3 for a frame of `class_id` arriving at `queue` (tests, describe).

@@ -9,9 +9,10 @@ namespace sharebuf::policies {
 
 FbaPolicy::FbaPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   ParamReader reader(kName, params, kParams);
-  alpha_high_ = reader.number("alpha_high", 20, 1.0 / 1024, 1024);
-  alpha_low_ = reader.number("alpha_low", 0.5, 1.0 / 1024, 1024);
-  period_ms_ = reader.number("period_ms", 1000, 1, 3.6e6);
+  alpha_high_ = reader.number("alpha_high");
+  alpha_low_ = reader.number("alpha_low");
+  period_ms_ = reader.number("period_ms");
+  set_params(reader.values());
   period_ns_ = static_cast<uint64_t>(period_ms_ * 1e6);
   alphas_ = resolve_group_alphas(env, alpha_high_, alpha_low_);
   const uint32_t n = env.layout->num_queues();
@@ -42,10 +43,6 @@ uint32_t FbaPolicy::threshold_cells(uint32_t queue, uint8_t /*class_id*/,
                                     const BufferView& view) const noexcept {
   return static_cast<uint32_t>(std::min<double>(
       std::ceil(queue_alpha(queue) * view.remaining_cells()), view.capacity_cells()));
-}
-
-nlohmann::json FbaPolicy::params() const {
-  return {{"alpha_high", alpha_high_}, {"alpha_low", alpha_low_}, {"period_ms", period_ms_}};
 }
 
 nlohmann::json FbaPolicy::describe(const BufferView& view) const {

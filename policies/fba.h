@@ -26,10 +26,12 @@ class FbaPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "fba";
   static constexpr std::array<ParamSpec, 3> kParams{{
-      {"alpha_high", ParamType::kNumber, "20", "alpha of high-priority classes that set none"},
-      {"alpha_low", ParamType::kNumber, "0.5", "alpha of low-priority classes that set none"},
+      {"alpha_high", ParamType::kNumber, "20", "alpha of high-priority classes that set none",
+       1.0 / 1024, 1024},
+      {"alpha_low", ParamType::kNumber, "0.5", "alpha of low-priority classes that set none",
+       1.0 / 1024, 1024},
       {"period_ms", ParamType::kNumber, "1000",
-       "how often the controller recomputes the alphas (paper: 1 s; down to 1 ms)"},
+       "how often the controller recomputes the alphas (paper: 1 s; down to 1 ms)", 1, 3.6e6},
   }};
 
   FbaPolicy(const Params& params, const PolicyEnv& env);
@@ -45,7 +47,6 @@ class FbaPolicy final : public Policy {
   void on_install(const BufferView& view) noexcept override { recompute(view); }
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
-  nlohmann::json params() const override;
   nlohmann::json describe(const BufferView& view) const override;
 
   // The DT alpha queue q holds until the next update.

@@ -4,7 +4,8 @@ namespace sharebuf::policies {
 
 LqdPolicy::LqdPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   ParamReader reader(kName, params, kParams);
-  from_head_ = reader.choice("push_out", "tail", {"tail", "head"}) == "head";
+  from_head_ = reader.choice("push_out") == "head";
+  set_params(reader.values());
 }
 
 Verdict LqdPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {

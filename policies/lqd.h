@@ -26,7 +26,7 @@ class LqdPolicy final : public Policy {
   static constexpr std::string_view kName = "lqd";
   static constexpr std::array<ParamSpec, 1> kParams{{
       {"push_out", ParamType::kString, "tail",
-       "evict from the victim's \"tail\" (newest) or \"head\""},
+       "evict from the victim's \"tail\" (newest) or \"head\"", 0, 0, "tail,head"},
   }};
 
   LqdPolicy(const Params& params, const PolicyEnv& env);
@@ -64,7 +64,6 @@ class LqdPolicy final : public Policy {
   uint32_t threshold_cells(uint32_t, uint8_t, const BufferView& view) const noexcept override {
     return view.capacity_cells();
   }
-  nlohmann::json params() const override { return {{"push_out", from_head_ ? "head" : "tail"}}; }
 
  private:
   bool from_head_ = false;

@@ -1,12 +1,13 @@
 #include "policies/params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 namespace sharebuf::policies {
 namespace {
 
-std::string range_text(double min, double max) {
+std::string between(double min, double max) {
   std::ostringstream out;
   out << "between " << min << " and " << max;
   return out.str();
@@ -35,9 +36,36 @@ std::string_view to_string(ParamType t) noexcept {
   return "?";
 }
 
+std::string range_text(const ParamSpec& spec) {
+  if (spec.type == ParamType::kString) {
+    std::string out;
+    for (size_t i = 0; i < spec.choices.size(); ++i)
+      out += spec.choices[i] == ',' ? std::string(", ") : std::string(1, spec.choices[i]);
+    return out;
+  }
+  if (spec.type == ParamType::kBool) return "true, false";
+  auto num = [](double v) {
+    if (v >= 18446744073709551615.0) return std::string("2^64 − 1");
+    // 1/1024 and the like: powers of two below one, as the alphas are documented.
+    if (v > 0 && v < 1) {
+      const double inv = 1 / v;
+      if (inv == std::round(inv) &&
+          (static_cast<uint64_t>(inv) & (static_cast<uint64_t>(inv) - 1)) == 0)
+        return "1/" + std::to_string(static_cast<uint64_t>(inv));
+    }
+    if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
+    std::ostringstream out;
+    out << v;
+    return out.str();
+  };
+  // A bound the policy checks against the buffer itself (static's caps): no declared maximum.
+  if (spec.max >= 1e12 && spec.max < 18446744073709551615.0) return "≥ " + num(spec.min);
+  return num(spec.min) + " – " + num(spec.max);
+}
+
 ParamReader::ParamReader(std::string_view policy, const Params& params,
                          std::span<const ParamSpec> specs)
-    : policy_(policy), params_(params) {
+    : policy_(policy), params_(params), specs_(specs) {
   if (!params.values.is_object()) {
     throw ConfigError((params.origin.empty() ? "" : params.origin + ": ") + "policy '" + policy_ +
                       "': parameters must be a table of key = value");
@@ -65,64 +93,106 @@ const nlohmann::json* ParamReader::find(std::string_view key) const {
   return it == params_.values.end() ? nullptr : &*it;
 }
 
-double ParamReader::number(std::string_view key, double fallback, double min, double max) const {
-  const nlohmann::json* v = find(key);
-  if (v == nullptr) return fallback;
-  if (!v->is_number()) fail(key, "must be a number, got " + v->dump());
-  const double d = v->get<double>();
-  if (!std::isfinite(d) || d < min || d > max) {
-    fail(key, "must be " + range_text(min, max) + ", got " + v->dump());
+const ParamSpec& ParamReader::spec(std::string_view key, ParamType type) const {
+  for (const ParamSpec& s : specs_) {
+    if (s.name == key && s.type == type) return s;
   }
+  throw std::logic_error("policy '" + policy_ + "' reads key '" + std::string(key) + "' as " +
+                         std::string(to_string(type)) + " but does not declare it so");
+}
+
+double ParamReader::number(std::string_view key) const {
+  const ParamSpec& s = spec(key, ParamType::kNumber);
+  const nlohmann::json* v = find(key);
+  double d = 0;
+  if (v == nullptr) {
+    d = std::stod(std::string(s.default_value));
+  } else {
+    if (!v->is_number()) fail(key, "must be a number, got " + v->dump());
+    d = v->get<double>();
+    if (!std::isfinite(d) || d < s.min || d > s.max) {
+      fail(key, "must be " + between(s.min, s.max) + ", got " + v->dump());
+    }
+  }
+  values_[std::string(key)] = d;
   return d;
 }
 
-uint64_t ParamReader::integer(std::string_view key, uint64_t fallback, uint64_t min,
-                              uint64_t max) const {
+uint64_t ParamReader::integer(std::string_view key) const {
+  const ParamSpec& s = spec(key, ParamType::kInteger);
   const nlohmann::json* v = find(key);
-  if (v == nullptr) return fallback;
-  if (!v->is_number_integer() || (!v->is_number_unsigned() && v->get<int64_t>() < 0)) {
-    fail(key, "must be a non-negative integer, got " + v->dump());
+  uint64_t n = 0;
+  if (v == nullptr) {
+    n = std::stoull(std::string(s.default_value));
+  } else {
+    if (!v->is_number_integer() || (!v->is_number_unsigned() && v->get<int64_t>() < 0)) {
+      fail(key, "must be a non-negative integer, got " + v->dump());
+    }
+    n = v->get<uint64_t>();
+    // Compared as doubles: the declared bounds are doubles, and 2^64 - 1 rounds up to 2^64.
+    if (static_cast<double>(n) < s.min || static_cast<double>(n) > s.max) {
+      fail(key, "must be " + between(s.min, s.max) + ", got " + v->dump());
+    }
   }
-  const uint64_t n = v->get<uint64_t>();
-  if (n < min || n > max) {
-    fail(key, "must be " + range_text(static_cast<double>(min), static_cast<double>(max)) +
-                  ", got " + v->dump());
-  }
+  values_[std::string(key)] = n;
   return n;
 }
 
-bool ParamReader::boolean(std::string_view key, bool fallback) const {
+bool ParamReader::boolean(std::string_view key) const {
+  const ParamSpec& s = spec(key, ParamType::kBool);
   const nlohmann::json* v = find(key);
-  if (v == nullptr) return fallback;
-  if (!v->is_boolean()) fail(key, "must be true or false, got " + v->dump());
-  return v->get<bool>();
-}
-
-std::string ParamReader::choice(std::string_view key, std::string_view fallback,
-                                std::initializer_list<std::string_view> options) const {
-  const nlohmann::json* v = find(key);
-  if (v == nullptr) return std::string(fallback);
-  std::string list;
-  for (std::string_view o : options)
-    list += (list.empty() ? "\"" : ", \"") + std::string(o) + "\"";
-  if (!v->is_string()) fail(key, "must be one of " + list + ", got " + v->dump());
-  const std::string s = v->get<std::string>();
-  for (std::string_view o : options) {
-    if (o == s) return s;
+  bool b = s.default_value == "true";
+  if (v != nullptr) {
+    if (!v->is_boolean()) fail(key, "must be true or false, got " + v->dump());
+    b = v->get<bool>();
   }
-  fail(key, "must be one of " + list + ", got " + v->dump());
+  values_[std::string(key)] = b;
+  return b;
 }
 
-std::optional<std::vector<double>> ParamReader::number_or_list(std::string_view key, double min,
-                                                               double max) const {
+std::string ParamReader::choice(std::string_view key) const {
+  const ParamSpec& s = spec(key, ParamType::kString);
+  const nlohmann::json* v = find(key);
+  std::string out(s.default_value);
+  if (v != nullptr) {
+    std::vector<std::string_view> options;
+    for (std::string_view rest = s.choices; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      options.push_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    std::string list;
+    for (std::string_view o : options)
+      list += (list.empty() ? "\"" : ", \"") + std::string(o) + "\"";
+    if (!v->is_string()) fail(key, "must be one of " + list + ", got " + v->dump());
+    out = v->get<std::string>();
+    if (std::find(options.begin(), options.end(), out) == options.end()) {
+      fail(key, "must be one of " + list + ", got " + v->dump());
+    }
+  }
+  values_[std::string(key)] = out;
+  return out;
+}
+
+std::optional<std::string> ParamReader::text(std::string_view key) const {
+  spec(key, ParamType::kString);
+  const nlohmann::json* v = find(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) fail(key, "must be a string, got " + v->dump());
+  values_[std::string(key)] = *v;
+  return v->get<std::string>();
+}
+
+std::optional<std::vector<double>> ParamReader::number_or_list(std::string_view key) const {
+  const ParamSpec& s = spec(key, ParamType::kNumberOrList);
   const nlohmann::json* v = find(key);
   if (v == nullptr) return std::nullopt;
   std::vector<double> out;
   auto take = [&](const nlohmann::json& x, std::string_view what) {
     if (!x.is_number()) fail(key, std::string(what) + " must be a number, got " + x.dump());
     const double d = x.get<double>();
-    if (!std::isfinite(d) || d < min || d > max) {
-      fail(key, std::string(what) + " must be " + range_text(min, max) + ", got " + x.dump());
+    if (!std::isfinite(d) || d < s.min || d > s.max) {
+      fail(key, std::string(what) + " must be " + between(s.min, s.max) + ", got " + x.dump());
     }
     out.push_back(d);
   };
@@ -133,6 +203,7 @@ std::optional<std::vector<double>> ParamReader::number_or_list(std::string_view 
   } else {
     take(*v, "value");
   }
+  values_[std::string(key)] = *v;
   return out;
 }
 

@@ -2,6 +2,13 @@
 // object, converted by mgmt/ into JSON values with the file/line of every key), the declared
 // parameter list of each policy, and ParamReader, which turns the table into a typed config.
 //
+// Each policy declares its parameters once, in its kParams table (name, type, default, range or
+// choices, help). ParamReader takes defaults, ranges and choices from there, and records every
+// value it hands out, so the policy's params() (what policy.get and policy.set report, and what
+// rebuilds an equal policy), policy.list, sharebuf-replay --list and the parameter table of
+// docs/policies.md (params_markdown(); a test keeps the page equal to it) all come from the
+// one table.
+//
 // Validation is strict and happens before anything is committed: an unknown key, a wrong type or
 // a value out of range throws ConfigError whose message names where the key came from, the
 // policy and the key — e.g. `sharebuf.toml:14:1: policy 'dt': unknown key 'alhpa' (known keys:
@@ -42,31 +49,47 @@ std::string_view to_string(ParamType t) noexcept;
 struct ParamSpec {
   std::string_view name;
   ParamType type;
-  std::string_view default_value;  // as documented, e.g. "1.0" or "B / number of queues"
+  // The default: a literal the reader parses ("1.0", "64", "true", "none"), or for a default
+  // the policy computes (kNumberOrList only), its description, e.g. "B / number of queues".
+  std::string_view default_value;
   std::string_view help;
+  double min = 0;  // kNumber, kInteger, kNumberOrList: the accepted range, inclusive
+  double max = 0;
+  std::string_view choices = {};  // kString: the accepted values, comma-separated; empty: any
 };
+
+// The range or choices of a parameter as documented, e.g. "1/1024 – 1024", "none, forest".
+std::string range_text(const ParamSpec& spec);
 
 class ParamReader {
  public:
   // Rejects keys that are not in `specs` right away.
   ParamReader(std::string_view policy, const Params& params, std::span<const ParamSpec> specs);
 
-  double number(std::string_view key, double fallback, double min, double max) const;
-  uint64_t integer(std::string_view key, uint64_t fallback, uint64_t min, uint64_t max) const;
-  bool boolean(std::string_view key, bool fallback) const;
-  std::string choice(std::string_view key, std::string_view fallback,
-                     std::initializer_list<std::string_view> options) const;
+  // The value of a declared key, or its declared default; checked against the declared range or
+  // choices. Reading a key that `specs` does not declare with this type is a programming error
+  // (std::logic_error).
+  double number(std::string_view key) const;
+  uint64_t integer(std::string_view key) const;
+  bool boolean(std::string_view key) const;
+  std::string choice(std::string_view key) const;               // kString with choices
+  std::optional<std::string> text(std::string_view key) const;  // kString, any; nullopt if absent
   // A single number (returned as a one-element list) or a list of numbers; nullopt if absent.
-  std::optional<std::vector<double>> number_or_list(std::string_view key, double min,
-                                                    double max) const;
+  std::optional<std::vector<double>> number_or_list(std::string_view key) const;
+
+  // Every value handed out so far (defaults included), by key: the policy's params().
+  const nlohmann::json& values() const noexcept { return values_; }
 
   [[noreturn]] void fail(std::string_view key, std::string_view problem) const;
 
  private:
   const nlohmann::json* find(std::string_view key) const;
+  const ParamSpec& spec(std::string_view key, ParamType type) const;
 
   std::string policy_;
   const Params& params_;
+  std::span<const ParamSpec> specs_;
+  mutable nlohmann::json values_ = nlohmann::json::object();
 };
 
 }  // namespace sharebuf::policies

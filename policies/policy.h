@@ -136,17 +136,21 @@ class Policy {
                                    const BufferView& view) const noexcept = 0;
 
   // The effective typed configuration; feeding it back to the registry builds an equal policy.
-  virtual nlohmann::json params() const = 0;
+  // By default what the constructor's ParamReader handed out (set_params).
+  virtual nlohmann::json params() const { return params_; }
   // {"name", "params", "state"}: parameters plus the policy's internal state for the control
   // socket. The base version reports every queue's threshold.
   virtual nlohmann::json describe(const BufferView& view) const;
 
  protected:
   explicit Policy(const PolicyEnv& env) : env_(env) {}
+  // Call at the end of the constructor with ParamReader::values().
+  void set_params(nlohmann::json values) { params_ = std::move(values); }
   const PolicyEnv& env() const noexcept { return env_; }
 
  private:
   PolicyEnv env_;
+  nlohmann::json params_ = nlohmann::json::object();
 };
 
 }  // namespace sharebuf::policies

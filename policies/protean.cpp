@@ -10,12 +10,13 @@ namespace sharebuf::policies {
 
 ProteanPolicy::ProteanPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   ParamReader reader(kName, params, kParams);
-  alpha_incast_ = reader.number("alpha_incast", 1.0, 1.0 / 1024, 1024);
-  alpha_long_ = reader.number("alpha_long", 0.5, 1.0 / 1024, 1024);
-  beta_ = reader.number("beta", 0.25, 0, 1);
-  buildup_ = reader.number("buildup", 2.0, 0, 1e6);
-  tofino_ = reader.choice("arithmetic", "exact", {"exact", "tofino"}) == "tofino";
-  sync_probe_ = reader.choice("sync", "dequeue", {"dequeue", "probe"}) == "probe";
+  alpha_incast_ = reader.number("alpha_incast");
+  alpha_long_ = reader.number("alpha_long");
+  beta_ = reader.number("beta");
+  buildup_ = reader.number("buildup");
+  tofino_ = reader.choice("arithmetic") == "tofino";
+  sync_probe_ = reader.choice("sync") == "probe";
+  set_params(reader.values());
   alpha_long_of_ = resolve_alphas(env, alpha_long_);
   alpha_incast_of_ = resolve_alphas(env, alpha_incast_);
   state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
@@ -130,15 +131,6 @@ uint32_t ProteanPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
       break;
   }
   return static_cast<uint32_t>(std::min<double>(std::ceil(t), view.capacity_cells()));
-}
-
-nlohmann::json ProteanPolicy::params() const {
-  return {{"alpha_incast", alpha_incast_},
-          {"alpha_long", alpha_long_},
-          {"beta", beta_},
-          {"buildup", buildup_},
-          {"arithmetic", tofino_ ? "tofino" : "exact"},
-          {"sync", sync_probe_ ? "probe" : "dequeue"}};
 }
 
 nlohmann::json ProteanPolicy::describe(const BufferView& view) const {

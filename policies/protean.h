@@ -35,15 +35,18 @@ class ProteanPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "protean";
   static constexpr std::array<ParamSpec, 6> kParams{{
-      {"alpha_incast", ParamType::kNumber, "1.0", "alpha of incast-role classes (testbed 0.8)"},
-      {"alpha_long", ParamType::kNumber, "0.5", "DT alpha of long-role classes"},
-      {"beta", ParamType::kNumber, "0.25", "EWMA weight of the newest gradient sample"},
+      {"alpha_incast", ParamType::kNumber, "1.0", "alpha of incast-role classes (testbed 0.8)",
+       1.0 / 1024, 1024},
+      {"alpha_long", ParamType::kNumber, "0.5", "DT alpha of long-role classes", 1.0 / 1024, 1024},
+      {"beta", ParamType::kNumber, "0.25", "EWMA weight of the newest gradient sample", 0, 1},
       {"buildup", ParamType::kNumber, "2.0",
-       "gradient (in multiples of the line rate) above which an incast is assumed"},
-      {"arithmetic", ParamType::kString, "exact", "\"exact\" or \"tofino\" (log2/exp2 tables)"},
+       "gradient (in multiples of the line rate) above which an incast is assumed", 0, 1e6},
+      {"arithmetic", ParamType::kString, "exact", "\"exact\" or \"tofino\" (log2/exp2 tables)", 0,
+       0, "exact,tofino"},
       {"sync", ParamType::kString, "dequeue",
        "\"dequeue\": gradient and Rem at every dequeue (the paper's algorithm); \"probe\": from "
-       "the probe registers once per probe interval (the Tofino prototype)"},
+       "the probe registers once per probe interval (the Tofino prototype)",
+       0, 0, "dequeue,probe"},
   }};
 
   ProteanPolicy(const Params& params, const PolicyEnv& env);
@@ -56,7 +59,6 @@ class ProteanPolicy final : public Policy {
                 uint64_t interval_ns) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
-  nlohmann::json params() const override;
   nlohmann::json describe(const BufferView& view) const override;
 
   // The current smoothed gradient of a queue (tests, describe).

@@ -70,4 +70,27 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const Params& params,
   return info->make(params, env);
 }
 
+std::string params_markdown() {
+  // A '|' inside a cell would end it; the help texts use none, but escape to be safe.
+  auto cell = [](std::string_view text) {
+    std::string out;
+    for (char ch : text)
+      out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    return out;
+  };
+  std::string out =
+      "| policy | parameter | type | default | range | meaning |\n|---|---|---|---|---|---|\n";
+  for (const PolicyInfo& p : builtin_policies()) {
+    for (const ParamSpec& s : p.params) {
+      out += "| `" + std::string(p.name) + "` | `" + std::string(s.name) + "` | " +
+             std::string(to_string(s.type)) + " | " +
+             (s.default_value.empty() ? std::string("none") : "`" + cell(s.default_value) + "`") +
+             " | " +
+             (s.type == ParamType::kString && s.choices.empty() ? "any" : cell(range_text(s))) +
+             " | " + cell(s.help) + " |\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace sharebuf::policies

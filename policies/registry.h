@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "policies/params.h"
@@ -21,6 +22,10 @@ struct PolicyInfo {
 
 std::span<const PolicyInfo> builtin_policies() noexcept;
 const PolicyInfo* find_policy(std::string_view name) noexcept;
+
+// Every built-in policy's parameters as one Markdown table (policy, parameter, type, default,
+// range, meaning): the table of docs/policies.md, generated from the declared kParams tables.
+std::string params_markdown();
 
 // Builds and validates a policy. Throws ConfigError for an unknown name (listing the known ones)
 // or bad parameters (naming the key).

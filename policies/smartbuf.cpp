@@ -11,14 +11,15 @@ namespace sharebuf::policies {
 SmartbufPolicy::SmartbufPolicy(const Params& params, const PolicyEnv& env)
     : Policy(env), map_(1, 0) {
   ParamReader reader(kName, params, kParams);
-  alpha_ = reader.number("alpha", 1.0, 1.0 / 1024, 1024);
-  beta_ = reader.number("beta", 0.5, 0, 1);
-  sigma_ = reader.number("sigma", 5, 1, 1e6);
-  k_ = static_cast<uint32_t>(reader.integer("k", 3, 1, 64));
-  ttl_s_ = reader.number("ttl_s", 10, 1e-6, 1e6);
-  max_entries_ = static_cast<uint32_t>(reader.integer("max_entries", 64, 1, 4096));
-  weight_ = reader.number("gradient_weight", 0.25, 0, 1);
-  sync_probe_ = reader.choice("sync", "dequeue", {"dequeue", "probe"}) == "probe";
+  alpha_ = reader.number("alpha");
+  beta_ = reader.number("beta");
+  sigma_ = reader.number("sigma");
+  k_ = static_cast<uint32_t>(reader.integer("k"));
+  ttl_s_ = reader.number("ttl_s");
+  max_entries_ = static_cast<uint32_t>(reader.integer("max_entries"));
+  weight_ = reader.number("gradient_weight");
+  sync_probe_ = reader.choice("sync") == "probe";
+  set_params(reader.values());
   burst_cells_ = env.layout->capacity_cells() / sigma_;
   alphas_ = resolve_alphas(env, alpha_);
   state_ = std::make_unique<QueueState[]>(env.layout->num_queues());
@@ -141,17 +142,6 @@ uint32_t SmartbufPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
                                          const BufferView& view) const noexcept {
   return static_cast<uint32_t>(
       std::min<double>(std::ceil(threshold(queue, class_id, view)), view.capacity_cells()));
-}
-
-nlohmann::json SmartbufPolicy::params() const {
-  return {{"alpha", alpha_},
-          {"beta", beta_},
-          {"sigma", sigma_},
-          {"k", k_},
-          {"ttl_s", ttl_s_},
-          {"max_entries", max_entries_},
-          {"gradient_weight", weight_},
-          {"sync", sync_probe_ ? "probe" : "dequeue"}};
 }
 
 nlohmann::json SmartbufPolicy::describe(const BufferView& view) const {

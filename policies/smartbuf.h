@@ -36,17 +36,22 @@ class SmartbufPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "smartbuf";
   static constexpr std::array<ParamSpec, 8> kParams{{
-      {"alpha", ParamType::kNumber, "1.0", "DT alpha of classes that set none (between bursts)"},
+      {"alpha", ParamType::kNumber, "1.0", "DT alpha of classes that set none (between bursts)",
+       1.0 / 1024, 1024},
       {"beta", ParamType::kNumber, "0.5",
-       "a burst has ended when the queue falls below beta * its peak"},
-      {"sigma", ParamType::kNumber, "5", "a burst counts when its peak exceeds B / sigma"},
-      {"k", ParamType::kInteger, "3", "nearest larger gradients averaged for the threshold"},
-      {"ttl_s", ParamType::kNumber, "10", "age after which a learned signature is forgotten, s"},
-      {"max_entries", ParamType::kInteger, "64", "size of the signature map (oldest evicted)"},
-      {"gradient_weight", ParamType::kNumber, "0.25", "EWMA weight of the newest gradient sample"},
+       "a burst has ended when the queue falls below beta * its peak", 0, 1},
+      {"sigma", ParamType::kNumber, "5", "a burst counts when its peak exceeds B / sigma", 1, 1e6},
+      {"k", ParamType::kInteger, "3", "nearest larger gradients averaged for the threshold", 1, 64},
+      {"ttl_s", ParamType::kNumber, "10", "age after which a learned signature is forgotten, s",
+       1e-6, 1e6},
+      {"max_entries", ParamType::kInteger, "64", "size of the signature map (oldest evicted)", 1,
+       4096},
+      {"gradient_weight", ParamType::kNumber, "0.25", "EWMA weight of the newest gradient sample",
+       0, 1},
       {"sync", ParamType::kString, "dequeue",
        "\"dequeue\": learn at every dequeue (the paper's algorithm); \"probe\": from the probe "
-       "registers once per probe interval (a Tofino-style implementation)"},
+       "registers once per probe interval (a Tofino-style implementation)",
+       0, 0, "dequeue,probe"},
   }};
 
   struct Burst {
@@ -71,7 +76,6 @@ class SmartbufPolicy final : public Policy {
                 uint64_t interval_ns) noexcept override;
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
-  nlohmann::json params() const override;
   nlohmann::json describe(const BufferView& view) const override;
 
   double gradient(uint32_t queue) const noexcept {

@@ -17,7 +17,8 @@ class StaticPolicy final : public Policy {
   static constexpr std::string_view kName = "static";
   static constexpr std::array<ParamSpec, 1> kParams{{
       {"cap_cells", ParamType::kNumberOrList, "B / number of queues",
-       "cap of every queue (one number), or one cap per queue (a list, in flat queue order)"},
+       "cap of every queue (one number), or one cap per queue (a list, in flat queue order)", 1,
+       1e12},
   }};
 
   StaticPolicy(const Params& params, const PolicyEnv& env);

@@ -254,9 +254,16 @@ int main(int argc, char** argv) {
                "Smartbuf's map and burst log, Protean's gradients, ...)");
   app.add_flag("--per-queue", per_queue, "also print a table per queue");
   app.add_flag("--list", list, "list generators and policies with their parameters, then exit");
+  bool params_markdown = false;
+  app.add_flag("--params-markdown", params_markdown,
+               "print the policies' parameter table as Markdown (docs/policies.md), then exit");
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (params_markdown) {
+      std::cout << sharebuf::policies::params_markdown();
+      return 0;
+    }
     if (list) {
       std::cout << "generators (--scenario):\n";
       for (const auto& s : sharebuf::sim::scenarios())
@@ -266,7 +273,8 @@ int main(int argc, char** argv) {
         std::cout << "  " << p.name << " — " << p.summary << "\n";
         for (const auto& s : p.params)
           std::cout << "      " << s.name << " (" << sharebuf::policies::to_string(s.type)
-                    << ", default " << s.default_value << "): " << s.help << "\n";
+                    << ", default " << s.default_value << ", " << sharebuf::policies::range_text(s)
+                    << "): " << s.help << "\n";
       }
       return 0;
     }

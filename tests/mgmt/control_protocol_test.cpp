@@ -44,6 +44,7 @@ const Case kCases[] = {
     {R"({"cmd":"config"})", true, "/toml"},
     {R"({"cmd":"policy.get"})", true, "/state/thresholds_cells"},
     {R"({"cmd":"policy.list"})", true, "/10/params"},
+    {R"({"cmd":"policy.list"})", true, "/2/params/0/range"},
     {R"({"cmd":"policy.set","args":{"name":"fb","params":{"alpha_low":0.6}}})", true, "/params/alpha_low"},
     {R"({"cmd":"policy.set","args":{"params":{"alpha":2}}})", true, "/previous"},
     {R"({"cmd":"view.set","args":{"mode":"probe","probe_interval_us":20}})", true, "/probe_interval_ns"},

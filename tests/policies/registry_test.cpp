@@ -1,6 +1,8 @@
 #include "policies/registry.h"
 
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -57,6 +59,23 @@ TEST(Registry, EveryPolicyRoundTripsItsParams) {
       EXPECT_TRUE(policy->params().contains(spec.name)) << info.name << "." << spec.name;
     }
   }
+}
+
+// The parameter table of docs/policies.md is the declared tables, as params_markdown() prints
+// them: a default or range changed in a kParams table and not in the page fails here.
+TEST(Registry, DocsParameterTableIsTheDeclaredTables) {
+  std::ifstream in(SHAREBUF_SOURCE_DIR "/docs/policies.md");
+  ASSERT_TRUE(in) << "docs/policies.md not found";
+  std::stringstream page;
+  page << in.rdbuf();
+  const std::string text = page.str();
+  const std::string begin = "<!-- params:begin -->\n", end = "<!-- params:end -->";
+  const size_t b = text.find(begin), e = text.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), params_markdown())
+      << "regenerate: build/sim/sharebuf-replay --params-markdown | "
+         "netns-scripts/lib/doc_section.py params -";
 }
 
 }  // namespace
