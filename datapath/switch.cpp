@@ -17,7 +17,9 @@
 
 namespace sharebuf::datapath {
 
-Switch::Switch(const SwitchConfig& config) : core_(std::make_unique<SwitchCore>(config)) {
+Switch::Switch(const SwitchConfig& config)
+    : core_(std::make_unique<SwitchCore>(config)),
+      control_(std::make_unique<SwitchControl>(*core_)) {
   core_->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (core_->stop_fd < 0) throw std::runtime_error("eventfd failed");
   for (auto& port : core_->ports) {

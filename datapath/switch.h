@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "datapath/switch_config.h"
-#include "datapath/switch_core.h"
+#include "datapath/switch_control.h"
 
 namespace sharebuf::datapath {
+
+class SwitchCore;
 
 class Switch {
  public:
@@ -29,8 +31,10 @@ class Switch {
   // Frees every queued frame; afterwards every cell is back in the pool.
   void release_queued();
 
+  // What management code uses (datapath/switch_control.h).
+  SwitchControl& control() noexcept { return *control_; }
+  // The insides, for the datapath's own tests.
   SwitchCore& core() noexcept { return *core_; }
-  const SwitchCore& core() const noexcept { return *core_; }
   // Re-reads every port's MTU (the daemon's main thread, about once a second). A changed MTU
   // becomes the port's egress limit at once; the messages say what changed and what the RX ring,
   // sized at the start, still truncates.
@@ -40,6 +44,7 @@ class Switch {
 
  private:
   std::unique_ptr<SwitchCore> core_;
+  std::unique_ptr<SwitchControl> control_;
   std::vector<std::thread> rx_threads_;
   std::vector<std::thread> egress_threads_;
   std::vector<std::string> warnings_;

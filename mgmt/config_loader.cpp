@@ -14,7 +14,6 @@
 #include "common/units.h"
 #include "datapath/frame_parser.h"
 #include "datapath/mac_table.h"
-#include "datapath/switch_core.h"
 #include "policies/policy.h"
 #include "policies/registry.h"
 

@@ -13,7 +13,6 @@
 
 #include "buffer/drop_reason.h"
 #include "common/bounded_input.h"
-#include "mgmt/switch_report.h"
 #include "policies/registry.h"
 
 namespace sharebuf::mgmt {
@@ -21,7 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-// Monotonic counters of switch_stats_json; everything else (occupancy, thresholds, peaks,
+// Monotonic counters of SwitchControl::stats(); everything else (occupancy, thresholds, peaks,
 // delays, configuration) is a gauge and is reported as is after counters.reset.
 constexpr std::array kCounterKeys = {
     // per queue
@@ -89,54 +88,27 @@ void only_keys(const json& args, std::initializer_list<std::string_view> keys) {
 }
 
 // The view as policy.get, status and view.set report it.
-json view_json(const buffer::SharedBuffer& buf) {
-  return {{"mode", buffer::to_string(buf.view_mode())},
-          {"probe_interval_ns", buf.probes().interval_ns()},
-          {"probe_delay_ns", buf.probes().delay_ns()}};
+json view_json(const datapath::SwitchControl& sw) {
+  const datapath::ViewSettings v = sw.view();
+  return {{"mode", buffer::to_string(v.mode)},
+          {"probe_interval_ns", v.probe_interval_ns},
+          {"probe_delay_ns", v.probe_delay_ns}};
 }
 
 json status(ControlContext& ctx, const json& args) {
   only_keys(args, {});
-  auto& core = ctx.core;
-  core.reclaim();
-  const auto& buf = core.buffer;
-  uint64_t drops = 0;
-  uint64_t admitted = 0;
-  for (uint32_t q = 0; q < buf.layout().num_queues(); ++q) {
-    const auto& s = buf.stats(q);
-    admitted += s.enqueued_pkts.load(std::memory_order_relaxed);
-    for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
-      drops += s.dropped_pkts[r].load(std::memory_order_relaxed);
-  }
-  json rx_workers = json::array();
-  for (const auto& w : core.rx_parking) {
-    json ports = json::array();
-    for (uint32_t p : w->ports)
-      ports.push_back(core.ports[p]->config.name);
-    rx_workers.push_back({{"ports", ports},
-                          {"parked", w->parked.load(std::memory_order_relaxed)},
-                          {"parks", w->parks.load(std::memory_order_relaxed)},
-                          {"unparks", w->unparks.load(std::memory_order_relaxed)}});
-  }
-  return {{"name", core.config.name},
-          {"version", kVersion},
-          {"pid", static_cast<int64_t>(getpid())},
-          {"uptime_s", static_cast<double>(datapath::monotonic_ns() - ctx.started_ns) * 1e-9},
-          {"policy", core.policy.load(std::memory_order_acquire)->name()},
-          {"view", buffer::to_string(buf.view_mode())},
-          {"probe_interval_ns", buf.probes().interval_ns()},
-          {"probe_delay_ns", buf.probes().delay_ns()},
-          {"ports", core.ports.size()},
-          {"queues", buf.layout().num_queues()},
-          {"capacity_cells", buf.layout().capacity_cells()},
-          {"cell_bytes", buf.layout().cell_bytes()},
-          {"occupancy_cells", buf.state().total_cells()},
-          {"peak_cells", buf.state().peak_total_cells()},
-          {"admitted", admitted},
-          {"dropped", drops},
-          {"retired_pending", core.retired_pending()},
-          {"retired_reclaimed", core.reclaimed()},
-          {"rx_workers", rx_workers}};
+  ctx.sw.reclaim();
+  json out = ctx.sw.status();
+  const json view = view_json(ctx.sw);
+  out["name"] = ctx.sw.config().name;
+  out["version"] = kVersion;
+  out["pid"] = static_cast<int64_t>(getpid());
+  out["uptime_s"] = static_cast<double>(datapath::monotonic_ns() - ctx.started_ns) * 1e-9;
+  out["policy"] = ctx.sw.policy_name();
+  out["view"] = view["mode"];
+  out["probe_interval_ns"] = view["probe_interval_ns"];
+  out["probe_delay_ns"] = view["probe_delay_ns"];
+  return out;
 }
 
 json ports(ControlContext& ctx, const json& args) {
@@ -152,7 +124,7 @@ json ports(ControlContext& ctx, const json& args) {
 // Where frames' time goes, per port and hop (datapath/hop_latency.h), since counters.reset.
 json latency(ControlContext& ctx, const json& args) {
   only_keys(args, {});
-  const json stats = switch_stats_json(ctx.core);
+  const json stats = ctx.sw.stats();
   json out = json::array();
   for (const auto& p : stats["ports"])
     out.push_back({{"port", p["port"]}, {"interface", p["interface"]}, {"hops", p["latency"]}});
@@ -180,10 +152,8 @@ json config(ControlContext& ctx, const json& args) {
 
 json policy_get(ControlContext& ctx, const json& args) {
   only_keys(args, {});
-  const auto& core = ctx.core;
-  nlohmann::json d = core.policy.load(std::memory_order_acquire)
-                         ->describe(core.buffer.view(datapath::monotonic_ns()));
-  d["view"] = view_json(core.buffer);
+  json d = ctx.sw.policy_describe();
+  d["view"] = view_json(ctx.sw);
   return d;
 }
 
@@ -222,9 +192,8 @@ std::string confined_path(const std::string& dir, const std::string& name, const
 
 json policy_set(ControlContext& ctx, const json& args) {
   only_keys(args, {"name", "params"});
-  auto& core = ctx.core;
   std::string name = arg_string(args, "name", false);
-  if (name.empty()) name = core.policy.load(std::memory_order_acquire)->name();
+  if (name.empty()) name = ctx.sw.policy_name();
   policies::Params params;
   if (args.contains("params")) {
     if (!args["params"].is_object()) throw RequestError("argument 'params' must be an object");
@@ -236,17 +205,11 @@ json policy_set(ControlContext& ctx, const json& args) {
         confined_path(ctx.config.control.model_dir, params.values["model"].get<std::string>(),
                       "model_dir", "model", false);
   }
-  std::unique_ptr<policies::Policy> next;
-  try {
-    next = policies::make_policy(name, params, core.env);
-  } catch (const policies::ConfigError& e) {
-    throw RequestError(e.what());
-  }
-  const std::string previous(core.policy.load(std::memory_order_acquire)->name());
-  core.install_policy(std::move(next));
+  const auto previous = ctx.sw.install_policy(name, params);
+  if (!previous.ok()) throw RequestError(previous.error());
   ctx.config.sw.policy = name;
-  ctx.config.sw.policy_params.values = core.policy_owner->params();
-  return {{"previous", previous}, {"policy", name}, {"params", core.policy_owner->params()}};
+  ctx.config.sw.policy_params.values = ctx.sw.policy_params();
+  return {{"previous", previous.value()}, {"policy", name}, {"params", ctx.sw.policy_params()}};
 }
 
 json policy_list(ControlContext&, const json& args) {
@@ -280,38 +243,30 @@ uint64_t arg_us(const json& args, const char* key, double min_us, double max_us)
 
 json view_set(ControlContext& ctx, const json& args) {
   only_keys(args, {"mode", "probe_interval_us", "probe_delay_us"});
-  auto& buf = ctx.core.buffer;
   const std::string mode = arg_string(args, "mode", false);
   if (!mode.empty() && mode != "exact" && mode != "probe")
     throw RequestError("argument 'mode' must be \"exact\" or \"probe\", got \"" + mode + "\"");
-  uint64_t interval = buf.probes().interval_ns();
-  uint64_t delay = buf.probes().delay_ns();
+  std::optional<uint64_t> interval;
+  std::optional<uint64_t> delay;
   if (args.contains("probe_interval_us")) interval = arg_us(args, "probe_interval_us", 1, 1e6);
   if (args.contains("probe_delay_us")) delay = arg_us(args, "probe_delay_us", 0, 1e6);
-  if (const auto bad = buffer::ProbeRegisters::check_timing(interval, delay))
-    throw RequestError(*bad);
-  if (interval != buf.probes().interval_ns() || delay != buf.probes().delay_ns()) {
-    buf.probes().set_timing(interval, delay);
-    ctx.config.sw.buffer.probe_interval_ns = interval;
-    ctx.config.sw.buffer.probe_delay_ns = delay;
-  }
-  if (!mode.empty()) {
-    const auto m = mode == "probe" ? buffer::ViewMode::kProbe : buffer::ViewMode::kExact;
-    buf.set_view_mode(m, datapath::monotonic_ns());
-    ctx.config.sw.buffer.view_mode = m;
-  }
-  json out = view_json(buf);
+  std::optional<buffer::ViewMode> m;
+  if (!mode.empty()) m = mode == "probe" ? buffer::ViewMode::kProbe : buffer::ViewMode::kExact;
+  if (const auto err = ctx.sw.set_view(m, interval, delay)) throw RequestError(*err);
+  const datapath::ViewSettings now = ctx.sw.view();
+  ctx.config.sw.buffer.probe_interval_ns = now.probe_interval_ns;
+  ctx.config.sw.buffer.probe_delay_ns = now.probe_delay_ns;
+  ctx.config.sw.buffer.view_mode = now.mode;
+  json out = view_json(ctx.sw);
   out["view"] = out["mode"];  // the name this reply has always used
   return out;
 }
 
 json counters_reset(ControlContext& ctx, const json& args) {
   only_keys(args, {});
-  ctx.baseline = switch_stats_json(ctx.core);
+  ctx.baseline = ctx.sw.stats();
   ctx.reset_ns = datapath::monotonic_ns();
-  ctx.core.buffer.state().reset_peaks();
-  for (auto& port : ctx.core.ports)
-    port->latency.reset();
+  ctx.sw.reset_peaks();
   return {{"reset", true}};
 }
 
@@ -324,11 +279,8 @@ json watch(ControlContext&, const json& args) {
 // capture_dir), as a relative name or an absolute path whose directory resolves inside it.
 json capture_start(ControlContext& ctx, const json& args) {
   only_keys(args, {"path", "mode", "max_bytes", "per_port", "overwrite"});
-  auto& core = ctx.core;
-  if (core.capture.load() != nullptr)
-    throw RequestError("a capture is running (" +
-                       core.capture.load()->status()["path"].get<std::string>() +
-                       "); capture.stop first");
+  if (const auto running = ctx.sw.capture_path())
+    throw RequestError("a capture is running (" + *running + "); capture.stop first", "conflict");
   const std::string requested = arg_string(args, "path", true);
   bool overwrite = false;
   if (args.contains("overwrite")) {
@@ -362,7 +314,7 @@ json capture_start(ControlContext& ctx, const json& args) {
     if (!args["per_port"].is_boolean())
       throw RequestError("argument 'per_port' must be true or false");
     if (args["per_port"].get<bool>()) {
-      for (const auto& p : core.config.ports)
+      for (const auto& p : ctx.sw.config().ports)
         port_names.push_back(p.name);
     }
   }
@@ -373,24 +325,18 @@ json capture_start(ControlContext& ctx, const json& args) {
         mode == "all" ? datapath::FrameCapture::Mode::kAll : datapath::FrameCapture::Mode::kDrops,
         max_bytes, port_names, overwrite);
   } catch (const std::exception& e) {
-    throw RequestError(e.what());
+    throw RequestError(e.what(), "io_error");
   }
   json status = cap->status();
-  core.start_capture(std::move(cap));
+  if (const auto err = ctx.sw.start_capture(std::move(cap))) throw RequestError(*err);
   return status;
 }
 
 json capture_stop(ControlContext& ctx, const json& args) {
   only_keys(args, {});
-  datapath::FrameCapture* cap = ctx.core.stop_capture();  // retired, freed later
-  if (cap == nullptr) throw RequestError("no capture is running");
-  cap->finish();  // a worker still inside offer() holds the lock; finish() waits for it
-  if (const std::string err = cap->write_error(); !err.empty()) {
-    throw RequestError("the capture is stopped but incomplete: writing " + err + " (" +
-                       std::to_string(cap->status()["frames"].get<uint64_t>()) +
-                       " frames offered)");
-  }
-  return cap->status();
+  auto stopped = ctx.sw.stop_capture();
+  if (!stopped.ok()) throw RequestError(stopped.error());
+  return stopped.value();
 }
 
 json shutdown(ControlContext& ctx, const json& args) {
@@ -486,8 +432,8 @@ std::span<const Command> control_commands() {
   return kCommands;
 }
 
-json error_reply(std::string_view message, const json& id) {
-  json r = {{"ok", false}, {"error", message}};
+json error_reply(std::string_view message, const json& id, std::string_view code) {
+  json r = {{"ok", false}, {"error", message}, {"code", code}};
   if (!id.is_null()) r["id"] = id;
   return r;
 }
@@ -523,7 +469,7 @@ json handle_request(ControlContext& ctx, std::string_view line, const Peer& peer
   try {
     req = parse_request(line);
   } catch (const RequestError& e) {
-    return error_reply(e.what());
+    return error_reply(e.what(), nullptr, e.code());
   }
   for (const Command& c : kCommands) {
     if (c.name != req.cmd) continue;
@@ -533,16 +479,16 @@ json handle_request(ControlContext& ctx, std::string_view line, const Peer& peer
                              "(uid " +
                              std::to_string(peer.uid) + ", gid " + std::to_string(peer.gid) +
                              ") is read-only ([control] admin_group)",
-                         req.id);
+                         req.id, "forbidden");
     }
     try {
       json r = {{"ok", true}, {"result", c.handler(ctx, req.args)}};
       if (!req.id.is_null()) r["id"] = req.id;
       return r;
     } catch (const RequestError& e) {
-      return error_reply(req.cmd + ": " + e.what(), req.id);
+      return error_reply(req.cmd + ": " + e.what(), req.id, e.code());
     } catch (const std::exception& e) {
-      return error_reply(req.cmd + ": internal error: " + e.what(), req.id);
+      return error_reply(req.cmd + ": internal error: " + e.what(), req.id, "internal");
     }
   }
   return error_reply("unknown command '" + req.cmd + "' (try list-commands)", req.id);
@@ -558,35 +504,8 @@ uint64_t watch_interval_ns(const json& args) {
   return static_cast<uint64_t>(v.get<double>() * 1000);
 }
 
-json watch_sample(const datapath::SwitchCore& core) {
-  const auto& buf = core.buffer;
-  const auto& layout = buf.layout();
-  const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
-  const buffer::BufferView view = buf.view(datapath::monotonic_ns());
-  json queues = json::array();
-  for (uint32_t q = 0; q < layout.num_queues(); ++q) {
-    const auto& s = buf.stats(q);
-    uint64_t drops = 0;
-    for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
-      drops += s.dropped_pkts[r].load(std::memory_order_relaxed);
-    queues.push_back(
-        {{"id", q},
-         {"port", core.ports.empty() ? std::string() : core.ports[layout.port_of(q)]->config.name},
-         {"queue", q - layout.first_queue(layout.port_of(q))},
-         {"occupancy_cells", buf.state().queue_cells(q)},
-         {"threshold_cells",
-          policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)},
-         {"dropped", drops}});
-  }
-  return {{"t_ns", datapath::monotonic_ns()},
-          {"policy", policy.name()},
-          {"occupancy_cells", buf.state().total_cells()},
-          {"capacity_cells", layout.capacity_cells()},
-          {"queues", queues}};
-}
-
 json stats_since_reset(const ControlContext& ctx) {
-  json stats = switch_stats_json(ctx.core);
+  json stats = ctx.sw.stats();
   if (!ctx.baseline.is_null()) {
     subtract(stats, ctx.baseline);
     stats["since_reset_s"] = static_cast<double>(datapath::monotonic_ns() - ctx.reset_ns) * 1e-9;

@@ -1,11 +1,13 @@
 // The control protocol's commands: newline-delimited JSON, one request -> one reply.
 //   request  {"cmd": "policy.set", "args": {...}, "id": <anything, echoed>}
-//   reply    {"ok": true, "result": ...}   or   {"ok": false, "error": "what was wrong"}
+//   reply    {"ok": true, "result": ...}   or
+//            {"ok": false, "error": "what was wrong", "code": "bad_request" | "invalid_argument" |
+//             "conflict" | "not_found" | "io_error" | "forbidden" | "internal"}
 // Every command is one row of a table (name, usage, help, handler); `list-commands` prints it.
 // `watch` is a stream and is served by ControlServer; its row validates the arguments.
 //
-// Handlers run on the control thread only. They never block on the datapath: they read atomics
-// and publish new state (a policy, a view mode) with atomic stores.
+// Handlers run on the control thread only and reach the datapath only through
+// datapath::SwitchControl (its threading contract: nothing blocks on a worker).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "datapath/switch_core.h"
+#include "datapath/clocks.h"
+#include "datapath/switch_control.h"
 #include "mgmt/config_loader.h"
 
 namespace sharebuf::mgmt {
@@ -26,16 +29,25 @@ inline constexpr std::string_view kVersion = "0.1.0";
 inline constexpr size_t kMaxRequestBytes = 1 << 20;
 inline constexpr uint64_t kMinWatchIntervalUs = 100;
 
-// A request the client got wrong (unknown command, bad argument): the reply says why.
+// A request that failed: the reply carries the message and a code, "bad_request" for what the
+// client got wrong in the request itself (unknown command, bad argument), or the datapath's
+// ControlError code.
 class RequestError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit RequestError(const std::string& message, std::string code = "bad_request")
+      : std::runtime_error(message), code_(std::move(code)) {}
+  explicit RequestError(const datapath::ControlError& e)
+      : RequestError(e.message, std::string(datapath::to_string(e.code))) {}
+  const std::string& code() const noexcept { return code_; }
+
+ private:
+  std::string code_;
 };
 
 struct ControlContext {
-  ControlContext(datapath::SwitchCore& c, DaemonConfig cfg, std::string text)
-      : core(c), config(std::move(cfg)), config_text(std::move(text)) {}
-  datapath::SwitchCore& core;
+  ControlContext(datapath::SwitchControl& s, DaemonConfig cfg, std::string text)
+      : sw(s), config(std::move(cfg)), config_text(std::move(text)) {}
+  datapath::SwitchControl& sw;
   DaemonConfig config;      // the effective configuration: policy.set and view.set update it
   std::string config_text;  // the TOML it was loaded from
   std::function<void()> shutdown = [] {};
@@ -74,14 +86,13 @@ ParsedRequest parse_request(std::string_view line);
 
 // Runs one request line for `peer` and returns the reply (never throws).
 nlohmann::json handle_request(ControlContext& ctx, std::string_view line, const Peer& peer = {});
-nlohmann::json error_reply(std::string_view message, const nlohmann::json& id = nullptr);
+nlohmann::json error_reply(std::string_view message, const nlohmann::json& id = nullptr,
+                           std::string_view code = "bad_request");
 
-// One watch sample: time, totals, per-queue occupancy, threshold and drops.
-nlohmann::json watch_sample(const datapath::SwitchCore& core);
 // The watch interval from a request's args (interval_us >= 100); throws RequestError.
 uint64_t watch_interval_ns(const nlohmann::json& args);
 
-// Counters as switch_stats_json reports them, minus ctx.baseline (since counters.reset).
+// Counters as SwitchControl::stats() reports them, minus ctx.baseline (since counters.reset).
 nlohmann::json stats_since_reset(const ControlContext& ctx);
 // The effective configuration as TOML that load_config_file accepts.
 std::string effective_config_toml(const ControlContext& ctx);

@@ -162,7 +162,7 @@ void ControlServer::loop() {
     const uint64_t now = datapath::monotonic_ns();
     // Retired policies and captures that no worker can hold any more are freed here; while some
     // wait, poll wakes every 100 ms to look again.
-    const bool waiting = ctx_.core.reclaim() != 0;
+    const bool waiting = ctx_.sw.reclaim() != 0;
     int timeout_ms = more_to_serve ? 0 : waiting ? 100 : -1;
     auto wake_in = [&](uint64_t at_ns) {
       const uint64_t wait_ns = at_ns > now ? at_ns - now : 0;
@@ -175,7 +175,7 @@ void ControlServer::loop() {
         // Watch samples that are due; the poll timeout is the next one.
         if (now >= c->next_ns) {
           if (c->out.size() < kWatchBackoff) {
-            nlohmann::json s = watch_sample(ctx_.core);
+            nlohmann::json s = ctx_.sw.watch_sample();
             if (c->skipped != 0) s["skipped"] = c->skipped;
             c->out += s.dump() + "\n";
           } else {
@@ -332,7 +332,7 @@ void ControlServer::loop() {
             reply = handle_request(ctx_, line, c.peer);
           }
         } catch (const RequestError& e) {
-          reply = error_reply(e.what());
+          reply = error_reply(e.what(), nullptr, e.code());
         }
         c.out += reply.dump() + "\n";
       }

@@ -14,7 +14,6 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
-#include "buffer/accounting_check.h"
 #include "datapath/switch.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/control_server.h"
@@ -24,13 +23,13 @@ namespace {
 
 using sharebuf::mgmt::DaemonConfig;
 
-bool write_stats(const sharebuf::datapath::SwitchCore& core, const std::string& path) {
+bool write_stats(const nlohmann::json& stats, const std::string& path) {
   if (path.empty()) return true;
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
     if (!out) return false;
-    out << sharebuf::mgmt::switch_stats_json(core).dump(2) << "\n";
+    out << stats.dump(2) << "\n";
     if (!out) return false;
   }
   return std::rename(tmp.c_str(), path.c_str()) == 0;
@@ -66,7 +65,8 @@ int run(const DaemonConfig& cfg, bool print_stats) {
   sharebuf::datapath::Switch sw(cfg.sw);
   for (const auto& w : sw.warnings())
     spdlog::warn("{}", w);
-  sharebuf::mgmt::ControlContext control(sw.core(), cfg, cfg.source_text);
+  sharebuf::datapath::SwitchControl& sc = sw.control();
+  sharebuf::mgmt::ControlContext control(sc, cfg, cfg.source_text);
   control.shutdown = [] { kill(getpid(), SIGTERM); };
   std::unique_ptr<sharebuf::mgmt::ControlServer> server;
   if (cfg.control_enabled) {
@@ -79,17 +79,13 @@ int run(const DaemonConfig& cfg, bool print_stats) {
     server->start();
     spdlog::info("control socket {}", server->path());
   }
-  const auto& layout = sw.core().buffer.layout();
+  const nlohmann::json status = sc.status();
   spdlog::info("sharebufd '{}' running: {} ports, {} queues, buffer {} cells of {} B, policy {}",
-               cfg.sw.name, layout.num_ports(), layout.num_queues(), layout.capacity_cells(),
-               layout.cell_bytes(), cfg.sw.policy);
-  for (const auto& p : sw.core().ports) {
-    spdlog::info("port {}: ifindex {}, mtu {}, rate {}, {} queue(s), scheduler {}", p->config.name,
-                 p->link.ifindex, p->io->mtu(),
-                 p->config.rate_bps == 0 ? std::string("unshaped")
-                                         : std::to_string(p->config.rate_bps) + " bit/s",
-                 p->config.num_queues, sharebuf::datapath::to_string(p->config.scheduler));
-  }
+               cfg.sw.name, status["ports"].get<size_t>(), status["queues"].get<uint32_t>(),
+               status["capacity_cells"].get<uint32_t>(), status["cell_bytes"].get<uint32_t>(),
+               cfg.sw.policy);
+  for (const std::string& line : sc.describe_ports())
+    spdlog::info("{}", line);
   for (;;) {
     // Between signals, once a second: has an interface's MTU changed under the switch?
     const timespec second{1, 0};
@@ -100,10 +96,8 @@ int run(const DaemonConfig& cfg, bool print_stats) {
       continue;
     }
     if (sig == SIGUSR1) {
-      // The report reads the active policy: announce it, as the workers do (datapath/epochs.h).
-      sw.core().epochs.enter(sw.core().aux_slot());
-      if (!write_stats(sw.core(), cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
-      sw.core().epochs.idle(sw.core().aux_slot());
+      if (!write_stats(sc.stats_from_other_thread(), cfg.stats_file))
+        spdlog::error("cannot write {}", cfg.stats_file);
       continue;
     }
     spdlog::info("{} received, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -112,15 +106,17 @@ int run(const DaemonConfig& cfg, bool print_stats) {
   if (server) server->stop();
   sw.stop();
   // Report with the queues as they were at the stop, then free every frame.
-  if (!write_stats(sw.core(), cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
-  if (print_stats) std::cout << sharebuf::mgmt::switch_stats_table(sw.core()) << std::flush;
+  // The workers are stopped and the control server too: this thread is the only reader.
+  const nlohmann::json final_stats = sc.stats();
+  if (!write_stats(final_stats, cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
+  if (print_stats) std::cout << sharebuf::mgmt::switch_stats_table(final_stats) << std::flush;
   sw.release_queued();
-  const auto errors = sharebuf::buffer::check_accounting(sw.core().buffer);
+  const auto errors = sc.check_accounting();
   for (const auto& e : errors)
     spdlog::error("accounting: {}", e);
-  const auto& pool = sw.core().buffer.pool();
-  spdlog::info("stopped; {} of {} pool cells free", pool.free_cells_approx(),
-               pool.physical_cells());
+  const nlohmann::json after = sc.stats()["buffer"];
+  spdlog::info("stopped; {} of {} pool cells free", after["pool_free_cells"].get<uint64_t>(),
+               after["pool_physical_cells"].get<uint64_t>());
   return errors.empty() ? 0 : 3;
 }
 

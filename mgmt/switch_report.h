@@ -1,5 +1,5 @@
-// Reports of a switch's counters: a JSON document (written to the stats file, later served by the
-// control socket) and a human-readable table of ports and queues.
+// A human-readable table of a switch's ports and queues, from the stats JSON
+// (datapath::SwitchControl::stats(), the stats file).
 //
 // Per queue: received = admitted + dropped before admission (by reason); admitted = transmitted +
 // pushed out + queued. Per port: RX frames and the reasons frames went nowhere.
@@ -9,11 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "datapath/switch_core.h"
-
 namespace sharebuf::mgmt {
 
-nlohmann::json switch_stats_json(const datapath::SwitchCore& core);
-std::string switch_stats_table(const datapath::SwitchCore& core);
+std::string switch_stats_table(const nlohmann::json& stats);
 
 }  // namespace sharebuf::mgmt

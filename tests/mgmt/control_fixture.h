@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "datapath/switch_control.h"
+#include "datapath/switch_core.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/control_commands.h"
 
@@ -48,7 +50,8 @@ struct ControlFixture {
   explicit ControlFixture(const char* toml = kControlConfig)
       : config(with_capture_dir(mgmt::parse_config(toml, "ctl.toml"))),
         core(std::make_unique<datapath::SwitchCore>(config.sw)),
-        ctx(*core, config, config.source_text) {}
+        control(std::make_unique<datapath::SwitchControl>(*core)),
+        ctx(*control, config, config.source_text) {}
   static mgmt::DaemonConfig with_capture_dir(mgmt::DaemonConfig c) {
     c.control.capture_dir = capture_dir();
     c.control.model_dir = model_dir();
@@ -56,6 +59,7 @@ struct ControlFixture {
   }
   mgmt::DaemonConfig config;
   std::unique_ptr<datapath::SwitchCore> core;
+  std::unique_ptr<datapath::SwitchControl> control;  // what mgmt sees of the core
   mgmt::ControlContext ctx;
 };
 

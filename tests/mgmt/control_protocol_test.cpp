@@ -14,7 +14,6 @@
 
 #include "buffer/accounting_check.h"
 #include "mgmt/control_commands.h"
-#include "mgmt/switch_report.h"
 #include "tests/mgmt/control_fixture.h"
 
 namespace sharebuf::mgmt {
@@ -107,6 +106,26 @@ TEST(ControlProtocolEffects, IdIsEchoed) {
   EXPECT_EQ(handle_request(f.ctx, R"({"cmd":"nope","id":3})")["id"], 3);
 }
 
+// Every error reply carries a code beside its message: the request's own faults, and the
+// datapath's ControlError codes as SwitchControl returned them.
+TEST(ControlProtocolEffects, ErrorRepliesCarryACode) {
+  testing::ControlFixture f;
+  const auto code = [&](const char* line) { return handle_request(f.ctx, line)["code"]; };
+  EXPECT_EQ(code(R"(not json)"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"nope"})"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"status","args":{"x":1}})"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"policy.set","args":{"name":"dt","params":{"alpha":-1}}})"),
+            "invalid_argument");
+  EXPECT_EQ(code(R"({"cmd":"view.set","args":{"probe_interval_us":1,"probe_delay_us":1000}})"),
+            "invalid_argument");
+  EXPECT_EQ(code(R"({"cmd":"capture.stop"})"), "not_found");
+  ASSERT_TRUE(
+      handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":"codes.pcap"}})")["ok"]);
+  EXPECT_EQ(code(R"({"cmd":"capture.start","args":{"path":"codes2.pcap"}})"), "conflict");
+  EXPECT_TRUE(handle_request(f.ctx, R"({"cmd":"capture.stop"})")["ok"]);
+  EXPECT_FALSE(handle_request(f.ctx, R"({"cmd":"status"})").contains("code"));
+}
+
 TEST(ControlProtocolEffects, PolicySetSwapsLiveAndABadOneChangesNothing) {
   testing::ControlFixture f;
   ASSERT_TRUE(f.core->buffer.state().try_reserve(0, 100));
@@ -143,7 +162,7 @@ TEST(ControlProtocolEffects, ConfigRoundTripsThroughTheLoader) {
   EXPECT_EQ(back.sw.ports.size(), 2u);
   EXPECT_EQ(back.sw.ports[0].rate_bps, 1'000'000'000u);
   // And it is a fixed point: loading and printing again gives the same text.
-  ControlContext again(*f.core, back, back.source_text);
+  ControlContext again(*f.control, back, back.source_text);
   EXPECT_EQ(effective_config_toml(again), toml);
 }
 
@@ -268,7 +287,7 @@ TEST(ControlProtocolEffects, ACaptureLimitBeyondTheFreeSpaceIsRefused) {
 
 TEST(ControlProtocolEffects, WatchSampleShowsEveryQueue) {
   testing::ControlFixture f;
-  const json s = watch_sample(*f.core);
+  const json s = f.control->watch_sample();
   ASSERT_EQ(s["queues"].size(), 2u);
   EXPECT_EQ(s["queues"][1]["port"], "pb");
   EXPECT_EQ(s["policy"], "dt");
@@ -298,11 +317,11 @@ dscp = [8]
 [[ports]]
 interface = "pa"
 )");
-  const auto threshold = [&] { return watch_sample(*f.core)["queues"][0]["threshold_cells"]; };
+  const auto threshold = [&] { return f.control->watch_sample()["queues"][0]["threshold_cells"]; };
   EXPECT_EQ(threshold(), 4000);  // class "big", alpha 1, empty buffer
   f.core->buffer.stats(0).last_class.store(1);
   EXPECT_EQ(threshold(), 1000);  // class "small", alpha 0.25
-  EXPECT_EQ(switch_stats_json(*f.core)["ports"][0]["queues"][0]["threshold_cells"], 1000);
+  EXPECT_EQ(f.control->stats()["ports"][0]["queues"][0]["threshold_cells"], 1000);
 }
 
 // A request nested 70 000 levels deep (in its id, or in a policy parameter) killed the daemon

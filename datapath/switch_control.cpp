@@ -1,0 +1,324 @@
+#include "datapath/switch_control.h"
+
+#include <cstdio>
+
+#include "buffer/accounting_check.h"
+#include "buffer/drop_reason.h"
+#include "datapath/clocks.h"
+#include "datapath/switch_core.h"
+#include "policies/registry.h"
+
+namespace sharebuf::datapath {
+
+std::string_view to_string(ControlErrorCode code) noexcept {
+  switch (code) {
+    case ControlErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ControlErrorCode::kConflict:
+      return "conflict";
+    case ControlErrorCode::kNotFound:
+      return "not_found";
+    case ControlErrorCode::kIo:
+      return "io_error";
+  }
+  return "?";
+}
+
+namespace {
+
+// The non-empty buckets of a queue's delay histogram as [lowest ns of the bucket, frames].
+nlohmann::json delay_buckets(const buffer::DelayHistogram& h) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int b = 0; b < buffer::DelayHistogram::kBuckets; ++b) {
+    if (const uint64_t n = h.count_in(b))
+      out.push_back({buffer::DelayHistogram::lower_bound(b), n});
+  }
+  return out;
+}
+
+// A port's hop histograms (datapath/hop_latency.h): per hop the count, p50/p99/p99.9 and the
+// non-empty buckets.
+nlohmann::json hop_latency_json(const HopLatency& lat) {
+  nlohmann::json out = nlohmann::json::object();
+  for (int h = 0; h < HopLatency::kNumHops; ++h) {
+    const buffer::DelayHistogram& hist = lat.hops[h];
+    out[std::string(HopLatency::kNames[static_cast<size_t>(h)])] = {
+        {"count", hist.count()},
+        {"p50_ns", hist.quantile(0.5)},
+        {"p99_ns", hist.quantile(0.99)},
+        {"p999_ns", hist.quantile(0.999)},
+        {"histogram", delay_buckets(hist)}};
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json SwitchControl::stats() const {
+  const SwitchCore& core = core_;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  const buffer::SharedBuffer& buf = core.buffer;
+  const buffer::BufferLayout& layout = buf.layout();
+  const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
+  const buffer::BufferView view = buf.view(monotonic_ns());
+  nlohmann::json out;
+  out["switch"] = core.config.name;
+  out["policy"] = policy.describe(view);
+  out["buffer"] = {{"capacity_cells", layout.capacity_cells()},
+                   {"cell_bytes", layout.cell_bytes()},
+                   {"view", buffer::to_string(buf.view_mode())},
+                   {"probe_interval_ns", buf.probes().interval_ns()},
+                   {"probe_delay_ns", buf.probes().delay_ns()},
+                   {"occupancy_cells", buf.state().total_cells()},
+                   {"peak_cells", buf.state().peak_total_cells()},
+                   {"free_cells", buf.state().free_cells()},
+                   {"pool_physical_cells", buf.pool().physical_cells()},
+                   {"pool_free_cells", buf.pool().free_cells_approx()}};
+  for (uint32_t p = 0; p < core.ports.size(); ++p) {
+    const PortRuntime& port = *core.ports[p];
+    const PortCounters& c = port.counters;
+    nlohmann::json malformed = nlohmann::json::object();
+    for (size_t i = 1; i < kNumParseErrors; ++i) {
+      malformed[std::string(kParseErrorNames[i])] = c.malformed[i].load(kRelaxed);
+    }
+    nlohmann::json queues = nlohmann::json::array();
+    for (uint32_t k = 0; k < layout.queues_on_port(p); ++k) {
+      const uint32_t q = layout.queue_id(p, k);
+      const buffer::QueueStats& s = buf.stats(q);
+      nlohmann::json dropped = nlohmann::json::object();
+      for (size_t r = 1; r < buffer::kNumDropReasons; ++r) {
+        dropped[std::string(buffer::kDropReasonNames[r])] = s.dropped_pkts[r].load(kRelaxed);
+      }
+      queues.push_back(
+          {{"queue", k},
+           {"id", q},
+           {"group", buffer::to_string(layout.group_of(q))},
+           {"received", s.received_pkts.load(kRelaxed)},
+           {"admitted", s.enqueued_pkts.load(kRelaxed)},
+           {"admitted_cells", s.enqueued_cells.load(kRelaxed)},
+           {"transmitted", s.dequeued_pkts.load(kRelaxed)},
+           {"transmitted_bytes", s.dequeued_bytes.load(kRelaxed)},
+           {"queued", buf.queue(q).length_packets_approx()},
+           {"dropped", dropped},
+           {"ecn_marked", s.ecn_marked_pkts.load(kRelaxed)},
+           {"delay_p50_ns", s.delay.quantile(0.5)},
+           {"delay_p99_ns", s.delay.quantile(0.99)},
+           {"delay_histogram", delay_buckets(s.delay)},
+           {"occupancy_cells", buf.state().queue_cells(q)},
+           {"peak_cells", buf.state().peak_queue_cells(q)},
+           {"threshold_cells",
+            policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)}});
+    }
+    out["ports"].push_back({{"port", p},
+                            {"interface", port.config.name},
+                            {"rate_bps", port.config.rate_bps},
+                            {"mtu", port.io ? port.io->mtu() : port.link.mtu},
+                            {"scheduler", to_string(port.config.scheduler)},
+                            {"rx_frames", c.rx_frames.load(kRelaxed)},
+                            {"rx_bytes", c.rx_bytes.load(kRelaxed)},
+                            {"tx_frames", c.tx_frames.load(kRelaxed)},
+                            {"tx_bytes", c.tx_bytes.load(kRelaxed)},
+                            {"tx_errors", c.tx_errors.load(kRelaxed)},
+                            {"shaper_catchup_bytes", c.shaper_catchup_bytes.load(kRelaxed)},
+                            {"ring_drops", c.ring_drops.load(kRelaxed)},
+                            {"truncated", c.truncated.load(kRelaxed)},
+                            {"filtered", c.filtered.load(kRelaxed)},
+                            {"flooded", c.flooded.load(kRelaxed)},
+                            {"oversize", c.oversize.load(kRelaxed)},
+                            {"storm_dropped", c.storm_dropped.load(kRelaxed)},
+                            {"checksum_completed", c.checksum_completed.load(kRelaxed)},
+                            {"malformed", malformed},
+                            {"malformed_total", c.malformed_total()},
+                            {"latency", hop_latency_json(port.latency)},
+                            {"queues", queues}});
+  }
+  return out;
+}
+
+nlohmann::json SwitchControl::stats_from_other_thread() const {
+  // The report reads the active policy: announce it, as the workers do (datapath/epochs.h).
+  core_.epochs.enter(core_.aux_slot());
+  nlohmann::json out = stats();
+  core_.epochs.idle(core_.aux_slot());
+  return out;
+}
+
+nlohmann::json SwitchControl::watch_sample() const {
+  const SwitchCore& core = core_;
+  const auto& buf = core.buffer;
+  const auto& layout = buf.layout();
+  const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
+  const buffer::BufferView view = buf.view(monotonic_ns());
+  nlohmann::json queues = nlohmann::json::array();
+  for (uint32_t q = 0; q < layout.num_queues(); ++q) {
+    const auto& s = buf.stats(q);
+    uint64_t drops = 0;
+    for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
+      drops += s.dropped_pkts[r].load(std::memory_order_relaxed);
+    queues.push_back(
+        {{"id", q},
+         {"port", core.ports.empty() ? std::string() : core.ports[layout.port_of(q)]->config.name},
+         {"queue", q - layout.first_queue(layout.port_of(q))},
+         {"occupancy_cells", buf.state().queue_cells(q)},
+         {"threshold_cells",
+          policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)},
+         {"dropped", drops}});
+  }
+  return {{"t_ns", monotonic_ns()},
+          {"policy", policy.name()},
+          {"occupancy_cells", buf.state().total_cells()},
+          {"capacity_cells", layout.capacity_cells()},
+          {"queues", queues}};
+}
+
+const SwitchConfig& SwitchControl::config() const noexcept {
+  return core_.config;
+}
+
+const policies::PolicyEnv& SwitchControl::policy_env() const noexcept {
+  return core_.env;
+}
+
+std::string SwitchControl::policy_name() const {
+  return std::string(core_.policy.load(std::memory_order_acquire)->name());
+}
+
+nlohmann::json SwitchControl::policy_params() const {
+  return core_.policy.load(std::memory_order_acquire)->params();
+}
+
+nlohmann::json SwitchControl::policy_describe() const {
+  return core_.policy.load(std::memory_order_acquire)->describe(core_.buffer.view(monotonic_ns()));
+}
+
+ControlResult<std::string> SwitchControl::install_policy(std::string_view name,
+                                                         const policies::Params& params) {
+  std::unique_ptr<policies::Policy> next;
+  try {
+    next = policies::make_policy(name, params, core_.env);
+  } catch (const policies::ConfigError& e) {
+    return ControlError{ControlErrorCode::kInvalidArgument, e.what()};
+  } catch (const std::exception& e) {  // a model file that cannot be read or parsed
+    return ControlError{ControlErrorCode::kInvalidArgument, e.what()};
+  }
+  std::string previous = policy_name();
+  core_.install_policy(std::move(next));
+  return previous;
+}
+
+ViewSettings SwitchControl::view() const noexcept {
+  const buffer::SharedBuffer& buf = core_.buffer;
+  return {buf.view_mode(), buf.probes().interval_ns(), buf.probes().delay_ns()};
+}
+
+std::optional<ControlError> SwitchControl::set_view(std::optional<buffer::ViewMode> mode,
+                                                    std::optional<uint64_t> probe_interval_ns,
+                                                    std::optional<uint64_t> probe_delay_ns) {
+  buffer::SharedBuffer& buf = core_.buffer;
+  const uint64_t interval = probe_interval_ns.value_or(buf.probes().interval_ns());
+  const uint64_t delay = probe_delay_ns.value_or(buf.probes().delay_ns());
+  if (const auto bad = buffer::ProbeRegisters::check_timing(interval, delay))
+    return ControlError{ControlErrorCode::kInvalidArgument, *bad};
+  if (interval != buf.probes().interval_ns() || delay != buf.probes().delay_ns())
+    buf.probes().set_timing(interval, delay);
+  if (mode) buf.set_view_mode(*mode, monotonic_ns());
+  return std::nullopt;
+}
+
+nlohmann::json SwitchControl::status() const {
+  const buffer::SharedBuffer& buf = core_.buffer;
+  uint64_t drops = 0;
+  uint64_t admitted = 0;
+  for (uint32_t q = 0; q < buf.layout().num_queues(); ++q) {
+    const auto& s = buf.stats(q);
+    admitted += s.enqueued_pkts.load(std::memory_order_relaxed);
+    for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
+      drops += s.dropped_pkts[r].load(std::memory_order_relaxed);
+  }
+  nlohmann::json rx_workers = nlohmann::json::array();
+  for (const auto& w : core_.rx_parking) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (uint32_t p : w->ports)
+      ports.push_back(core_.ports[p]->config.name);
+    rx_workers.push_back({{"ports", ports},
+                          {"parked", w->parked.load(std::memory_order_relaxed)},
+                          {"parks", w->parks.load(std::memory_order_relaxed)},
+                          {"unparks", w->unparks.load(std::memory_order_relaxed)}});
+  }
+  return {{"ports", core_.ports.size()},
+          {"queues", buf.layout().num_queues()},
+          {"capacity_cells", buf.layout().capacity_cells()},
+          {"cell_bytes", buf.layout().cell_bytes()},
+          {"occupancy_cells", buf.state().total_cells()},
+          {"peak_cells", buf.state().peak_total_cells()},
+          {"admitted", admitted},
+          {"dropped", drops},
+          {"retired_pending", core_.retired_pending()},
+          {"retired_reclaimed", core_.reclaimed()},
+          {"rx_workers", rx_workers}};
+}
+
+void SwitchControl::reset_peaks() noexcept {
+  core_.buffer.state().reset_peaks();
+  for (auto& port : core_.ports)
+    port->latency.reset();
+}
+
+std::vector<std::string> SwitchControl::check_accounting() const {
+  return buffer::check_accounting(core_.buffer);
+}
+
+std::vector<std::string> SwitchControl::describe_ports() const {
+  std::vector<std::string> out;
+  for (const auto& p : core_.ports) {
+    out.push_back("port " + p->config.name + ": ifindex " + std::to_string(p->link.ifindex) +
+                  ", mtu " + std::to_string(p->io ? p->io->mtu() : p->link.mtu) + ", rate " +
+                  (p->config.rate_bps == 0 ? std::string("unshaped")
+                                           : std::to_string(p->config.rate_bps) + " bit/s") +
+                  ", " + std::to_string(p->config.num_queues) + " queue(s), scheduler " +
+                  std::string(to_string(p->config.scheduler)));
+  }
+  return out;
+}
+
+std::optional<std::string> SwitchControl::capture_path() const {
+  const FrameCapture* cap = core_.capture.load();
+  if (cap == nullptr) return std::nullopt;
+  return cap->status()["path"].get<std::string>();
+}
+
+std::optional<ControlError> SwitchControl::start_capture(std::unique_ptr<FrameCapture> capture) {
+  if (const auto path = capture_path()) {
+    return ControlError{ControlErrorCode::kConflict,
+                        "a capture is running (" + *path + "); capture.stop first"};
+  }
+  core_.start_capture(std::move(capture));
+  return std::nullopt;
+}
+
+ControlResult<nlohmann::json> SwitchControl::stop_capture() {
+  FrameCapture* cap = core_.stop_capture();  // retired, freed by a later reclaim()
+  if (cap == nullptr) return ControlError{ControlErrorCode::kNotFound, "no capture is running"};
+  cap->finish();  // a worker still inside offer() holds the lock; finish() waits for it
+  if (const std::string err = cap->write_error(); !err.empty()) {
+    return ControlError{ControlErrorCode::kIo,
+                        "the capture is stopped but incomplete: writing " + err + " (" +
+                            std::to_string(cap->status()["frames"].get<uint64_t>()) +
+                            " frames offered)"};
+  }
+  return cap->status();
+}
+
+size_t SwitchControl::reclaim() {
+  return core_.reclaim();
+}
+
+size_t SwitchControl::retired_pending() const noexcept {
+  return core_.retired_pending();
+}
+
+uint64_t SwitchControl::reclaimed() const noexcept {
+  return core_.reclaimed();
+}
+
+}  // namespace sharebuf::datapath

@@ -1,0 +1,125 @@
+// SwitchControl: the one door through which management code (mgmt/: the control socket's
+// commands, sharebufd's main thread) reaches a running datapath. It installs a policy, sets the
+// view, reads counters and snapshots, starts and stops a capture, resets peaks and hop
+// histograms, and reclaims what the workers no longer hold. mgmt includes this header, never
+// switch_core.h, so the datapath's internals (ports, workers, epochs) can change behind it.
+//
+// Threading contract:
+//   - Every method is for the control thread (one thread at a time; in sharebufd the control
+//     server's thread), except stats_from_other_thread(), which any other thread may call.
+//   - No method blocks on the datapath or waits for a worker. Reads are relaxed loads of
+//     counters the workers keep, taken while the workers run (a snapshot is not one instant).
+//     Writes publish with atomic stores: a new policy or capture is swapped in and the old one
+//     retired through the epochs (datapath/epochs.h); reclaim() frees what no worker can hold.
+//   - Objects returned by pointer or reference live until the next reclaim().
+// Errors are values (ControlError: a code and a message), never exceptions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "buffer/buffer_view.h"
+#include "datapath/frame_capture.h"
+#include "datapath/switch_config.h"
+#include "policies/params.h"
+#include "policies/policy.h"
+
+namespace sharebuf::datapath {
+
+class SwitchCore;
+
+enum class ControlErrorCode {
+  kInvalidArgument,  // a value the datapath refuses (policy parameters, view timing)
+  kConflict,         // the request clashes with the current state (a capture is running)
+  kNotFound,         // nothing to act on (no capture is running)
+  kIo,               // a file could not be written
+};
+std::string_view to_string(ControlErrorCode code) noexcept;  // "invalid_argument", ...
+
+struct ControlError {
+  ControlErrorCode code;
+  std::string message;
+};
+
+// A value or a ControlError.
+template <class T>
+class ControlResult {
+ public:
+  ControlResult(T value) : v_(std::move(value)) {}             // NOLINT: implicit, as std::expected
+  ControlResult(ControlError error) : v_(std::move(error)) {}  // NOLINT
+  bool ok() const noexcept { return v_.index() == 0; }
+  const T& value() const { return std::get<0>(v_); }
+  T& value() { return std::get<0>(v_); }
+  const ControlError& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, ControlError> v_;
+};
+
+struct ViewSettings {
+  buffer::ViewMode mode;
+  uint64_t probe_interval_ns;
+  uint64_t probe_delay_ns;
+};
+
+class SwitchControl {
+ public:
+  explicit SwitchControl(SwitchCore& core) noexcept : core_(core) {}
+
+  // What the switch is.
+  const SwitchConfig& config() const noexcept;
+  const policies::PolicyEnv& policy_env() const noexcept;
+
+  // The active policy.
+  std::string policy_name() const;
+  nlohmann::json policy_params() const;
+  nlohmann::json policy_describe() const;  // name, params, state, read through the live view
+  // Builds `name` with `params` and swaps it in; returns the previous policy's name. Bad
+  // parameters: kInvalidArgument with the reader's message (naming the key).
+  ControlResult<std::string> install_policy(std::string_view name, const policies::Params& params);
+
+  // How admission reads occupancy. Unset fields keep their value; a timing the probe model
+  // cannot keep is kInvalidArgument and changes nothing.
+  ViewSettings view() const noexcept;
+  std::optional<ControlError> set_view(std::optional<buffer::ViewMode> mode,
+                                       std::optional<uint64_t> probe_interval_ns,
+                                       std::optional<uint64_t> probe_delay_ns);
+
+  // Counters and snapshots. stats(): the whole switch (the stats file's JSON): buffer, policy,
+  // per port its counters, hop histograms and queues. watch_sample(): time, totals, per queue
+  // occupancy, threshold and drops. status(): buffer totals and the RX workers.
+  nlohmann::json stats() const;
+  nlohmann::json stats_from_other_thread() const;
+  nlohmann::json watch_sample() const;
+  nlohmann::json status() const;
+  // Peaks and hop histograms start again (counters are subtracted by the caller's baseline).
+  void reset_peaks() noexcept;
+  // After stop and release of the queued frames: the accounting identities' violations.
+  std::vector<std::string> check_accounting() const;
+  // One line per port for the start-up log: interface, ifindex, MTU, rate, queues, scheduler.
+  std::vector<std::string> describe_ports() const;
+
+  // Captures. start: kConflict while one runs. stop: kNotFound if none runs, kIo if the file
+  // is incomplete (the capture is stopped either way); else its final status.
+  std::optional<std::string> capture_path() const;
+  std::optional<ControlError> start_capture(std::unique_ptr<FrameCapture> capture);
+  ControlResult<nlohmann::json> stop_capture();
+
+  // Reclamation of retired policies and captures (datapath/epochs.h).
+  size_t reclaim();
+  size_t retired_pending() const noexcept;
+  uint64_t reclaimed() const noexcept;
+
+ private:
+  SwitchCore& core_;
+};
+
+}  // namespace sharebuf::datapath
