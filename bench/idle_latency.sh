@@ -63,22 +63,8 @@ measure() {
     sleep 10
     idle_cpu=$(( $(cpu_ticks "$TB_SWITCH_PID") - t0 ))
   fi
-  /usr/bin/python3 - "$name" "$rep" "$rtts" "$lat" "$idle_cpu" "$perf_json" "$(getconf CLK_TCK)" \
-    >>"$results" <<'PY'
-import json, sys
-name, rep, rtts, lat, idle, perf_json, hz = sys.argv[1:8]
-r = sorted(float(x) * 1000 for x in rtts.split())
-pct = lambda p: r[min(len(r) - 1, int(round(p / 100 * (len(r) - 1))))]
-hops = {}
-for port in json.loads(lat) if lat != "{}" else []:
-    for hop, h in port["hops"].items():
-        hops[f"{port['interface']}.{hop}"] = {"p50_us": h["p50_ns"] / 1e3, "p99_us": h["p99_ns"] / 1e3,
-                                             "count": h["count"]}
-print(json.dumps({"switch": name, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
-                  "ping_p99_us": pct(99), "hops": hops,
-                  "idle_cpu_pct": None if idle == "null" else int(idle) / int(hz) / 10 * 100,
-                  "sched": json.loads(perf_json)}))
-PY
+  /usr/bin/python3 "$here/lib/idle_latency_row.py" "$name" "$rep" "$rtts" "$lat" "$idle_cpu" \
+    "$perf_json" "$(getconf CLK_TCK)" >>"$results"
   tail -1 "$results" | cut -c1-200 >&2
 }
 

@@ -3,7 +3,7 @@
 # repetition each: UDP saturates one port while 100 parallel 16 KB TCP flows hit another; prints
 # the flow-completion-time table and where the plots are, and tears everything down.
 #   netns-scripts/demo.sh [--out DIR]      (as root; ./run.sh demo builds first)
-# The full experiment: netns-scripts/e1_protean.sh (7 policies x 5 repetitions).
+# The full experiment: experiments/e1_protean.sh (7 policies x 5 repetitions).
 set -euo pipefail
 out=results/demo
 while [ $# -gt 0 ]; do
@@ -13,7 +13,7 @@ while [ $# -gt 0 ]; do
     *) echo "demo.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-"$(dirname "$0")/e1_protean.sh" --quick --policies dt,protean --out "$out"
+"$(dirname "$0")/../experiments/e1_protean.sh" --quick --policies dt,protean --out "$out"
 echo
 echo "plots: $out/fct_cdf.png (FCT CDF), $out/fct_p99.png (mean and p99),"
 echo "       $out/timeline-dt.png and $out/timeline-protean.png (occupancy vs threshold per queue)"

@@ -36,7 +36,8 @@ def row(argv):
 
 
 def table(path, seconds):
-    rows = [json.loads(line) for line in open(path)]
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
     out = [f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; "
            f"{seconds} s per rate; two hosts, offloads off, no shaping; 64-byte frames "
            "(EtherType 0x88b5) from sharebuf-blaster.  ",

@@ -5,15 +5,15 @@
 # CS1..CS7, low priority, alpha 0.6). Buffer 9000 cells of 80 B. Seven UDP flows (one per
 # low-priority queue) from S1 to S2 via p2 oversubscribe it; then 100 TCP flows of 8 KB from S2
 # (h3, port p3) to S1. Ports shaped to 80 Mbit/s: the paper's rate is garbled, this value is ours.
-#   netns-scripts/e2_fb.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--quick] [--readme]
+#   experiments/e2_fb.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--quick] [--readme]
 # Defaults: results/e2, 5 repetitions, dt cs fb fba abm. Policy specs and outputs as in E1.
 set -euo pipefail
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
-# shellcheck source=lib/fct_run.sh
-source "$(dirname "$0")/lib/fct_run.sh"
-# shellcheck source=lib/paper_testbeds.sh
-source "$(dirname "$0")/lib/paper_testbeds.sh"
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../netns-scripts/lib/fct_run.sh
+source "$(dirname "$0")/../netns-scripts/lib/fct_run.sh"
+# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
+source "$(dirname "$0")/../netns-scripts/lib/paper_testbeds.sh"
 
 out=results/e2 reps=5 policies=dt,cs,fb,fba,abm warmup=3 readme=0
 while [ $# -gt 0 ]; do
@@ -42,30 +42,12 @@ for spec in "${plist[@]}"; do
     tb_start_switch "$TB_DIR/sw.toml"
     e2_background "$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')"
     fct_run "$policy" "$rep" "$out" 3 1 100 8192 "$warmup"
-    /usr/bin/python3 - "$TB_DIR" "$out" "$policy" "$rep" <<'PY'
-import csv, json, sys
-d, out, policy, rep = sys.argv[1:5]
-with open(f"{out}/flows.csv", "a") as f:
-    for r in csv.DictReader(open(f"{d}/fct.csv")):
-        f.write(f"{policy},{rep},{r['id']},{r['bytes']},{r['fct_ms']},{r['ok']}\n")
-mbps = 0
-for k in range(1, 8):
-    u = json.JSONDecoder().raw_decode(open(f"{d}/udp{k}.json").read())[0]["end"]["sum"]
-    mbps += (u["packets"] - u["lost_packets"]) * 1400 * 8 / u["seconds"] / 1e6
-s = json.load(open(f"{d}/stats.json"))
-ports = {p["interface"]: p for p in s["ports"]}
-drops = lambda q: sum(q["dropped"].values())
-tcp = ports["p1"]["queues"][0]
-udp = ports["p2"]["queues"][1:]
-with open(f"{out}/runs.csv", "a") as f:
-    f.write(f"{policy},{rep},{mbps:.2f},{drops(tcp)},{sum(drops(q) for q in udp)},{tcp['peak_cells']},"
-            f"{max(q['peak_cells'] for q in udp)}\n")
-PY
+    /usr/bin/python3 "$TB_ROOT/experiments/lib/fct_collect.py" e2 "$TB_DIR" "$out" "$policy" "$rep"
   done
   /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch-$policy.csv" "$out/timeline-$policy.png" \
     --queues p1/0,p2/1,p2/7 --title "E2 $policy: p1/0 = TCP (S2 -> S1), p2/1..7 = UDP (S1 -> S2)" >/dev/null
 done
-/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment E2 --out "$out" \
+/usr/bin/python3 "$TB_ROOT/experiments/lib/fct_report.py" --experiment E2 --out "$out" \
   --baseline dt --highlight fb --paper "FB: FCTs at least 50 ms smaller than DT" \
   $( [ "$readme" = 1 ] && echo --readme )
 echo "results in $out"

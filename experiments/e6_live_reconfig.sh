@@ -6,11 +6,11 @@
 # view mode and probe interval change too. Checks: no crash; every switch appears in the next
 # watch sample (the delay is measured); after the traffic every cell is back in the pool and the
 # counters balance; no frame lost outside the counters.
-#   netns-scripts/e6_live_reconfig.sh [--out DIR] [--seconds 60] [--interval 1] [--quick] [--readme]
+#   experiments/e6_live_reconfig.sh [--out DIR] [--seconds 60] [--interval 1] [--quick] [--readme]
 # --quick: 10 seconds, a switch every 0.5 s. Writes switches.csv, watch.csv, summary.md.
 set -euo pipefail
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e6 seconds=60 interval=1 readme=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -81,37 +81,12 @@ sleep 0.5
 rc=0
 tb_stop_switch || rc=$?
 cp "$TB_DIR/stats.json" "$out/stats.json"
-/usr/bin/python3 - "$out" "$n" "$rc" <<'PY'
-import csv, json, sys
-out, n, rc = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-s = json.load(open(f"{out}/stats.json"))
-samples = {}
-for r in csv.DictReader(open(f"{out}/watch.csv")):
-    samples.setdefault(float(r["t_s"]), r["policy"])
-times = sorted(samples)
-seq = [samples[t] for t in times]
-changes = sum(1 for a, b in zip(seq, seq[1:]) if a != b)
-bal = all(q["received"] == q["admitted"] + sum(v for k, v in q["dropped"].items() if k != "pushed_out")
-          and q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"] + q["queued"]
-          for p in s["ports"] for q in p["queues"])
-pool = s["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"]
-lines = [
-    "| check | result |", "|---|---|",
-    f"| policy switches | {n} (every policy: {len(set(r['policy'] for r in csv.DictReader(open(out + '/switches.csv'))))} distinct) |",
-    f"| policy changes seen in the 1 ms watch stream | {changes} |",
-    f"| sharebufd exit status (3 = an accounting identity failed at exit) | {rc} |",
-    f"| counters balance per queue (received = admitted + dropped; admitted = transmitted + pushed out + queued) | {'yes' if bal else 'NO'} |",
-    f"| every cell back in the pool after the stop | {'yes' if pool else 'NO'} |",
-]
-open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-sys.exit(0 if rc == 0 and bal and pool and changes >= n - 1 else 1)
-PY
+/usr/bin/python3 "$TB_ROOT/experiments/lib/e6_checks.py" "$out" "$n" "$rc"
 /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch.csv" "$out/timeline.png" --queues p1/0,p3/0,p4/0 \
   --title "E6: the policy changes every ${interval}s under load" >/dev/null
 if [ "$readme" = 1 ]; then
   {
-    echo "\`netns-scripts/e6_live_reconfig.sh --readme\` ($seconds s, a switch every $interval s; $(date +%F), $(nproc) CPUs):"
+    echo "\`experiments/e6_live_reconfig.sh --readme\` ($seconds s, a switch every $interval s; $(date +%F), $(nproc) CPUs):"
     echo
     cat "$out/summary.md"
     echo

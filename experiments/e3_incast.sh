@@ -14,7 +14,7 @@
 # p99 occupancy (1 ms watch), drops, failed flows (background and query responses; the query
 # generator's messages go to DIR/query-errors.log), and the share of the bytes sent on shaper
 # catch-up (how much the host delayed the egress threads).
-#   netns-scripts/e3_incast.sh [--out DIR] [--seconds 15] [--reps 2] [--queues single,multi]
+#   experiments/e3_incast.sh [--out DIR] [--seconds 15] [--reps 2] [--queues single,multi]
 #       [--transport cubic] [--loads 0.4,0.8] [--bursts 0.5] [--query-rate 2]
 #       [--policies dt,cs,protean,fb,credence,lqd] [--record] [--full] [--quick] [--readme]
 # Reduced defaults: about 22 minutes here. The query rate makes the incast 13 % of the
@@ -27,8 +27,8 @@
 # 300 MB, one pcap per ingress port) into DIR/trace/ with its switch config, and replay it with
 # experiments/e4_credence.sh (E4 on a recorded E3 trace; results in DIR/e4/).
 set -euo pipefail
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e3 seconds=15 reps=2 queues=single,multi transports=cubic loads=0.4,0.8 bursts=0.5
 policies=dt,cs,protean,fb,credence,lqd qrate=2 readme=0 record=0
 while [ $# -gt 0 ]; do
@@ -143,33 +143,8 @@ for transport in "${tlist[@]}"; do
             if [ "$rep" = 1 ] && [ "$load" = "$max_load" ]; then
               cp "$TB_DIR/watch.csv" "$out/watch-$qmode-$transport-$policy-$burst.csv"
             fi
-            /usr/bin/python3 - "$TB_DIR" "$out" "$qmode,$transport,$policy,$load,$burst,$rep" <<'PY'
-import csv, glob, json, os, sys
-d, out, key = sys.argv[1:4]
-with open(f"{out}/flows.csv", "a") as f:
-    # The query generator's own flows too (kind "query"), so that a failed response counts.
-    for path in glob.glob(f"{d}/bg*.csv") + glob.glob(f"{d}/q.csv"):
-        for r in csv.DictReader(open(path)):
-            f.write(f"{key},{r['kind']},{r['bytes']},{r['fct_ms']},{r['ok']}\n")
-        os.remove(path)
-qpath = f"{d}/q.csv.queries.csv"
-with open(f"{out}/queries.csv", "a") as f:
-    if os.path.exists(qpath):
-        for r in csv.DictReader(open(qpath)):
-            f.write(f"{key},{r['qct_ms']}\n")
-        os.remove(qpath)
-occ = {}
-for r in csv.DictReader(open(f"{d}/watch.csv")):
-    occ[r["t_s"]] = int(r["total_cells"])
-v = sorted(occ.values()) or [0]
-s = json.load(open(f"{d}/stats.json"))
-drops = lambda qs: sum(sum(q["dropped"].values()) for q in qs)
-qs = [q for p in s["ports"] for q in p["queues"]]
-p1 = [q for p in s["ports"] if p["interface"] == "p1" for q in p["queues"]]
-with open(f"{out}/runs.csv", "a") as f:
-    f.write(f"{key},{v[min(len(v) - 1, int(0.99 * len(v)))]},{drops(qs)},{drops(p1)},{sum(q['received'] for q in qs)},"
-            f"{sum(p['tx_bytes'] for p in s['ports'])},{sum(p['shaper_catchup_bytes'] for p in s['ports'])}\n")
-PY
+            /usr/bin/python3 "$TB_ROOT/experiments/lib/e3_report.py" collect "$TB_DIR" "$out" \
+              "$qmode,$transport,$policy,$load,$burst,$rep"
           done
         done
       done
@@ -192,102 +167,5 @@ if [ -d "$out/trace" ]; then
   echo "== E4 on the recorded trace ($(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$out/trace/capture.json") frames)"
   "$TB_ROOT/experiments/e4_credence.sh" --out "$out/e4" "${pcaps[@]}" --config "$out/trace/sw.toml" | tail -25
 fi
-/usr/bin/python3 - "$out" "$readme" "$TB_ROOT" "$seconds" "$qrate" "$reps" <<'PY'
-import csv, datetime, os, platform, statistics, sys
-from collections import defaultdict
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-out, readme, root, seconds, qrate, reps = sys.argv[1], sys.argv[2] == "1", sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-def pct(v, p):
-    v = sorted(v)
-    return v[max(0, min(len(v) - 1, int(-(-p * len(v) // 1)) - 1))] if v else float("nan")
-KEY = ("queues", "transport", "policy", "load", "burst")
-key = lambda r: tuple(r[k] for k in KEY)
-q, q_rep, short, long_, failed, order = (defaultdict(list), defaultdict(lambda: defaultdict(list)), defaultdict(list),
-                                         defaultdict(list), defaultdict(int), [])
-occ, drops, p1_drops = defaultdict(list), defaultdict(int), defaultdict(int)
-tx, catchup = defaultdict(int), defaultdict(int)
-for r in csv.DictReader(open(f"{out}/runs.csv")):
-    k = key(r)
-    if k not in order: order.append(k)
-    occ[k].append(int(r["occ_p99_cells"]))
-    drops[k] += int(r["drops"])
-    p1_drops[k] += int(r["p1_drops"])
-    tx[k] += int(r["tx_bytes"])
-    catchup[k] += int(r["catchup_bytes"])
-for r in csv.DictReader(open(f"{out}/queries.csv")):
-    q[key(r)].append(float(r["qct_ms"]))
-    q_rep[key(r)][r["rep"]].append(float(r["qct_ms"]))
-for r in csv.DictReader(open(f"{out}/flows.csv")):
-    k = key(r)
-    if r["ok"] != "1":
-        failed[k] += 1
-    elif r["kind"] == "short":
-        short[k].append(float(r["fct_ms"]))
-    elif r["kind"] == "long":
-        long_[k].append(int(r["bytes"]) * 8 / (float(r["fct_ms"]) / 1e3) / 1e6)
-lines = ["| queues | transport | load | burst (of B) | policy | queries | p99 QCT | p99 QCT per rep (min–max) | p99.9 QCT | short flows | p99 short FCT | long-flow goodput (mean) | p99 occupancy (max over reps) | drops (at p1) | failed flows | shaper catch-up |",
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-rows = []
-for k in order:
-    per_rep = [pct(v, 0.99) for v in q_rep[k].values()]
-    row = list(k) + [len(q[k]), pct(q[k], 0.99), min(per_rep, default=float("nan")), max(per_rep, default=float("nan")),
-                     pct(q[k], 0.999), len(short[k]), pct(short[k], 0.99),
-                     statistics.mean(long_[k]) if long_[k] else float("nan"), max(occ[k]), drops[k], p1_drops[k], failed[k],
-                     100 * catchup[k] / tx[k] if tx[k] else 0.0]
-    rows.append(row)
-    qm, tr, p, l, b = k
-    lines.append(f"| {qm} | {tr} | {l} | {b} | {p} | {row[5]} | {row[6]:.1f} ms | {row[7]:.0f}–{row[8]:.0f} ms | {row[9]:.1f} ms | "
-                 f"{row[10]} | {row[11]:.1f} ms | {row[12]:.1f} Mbit/s | {row[13]} | {row[14]} ({row[15]}) | {row[16]} | {row[17]:.1f} % |")
-with open(f"{out}/summary.csv", "w") as f:
-    w = csv.writer(f)
-    w.writerow(list(KEY) + ["queries", "qct_p99_ms", "qct_p99_rep_min_ms", "qct_p99_rep_max_ms", "qct_p999_ms", "short_flows",
-                            "short_fct_p99_ms", "long_goodput_mbps", "occ_p99_cells", "drops", "p1_drops", "failed_flows",
-                            "shaper_catchup_pct"])
-    w.writerows(rows)
-stamp = (f"Produced by `netns-scripts/e3_incast.sh` on {datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs): "
-         f"8 hosts, 100 Mbit/s, 21000 cells, {seconds} s per run, {qrate} queries/s, {reps} repetition(s) per cell "
-         f"(percentiles pool the repetitions). Shaper catch-up: the share of the bytes sent whose shaper credit "
-         f"was earned while the host ran an egress thread late (see How it works, Shaper).")
-table = "\n".join(lines + ["", stamp])
-open(f"{out}/summary.md", "w").write(table + "\n")
-
-# p99 QCT bars with the per-repetition range as error bars.
-fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(rows)), 3.8))
-labels = [f"{r[2]}\n{r[0][0]}/{r[1][0]} {r[3]}/{r[4]}" for r in rows]
-err = [[max(0, r[6] - r[7]) for r in rows], [max(0, r[8] - r[6]) for r in rows]]
-ax.bar(range(len(rows)), [r[6] for r in rows], yerr=err, capsize=2, color="tab:red", label="p99 QCT (range over repetitions)")
-ax.set_xticks(range(len(rows)), labels, fontsize=6)
-ax.set_ylabel("ms")
-ax.set_title("E3: p99 query completion time (policy, queues s/m / transport c/e, load/burst)")
-ax.legend(fontsize=8)
-fig.tight_layout()
-fig.savefig(f"{out}/qct_p99.png", dpi=110)
-
-# QCT CDF per policy, one panel per (queues, transport, load, burst).
-panels = []
-for k in order:
-    if k[:2] + k[3:] not in panels: panels.append(k[:2] + k[3:])
-fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False, sharey=True)
-for ax, (qm, tr, l, b) in zip(axes[0], panels):
-    for k in order:
-        if (k[0], k[1], k[3], k[4]) != (qm, tr, l, b) or not q[k]:
-            continue
-        v = sorted(q[k])
-        ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], label=k[2], lw=1.2)
-    ax.set_xscale("log")
-    ax.set_title(f"{qm} queue(s), {tr}, load {l}, burst {b}", fontsize=8)
-    ax.set_xlabel("query completion time (ms)")
-    ax.grid(alpha=0.3)
-axes[0][0].set_ylabel("CDF")
-axes[0][-1].legend(fontsize=7)
-fig.tight_layout()
-fig.savefig(f"{out}/qct_cdf.png", dpi=110)
-print(table)
-if readme:
-    import subprocess
-    subprocess.run(["/usr/bin/python3", f"{root}/netns-scripts/lib/doc_section.py", "e3",
-                    f"{out}/summary.md", f"{out}/qct_p99.png", f"{out}/qct_cdf.png"], check=True)
-PY
+/usr/bin/python3 "$TB_ROOT/experiments/lib/e3_report.py" report "$out" "$readme" "$seconds" "$qrate" "$reps"
 echo "results in $out"

@@ -19,7 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "netns-scripts", "lib"))
 import doc_section  # noqa: E402
 
 
@@ -103,7 +103,7 @@ def main():
                   f"{r['mean_ms']:.1f} ms{pm(r['mean_ci95_ms'])} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f}{pm(r['p99_ci95_ms'])} | {r['max_ms']:.1f} | {r['over_200ms']} | "
                   f"{r.get('mean_vs_base', float('nan')):.2f}x | {r.get('p99_vs_base', float('nan')):.2f}x | "
                   f"{r['udp_mbps']:.1f} Mbit/s | {r['tcp_drops']} | {r['udp_drops']} |")
-    stamp = (f"{a.experiment}, produced by `netns-scripts/{'e1_protean' if a.experiment.startswith('E1') else 'e2_fb'}.sh` on "
+    stamp = (f"{a.experiment}, produced by `experiments/{'e1_protean' if a.experiment.startswith('E1') else 'e2_fb'}.sh` on "
              f"{datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}). "
              f"Paper: {a.paper}. Mean and p99 pool every repetition's flows; ± is the 95 % confidence "
              f"interval (Student's t) of the per-repetition means and p99s.")

@@ -11,11 +11,11 @@
 # dequeue) and probe (learning from the probe registers once per probe interval, Tofino-style).
 # Writes cs_demand.csv, smartbuf_bursts.csv, smartbuf_state-<sync>.json, summary.md and
 # prediction.png.
-#   netns-scripts/e5_smartbuf.sh [--out DIR] [--fan-ins 16,32,48] [--rounds 6] [--size 1000000]
+#   experiments/e5_smartbuf.sh [--out DIR] [--fan-ins 16,32,48] [--rounds 6] [--size 1000000]
 #                                [--buffer 21000] [--syncs dequeue,probe] [--quick] [--readme]
 set -euo pipefail
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e5 fanins=16,32,48 rounds=6 size=1000000 buffer=21000 readme=0 syncs=dequeue,probe
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -79,16 +79,8 @@ for sync in "${sync_modes[@]}"; do
         || echo "query fan-in $f round $r lost flows under smartbuf sync=$sync (counted by the switch)"
       sleep 0.3
       tb_ctl --json policy.get >"$TB_DIR/pol.json"
-      seen=$(/usr/bin/python3 - "$TB_DIR/pol.json" "$seen" "$f" "$r" "$out/smartbuf_bursts.csv" "$sync" <<'PY'
-import json, sys
-pol, seen, f, r, out, sync = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
-bursts = pol["state"]["bursts"]
-with open(out, "a") as o:
-    for i, b in enumerate(bursts[seen:], start=seen):
-        o.write(f"{sync},{f},{r},{i},{b['predicted_cells']},{b['peak_cells']}\n")
-print(len(bursts))
-PY
-)
+      seen=$(/usr/bin/python3 "$TB_ROOT/experiments/lib/e5_report.py" bursts "$TB_DIR/pol.json" "$seen" \
+        "$f" "$r" "$out/smartbuf_bursts.csv" "$sync")
     done
   done
   tb_ctl --json policy.get >"$out/smartbuf_state-$sync.json"
@@ -97,55 +89,7 @@ PY
   tb_stop_switch || tb_die "sharebufd (smartbuf sync=$sync) failed"
 done
 
-/usr/bin/python3 - "$out" "$buffer" <<'PY'
-import csv, datetime, os, platform, statistics, sys
-out, B = sys.argv[1], int(sys.argv[2])
-demand = {}
-for r in csv.DictReader(open(f"{out}/cs_demand.csv")):
-    demand.setdefault(r["fan_in"], []).append(int(r["demand_cells"]))
-rows = list(csv.DictReader(open(f"{out}/smartbuf_bursts.csv")))
-syncs = list(dict.fromkeys(r["sync"] for r in rows))
-lines = ["| sync | fan-in | CS demand (median cells) | bursts | predicted (real phase) | mean error | max error |",
-         "|---|---|---|---|---|---|---|"]
-summary = []
-for sync in syncs:
-    all_err = []
-    for f, d in demand.items():
-        ideal = statistics.median(d)
-        bs = [r for r in rows if r["fan_in"] == f and r["sync"] == sync]
-        pred = [int(r["predicted_cells"]) for r in bs if int(r["predicted_cells"]) > 0]
-        err = [abs(p - ideal) / ideal for p in pred]
-        all_err += err
-        lines.append(f"| {sync} | {f} | {ideal:.0f} | {len(bs)} | {len(pred)} | "
-                     + (f"{100 * statistics.mean(err):.1f} % | {100 * max(err):.1f} % |" if err else "— | — |"))
-    summary.append(f"sync = {sync}: {len(all_err)} predictions, mean error "
-                   + (f"{100 * statistics.mean(all_err):.1f} %, max {100 * max(all_err):.1f} %." if all_err else "none (Smartbuf never left its learning phase: no burst exceeded B/sigma or fewer than k were learned)."))
-lines.append("")
-lines.append("Over all predicted bursts: " + " ".join(summary)
-             + f" Buffer {B} cells; Smartbuf defaults (k 3, sigma 5, beta 0.5). Paper: within 9 %, 6 % on average.")
-lines.append(f"Produced by `netns-scripts/e5_smartbuf.sh` on {datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs).")
-open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-fig, axes = plt.subplots(1, len(syncs), figsize=(6 * len(syncs), 4), squeeze=False, sharey=True)
-for ax, sync in zip(axes[0], syncs):
-    for i, (f, d) in enumerate(demand.items()):
-        ideal = statistics.median(d)
-        color = f"C{i}"
-        ax.axhline(ideal, color=color, ls="--", lw=1)
-        pred = [(int(r["burst"]), int(r["predicted_cells"])) for r in rows
-                if r["fan_in"] == f and r["sync"] == sync and int(r["predicted_cells"]) > 0]
-        ax.scatter([b for b, _ in pred], [p for _, p in pred], color=color, s=14, label=f"fan-in {f}: predicted (dashed: CS demand)")
-    ax.set_xlabel("burst (in Smartbuf's burst log)")
-    ax.set_ylabel("cells")
-    ax.set_title(f"E5: Smartbuf (sync = {sync}) predicted vs CS demand")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
-fig.tight_layout()
-fig.savefig(f"{out}/prediction.png", dpi=110)
-PY
+/usr/bin/python3 "$TB_ROOT/experiments/lib/e5_report.py" report "$out" "$buffer"
 if [ "$readme" = 1 ]; then
   /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" e5 "$out/summary.md" \
     "$out/prediction.png"

@@ -6,7 +6,7 @@
 # steady state, 100 TCP flows of 16 KB each start in parallel from S3 to S1 (RTO min 200 ms).
 # Every flow's completion time comes from sharebuf-tg; UDP goodput from iperf3; drops per queue
 # from the switch; a 1 ms watch gives the occupancy-vs-threshold timelines of both egress queues.
-#   netns-scripts/e1_protean.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--rto-min T]
+#   experiments/e1_protean.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--rto-min T]
 #                               [--tx-batch N] [--label E1-x] [--quick] [--readme]
 # Defaults: results/e1, 5 repetitions, dt cs protean smartbuf fb credence lqd, rto_min 200ms.
 # A SPEC is a policy or policy:key=value,... (e.g. protean:sync=probe); separate specs with ';'
@@ -14,12 +14,12 @@
 # flows.csv, summary.csv, summary.md, fct_cdf.png, fct_p99.png and timeline-<policy>.png into DIR;
 # --readme fills the section marked with --label (in docs/experiments/e1-protean.md) (lower case; default e1).
 set -euo pipefail
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
-# shellcheck source=lib/fct_run.sh
-source "$(dirname "$0")/lib/fct_run.sh"
-# shellcheck source=lib/paper_testbeds.sh
-source "$(dirname "$0")/lib/paper_testbeds.sh"
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../netns-scripts/lib/fct_run.sh
+source "$(dirname "$0")/../netns-scripts/lib/fct_run.sh"
+# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
+source "$(dirname "$0")/../netns-scripts/lib/paper_testbeds.sh"
 
 out=results/e1 reps=5 policies=dt,cs,protean,smartbuf,fb,credence,lqd warmup=3 readme=0 rto=200ms
 label=E1
@@ -53,26 +53,12 @@ for spec in "${plist[@]}"; do
     tb_start_switch "$TB_DIR/sw.toml"
     e1_background "$(awk -v w="$warmup" 'BEGIN { printf "%d", w + 4 }')"
     fct_run "$policy" "$rep" "$out" 3 1 100 16384 "$warmup"
-    /usr/bin/python3 - "$TB_DIR" "$out" "$policy" "$rep" <<'PY'
-import csv, json, sys
-d, out, policy, rep = sys.argv[1:5]
-with open(f"{out}/flows.csv", "a") as f:
-    for r in csv.DictReader(open(f"{d}/fct.csv")):
-        f.write(f"{policy},{rep},{r['id']},{r['bytes']},{r['fct_ms']},{r['ok']}\n")
-# iperf3 may append a second object (an error on exit) to its log: read the first.
-udp = json.JSONDecoder().raw_decode(open(f"{d}/udp.json").read())[0]["end"]["sum"]
-mbps = (udp["packets"] - udp["lost_packets"]) * 1400 * 8 / udp["seconds"] / 1e6
-s = json.load(open(f"{d}/stats.json"))
-q = {p["interface"]: p["queues"][0] for p in s["ports"]}
-drops = lambda x: sum(x["dropped"].values())
-with open(f"{out}/runs.csv", "a") as f:
-    f.write(f"{policy},{rep},{mbps:.2f},{drops(q['p1'])},{drops(q['p2'])},{q['p1']['peak_cells']},{q['p2']['peak_cells']}\n")
-PY
+    /usr/bin/python3 "$TB_ROOT/experiments/lib/fct_collect.py" e1 "$TB_DIR" "$out" "$policy" "$rep"
   done
   /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch-$policy.csv" "$out/timeline-$policy.png" \
     --queues p1/0,p2/0 --title "E1 $policy: p1 = TCP incast (S3 -> S1), p2 = UDP (S1 -> S2)" >/dev/null
 done
-/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/fct_report.py" --experiment "$label" --out "$out" \
+/usr/bin/python3 "$TB_ROOT/experiments/lib/fct_report.py" --experiment "$label" --out "$out" \
   --baseline dt --highlight protean --paper "Protean: tail FCT 2.3x and mean FCT 1.7x better than DT, same UDP throughput" \
   $( [ "$readme" = 1 ] && echo --readme )
 echo "results in $out"

@@ -1,0 +1,34 @@
+#!/usr/bin/python3
+"""One repetition of bench/idle_latency.sh as a JSON line: ping RTT p50/p99, the daemon's hop
+histograms per port (sharebufctl --json latency, "{}" for other switches), its idle CPU share and
+the perf sched summary (or null).
+
+usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ping_rtts import percentile, rtts_us  # noqa: E402
+
+
+def row(argv):
+    name, rep, rtts, lat, idle, perf_json, hz = argv
+    r = rtts_us(rtts)
+    pct = lambda p: percentile(r, p)  # noqa: E731
+    hops = {}
+    for port in json.loads(lat) if lat != "{}" else []:
+        for hop, h in port["hops"].items():
+            hops[f"{port['interface']}.{hop}"] = {"p50_us": h["p50_ns"] / 1e3, "p99_us": h["p99_ns"] / 1e3,
+                                                 "count": h["count"]}
+    print(json.dumps({"switch": name, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
+                      "ping_p99_us": pct(99), "hops": hops,
+                      "idle_cpu_pct": None if idle == "null" else int(idle) / int(hz) / 10 * 100,
+                      "sched": json.loads(perf_json)}))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 8:
+        sys.exit(__doc__)
+    row(sys.argv[1:])

@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""E3, incast under web-search load: each run's results appended to the experiment's tables, and
+the report over all runs.
+
+usage: e3_report.py collect RUN_DIR OUT KEY
+         KEY = queues,transport,policy,load,burst,rep. Appends the run's flows (RUN_DIR/bg*.csv and
+         q.csv of sharebuf-tg) to OUT/flows.csv, its query completion times to OUT/queries.csv,
+         and its p99 occupancy, drops, bytes sent and shaper catch-up (watch.csv, stats.json) to
+         OUT/runs.csv; removes the per-run CSVs it consumed.
+       e3_report.py report OUT README(0|1) SECONDS QUERY_RATE REPS
+         OUT/summary.csv and summary.md (per cell: queries, p99 and p99.9 QCT, the p99's range
+         over repetitions, short-flow p99 FCT, long-flow goodput, occupancy, drops, failed flows,
+         shaper catch-up), qct_p99.png and qct_cdf.png; README=1 writes the E3 page's section.
+"""
+import csv
+import datetime
+import glob
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+KEY = ("queues", "transport", "policy", "load", "burst")
+
+
+def pct(v, p):
+    """The p-quantile of v, nearest rank (ceil(p * n)); nan if v is empty."""
+    v = sorted(v)
+    return v[max(0, min(len(v) - 1, int(-(-p * len(v) // 1)) - 1))] if v else float("nan")
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def key(r):
+    return tuple(r[k] for k in KEY)
+
+
+def collect(d, out, key):
+    with open(f"{out}/flows.csv", "a") as f:
+        # The query generator's own flows too (kind "query"), so that a failed response counts.
+        for path in glob.glob(f"{d}/bg*.csv") + glob.glob(f"{d}/q.csv"):
+            for r in csv.DictReader(open(path)):
+                f.write(f"{key},{r['kind']},{r['bytes']},{r['fct_ms']},{r['ok']}\n")
+            os.remove(path)
+    qpath = f"{d}/q.csv.queries.csv"
+    with open(f"{out}/queries.csv", "a") as f:
+        if os.path.exists(qpath):
+            for r in csv.DictReader(open(qpath)):
+                f.write(f"{key},{r['qct_ms']}\n")
+            os.remove(qpath)
+    occ = {}
+    for r in csv.DictReader(open(f"{d}/watch.csv")):
+        occ[r["t_s"]] = int(r["total_cells"])
+    v = sorted(occ.values()) or [0]
+    s = json.load(open(f"{d}/stats.json"))
+    drops = lambda qs: sum(sum(q["dropped"].values()) for q in qs)
+    qs = [q for p in s["ports"] for q in p["queues"]]
+    p1 = [q for p in s["ports"] if p["interface"] == "p1" for q in p["queues"]]
+    with open(f"{out}/runs.csv", "a") as f:
+        f.write(f"{key},{v[min(len(v) - 1, int(0.99 * len(v)))]},{drops(qs)},{drops(p1)},{sum(q['received'] for q in qs)},"
+                f"{sum(p['tx_bytes'] for p in s['ports'])},{sum(p['shaper_catchup_bytes'] for p in s['ports'])}\n")
+
+
+def report(out, readme, seconds, qrate, reps):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    q, q_rep, short, long_, failed, order = (defaultdict(list), defaultdict(lambda: defaultdict(list)), defaultdict(list),
+                                             defaultdict(list), defaultdict(int), [])
+    occ, drops, p1_drops = defaultdict(list), defaultdict(int), defaultdict(int)
+    tx, catchup = defaultdict(int), defaultdict(int)
+    for r in read_csv(f"{out}/runs.csv"):
+        k = key(r)
+        if k not in order: order.append(k)
+        occ[k].append(int(r["occ_p99_cells"]))
+        drops[k] += int(r["drops"])
+        p1_drops[k] += int(r["p1_drops"])
+        tx[k] += int(r["tx_bytes"])
+        catchup[k] += int(r["catchup_bytes"])
+    for r in read_csv(f"{out}/queries.csv"):
+        q[key(r)].append(float(r["qct_ms"]))
+        q_rep[key(r)][r["rep"]].append(float(r["qct_ms"]))
+    for r in read_csv(f"{out}/flows.csv"):
+        k = key(r)
+        if r["ok"] != "1":
+            failed[k] += 1
+        elif r["kind"] == "short":
+            short[k].append(float(r["fct_ms"]))
+        elif r["kind"] == "long":
+            long_[k].append(int(r["bytes"]) * 8 / (float(r["fct_ms"]) / 1e3) / 1e6)
+    lines = ["| queues | transport | load | burst (of B) | policy | queries | p99 QCT | p99 QCT per rep (min–max) | p99.9 QCT | short flows | p99 short FCT | long-flow goodput (mean) | p99 occupancy (max over reps) | drops (at p1) | failed flows | shaper catch-up |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for k in order:
+        per_rep = [pct(v, 0.99) for v in q_rep[k].values()]
+        row = list(k) + [len(q[k]), pct(q[k], 0.99), min(per_rep, default=float("nan")), max(per_rep, default=float("nan")),
+                         pct(q[k], 0.999), len(short[k]), pct(short[k], 0.99),
+                         statistics.mean(long_[k]) if long_[k] else float("nan"), max(occ[k]), drops[k], p1_drops[k], failed[k],
+                         100 * catchup[k] / tx[k] if tx[k] else 0.0]
+        rows.append(row)
+        qm, tr, p, l, b = k
+        lines.append(f"| {qm} | {tr} | {l} | {b} | {p} | {row[5]} | {row[6]:.1f} ms | {row[7]:.0f}–{row[8]:.0f} ms | {row[9]:.1f} ms | "
+                     f"{row[10]} | {row[11]:.1f} ms | {row[12]:.1f} Mbit/s | {row[13]} | {row[14]} ({row[15]}) | {row[16]} | {row[17]:.1f} % |")
+    with open(f"{out}/summary.csv", "w") as f:
+        w = csv.writer(f)
+        w.writerow(list(KEY) + ["queries", "qct_p99_ms", "qct_p99_rep_min_ms", "qct_p99_rep_max_ms", "qct_p999_ms", "short_flows",
+                                "short_fct_p99_ms", "long_goodput_mbps", "occ_p99_cells", "drops", "p1_drops", "failed_flows",
+                                "shaper_catchup_pct"])
+        w.writerows(rows)
+    stamp = (f"Produced by `experiments/e3_incast.sh` on {datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs): "
+             f"8 hosts, 100 Mbit/s, 21000 cells, {seconds} s per run, {qrate} queries/s, {reps} repetition(s) per cell "
+             f"(percentiles pool the repetitions). Shaper catch-up: the share of the bytes sent whose shaper credit "
+             f"was earned while the host ran an egress thread late (see How it works, Shaper).")
+    table = "\n".join(lines + ["", stamp])
+    with open(f"{out}/summary.md", "w") as f:
+        f.write(table + "\n")
+
+    # p99 QCT bars with the per-repetition range as error bars.
+    fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(rows)), 3.8))
+    labels = [f"{r[2]}\n{r[0][0]}/{r[1][0]} {r[3]}/{r[4]}" for r in rows]
+    err = [[max(0, r[6] - r[7]) for r in rows], [max(0, r[8] - r[6]) for r in rows]]
+    ax.bar(range(len(rows)), [r[6] for r in rows], yerr=err, capsize=2, color="tab:red", label="p99 QCT (range over repetitions)")
+    ax.set_xticks(range(len(rows)), labels, fontsize=6)
+    ax.set_ylabel("ms")
+    ax.set_title("E3: p99 query completion time (policy, queues s/m / transport c/e, load/burst)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(f"{out}/qct_p99.png", dpi=110)
+
+    # QCT CDF per policy, one panel per (queues, transport, load, burst).
+    panels = []
+    for k in order:
+        if k[:2] + k[3:] not in panels: panels.append(k[:2] + k[3:])
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.4), squeeze=False, sharey=True)
+    for ax, (qm, tr, l, b) in zip(axes[0], panels):
+        for k in order:
+            if (k[0], k[1], k[3], k[4]) != (qm, tr, l, b) or not q[k]:
+                continue
+            v = sorted(q[k])
+            ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], label=k[2], lw=1.2)
+        ax.set_xscale("log")
+        ax.set_title(f"{qm} queue(s), {tr}, load {l}, burst {b}", fontsize=8)
+        ax.set_xlabel("query completion time (ms)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("CDF")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(f"{out}/qct_cdf.png", dpi=110)
+    print(table)
+    if readme:
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/netns-scripts/lib/doc_section.py", "e3",
+                        f"{out}/summary.md", f"{out}/qct_p99.png", f"{out}/qct_cdf.png"], check=True)
+
+
+def main(argv):
+    if len(argv) == 4 and argv[0] == "collect":
+        collect(argv[1], argv[2], argv[3])
+    elif len(argv) == 6 and argv[0] == "report":
+        report(argv[1], argv[2] == "1", argv[3], argv[4], argv[5])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

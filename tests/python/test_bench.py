@@ -1,0 +1,79 @@
+"""The benchmarks' Python (bench/lib/) on hand-made measurements whose results are known."""
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+import forwarding_report  # noqa: E402
+import loss_sweep_report  # noqa: E402
+
+
+def run(fn, argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        fn(argv)
+    return out.getvalue()
+
+
+class ForwardingReport(unittest.TestCase):
+    def measure(self, name, label, rep, tcp1, kpps, busy_jiffies):
+        # 5 s of blasting, RX counter +kpps*5000 frames; 100 pings of 10..109 µs.
+        rtts = " ".join(f"{(10 + i) / 1000:.3f}" for i in range(100))
+        blast = json.dumps({"sent": kpps * 5000, "seconds": 5.0, "pps": kpps * 1000})
+        line = run(forwarding_report.row,
+                   [name, str(rep), str(tcp1 * 1e6), str(tcp1 * 1e6), "0", str(kpps * 5000), blast,
+                    "5", rtts, str(busy_jiffies), "100", label])
+        return json.loads(line)
+
+    def test_row_computes_rates_percentiles_and_cpu_per_frame(self):
+        r = self.measure("bridge", "Linux bridge", 1, 7000, 1000, 500)
+        self.assertEqual(r["delivered_kpps"], 1000)
+        self.assertEqual((r["ping_p50_us"], r["ping_p99_us"]), (60, 108))
+        # 500 jiffies at 100 Hz = 5 s of CPU over 5e6 frames = 1000 ns each.
+        self.assertAlmostEqual(r["cpu_ns_per_frame"], 1000)
+
+    def test_table_takes_medians_and_the_ratios_against_the_bridge(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            for rep, tcp in enumerate((3000, 3600, 4000)):
+                f.write(json.dumps(self.measure("sharebufd", "sharebufd (cs)", rep, tcp, 1200,
+                                                1000)) + "\n")
+            f.write(json.dumps(self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)) + "\n")
+        try:
+            text = run(forwarding_report.table, [f.name, "3", "5"])
+        finally:
+            os.unlink(f.name)
+        self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 | 60 | 108 |", text)
+        self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream)", text)
+
+
+class LossSweepReport(unittest.TestCase):
+    def test_row_counts_loss_and_where_it_went(self):
+        blast = json.dumps({"sent": 1000, "seconds": 1.0, "pps": 1000})
+        ports = json.dumps([{"ring_drops": 15, "tx_errors": 0}, {"ring_drops": 5, "tx_errors": 1}])
+        queues = json.dumps([{"dropped": {"threshold": 2, "pool_full": 0}}])
+        r = loss_sweep_report.row(["sharebufd", "sb", "1", blast, "978", "10", "100", ports,
+                                   queues])
+        self.assertAlmostEqual(r["loss_pct"], 2.2)
+        self.assertEqual((r["ring_drops"], r["tx_errors"], r["policy_drops"]), (20, 1, 2))
+
+    def test_table_names_the_highest_rate_under_one_percent_loss(self):
+        rows = [{"switch": "sb", "label": "sb", "target_kpps": k, "offered_kpps": k,
+                 "delivered_kpps": k * (1 - loss / 100), "loss_pct": loss, "ring_drops": 0,
+                 "tx_errors": 0, "policy_drops": 0, "cpu_ns_per_frame": 1000}
+                for k, loss in ((200, 0.0), (400, 0.5), (600, 3.0))]
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.write("\n".join(json.dumps(r) for r in rows) + "\n")
+        try:
+            text = loss_sweep_report.table(f.name, "3")
+        finally:
+            os.unlink(f.name)
+        self.assertIn("highest offered rate delivered with less than 1 % loss 400 kpps", text)
+
+
+if __name__ == "__main__":
+    unittest.main()

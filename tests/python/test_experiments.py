@@ -1,0 +1,181 @@
+"""The experiments' Python (experiments/lib/) on small hand-made inputs whose results are known."""
+import csv
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "experiments", "lib"))
+import e3_report  # noqa: E402
+import e4_report  # noqa: E402
+import e5_report  # noqa: E402
+import e6_checks  # noqa: E402
+import fct_collect  # noqa: E402
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def queue(received, admitted, transmitted, queued, threshold=0, pushed_out=0, peak=0):
+    return {"received": received, "admitted": admitted, "transmitted": transmitted,
+            "queued": queued, "peak_cells": peak,
+            "dropped": {"threshold": threshold, "pool_full": 0, "pushed_out": pushed_out}}
+
+
+def iperf(packets, lost, seconds):
+    return json.dumps({"end": {"sum": {"packets": packets, "lost_packets": lost,
+                                       "seconds": seconds}}})
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+
+class FctCollect(Scratch):
+    def test_e1_appends_flows_and_one_run_row(self):
+        run, out = f"{self.dir}/run", f"{self.dir}/out"
+        os.makedirs(run)
+        os.makedirs(out)
+        write(f"{run}/fct.csv", "id,bytes,fct_ms,ok\n0,16384,3.5,1\n1,16384,210.0,0\n")
+        # iperf3 appended an error object after the result: the first object counts.
+        write(f"{run}/udp.json", iperf(1000, 100, 9.0) + '\n{"error": "x"}\n')
+        write(f"{run}/stats.json", json.dumps({"ports": [
+            {"interface": "p1", "queues": [queue(10, 7, 7, 0, threshold=3, peak=40)]},
+            {"interface": "p2", "queues": [queue(900, 800, 800, 0, threshold=100, peak=900)]}]}))
+        fct_collect.collect("e1", run, out, "dt", "2")
+        with open(f"{out}/flows.csv") as f:
+            self.assertEqual(f.read(), "dt,2,0,16384,3.5,1\ndt,2,1,16384,210.0,0\n")
+        with open(f"{out}/runs.csv") as f:
+            # 900 datagrams of 1400 B in 9 s = 1.12 Mbit/s.
+            self.assertEqual(f.read(), "dt,2,1.12,3,100,40,900\n")
+
+    def test_e2_sums_seven_udp_senders_over_queues_one_to_seven(self):
+        run, out = f"{self.dir}/run", f"{self.dir}/out"
+        os.makedirs(run)
+        os.makedirs(out)
+        write(f"{run}/fct.csv", "id,bytes,fct_ms,ok\n")
+        for k in range(1, 8):
+            write(f"{run}/udp{k}.json", iperf(1000, 0, 10.0))
+        udp = [queue(5, 5, 5, 0, threshold=k, peak=10 * k) for k in range(1, 8)]
+        write(f"{run}/stats.json", json.dumps({"ports": [
+            {"interface": "p1", "queues": [queue(1, 1, 1, 0, peak=3)]},
+            {"interface": "p2", "queues": [queue(0, 0, 0, 0)] + udp}]}))
+        fct_collect.collect("e2", run, out, "fb", "1")
+        with open(f"{out}/runs.csv") as f:
+            self.assertEqual(f.read(), "fb,1,7.84,0,28,3,70\n")
+
+
+class E6Checks(unittest.TestCase):
+    STATS = {"buffer": {"pool_free_cells": 90, "pool_physical_cells": 100, "occupancy_cells": 10},
+             "ports": [{"queues": [queue(10, 8, 5, 1, threshold=2, pushed_out=2)]}]}
+    WATCH = [{"t_s": "0.001", "policy": "dt"}, {"t_s": "0.001", "policy": "dt"},
+             {"t_s": "0.002", "policy": "lqd"}, {"t_s": "0.003", "policy": "dt"}]
+    SWITCHES = [{"policy": "lqd"}, {"policy": "dt"}]
+
+    def test_all_checks_hold(self):
+        lines, ok = e6_checks.summarize(self.STATS, self.WATCH, self.SWITCHES, 2, 0)
+        self.assertTrue(ok)
+        self.assertIn("| policy changes seen in the 1 ms watch stream | 2 |", lines)
+
+    def test_an_unbalanced_queue_a_lost_cell_or_a_failed_exit_fails(self):
+        bad = json.loads(json.dumps(self.STATS))
+        bad["ports"][0]["queues"][0]["transmitted"] = 4
+        self.assertFalse(e6_checks.summarize(bad, self.WATCH, self.SWITCHES, 2, 0)[1])
+        leak = json.loads(json.dumps(self.STATS))
+        leak["buffer"]["pool_free_cells"] = 89
+        self.assertFalse(e6_checks.summarize(leak, self.WATCH, self.SWITCHES, 2, 0)[1])
+        self.assertFalse(e6_checks.summarize(self.STATS, self.WATCH, self.SWITCHES, 2, 3)[1])
+        # Five switches but only two changes seen in the stream.
+        self.assertFalse(e6_checks.summarize(self.STATS, self.WATCH, self.SWITCHES, 5, 0)[1])
+
+
+class E5Report(Scratch):
+    def test_errors_against_the_median_cs_demand(self):
+        demand = {"16": [100, 120, 110]}
+        rows = [{"sync": "dequeue", "fan_in": "16", "burst": "0", "predicted_cells": "0"},
+                {"sync": "dequeue", "fan_in": "16", "burst": "1", "predicted_cells": "99"},
+                {"sync": "dequeue", "fan_in": "16", "burst": "2", "predicted_cells": "132"}]
+        lines = e5_report.table(demand, rows, 21000)
+        # Median 110: errors 10 % and 20 %; the learning-phase burst (0) is not a prediction.
+        self.assertIn("| dequeue | 16 | 110 | 3 | 2 | 15.0 % | 20.0 % |", lines)
+
+    def test_bursts_after_those_seen_are_appended(self):
+        out = f"{self.dir}/b.csv"
+        policy = {"state": {"bursts": [{"predicted_cells": 0, "peak_cells": 5},
+                                       {"predicted_cells": 7, "peak_cells": 9}]}}
+        self.assertEqual(e5_report.append_bursts(policy, 1, "32", "3", out, "probe"), 2)
+        with open(out) as f:
+            self.assertEqual(f.read(), "probe,32,3,1,7,9\n")
+
+
+class E4Report(unittest.TestCase):
+    @staticmethod
+    def result(policy, transmitted, arrivals=100):
+        return {"policy": policy, "arrivals": arrivals, "transmitted": transmitted,
+                "queues": [{"dropped": {"threshold": 0, "prediction": 0, "pushed_out": 0,
+                                        "pool_full": arrivals - transmitted if k == 0 else 0}}
+                           for k in range(8)]}
+
+    def data(self, **t):
+        names = ["cs", "dt", "lqd", "FollowLQD", "perfect", "perfect-nosafeguard", "forest",
+                 "flip-0.001", "flip-0.01", "flip-0.1"]
+        return {"fig3": {"description": "lone bursts",
+                         "results": [self.result(p, t.get(p, 100)) for p in names]}}
+
+    def test_fig3_expectations_hold_for_lqd_like_results(self):
+        _, md, checks = e4_report.evaluate(self.data(dt=60), ["fig3"])
+        self.assertTrue(all(ok for _, _, ok in checks), checks)
+        self.assertIn("| dt | 60 | 0.6000 | 0 | 40 | 0 | 0 |", md)
+
+    def test_a_credence_below_lqd_fails_its_expectation(self):
+        _, _, checks = e4_report.evaluate(self.data(dt=60, perfect=90), ["fig3"])
+        failed = {c for _, c, ok in checks if not ok}
+        self.assertIn("perfect within 2 % of LQD", failed)
+
+
+class E3Report(Scratch):
+    def test_pct_is_the_nearest_rank(self):
+        self.assertEqual(e3_report.pct([5, 1, 4, 2, 3], 0.5), 3)
+        self.assertEqual(e3_report.pct(list(range(1, 101)), 0.99), 99)
+        self.assertEqual(e3_report.pct([7], 0.999), 7)
+
+    def test_report_pools_repetitions_and_keeps_each_ones_p99(self):
+        out = self.dir
+        key = "single,cubic,dt,0.4,0.5"
+        write(f"{out}/runs.csv",
+              "queues,transport,policy,load,burst,rep,occ_p99_cells,drops,p1_drops,received,"
+              "tx_bytes,catchup_bytes\n"
+              f"{key},1,100,5,2,50,1000,100\n{key},2,300,1,0,50,1000,0\n")
+        write(f"{out}/queries.csv", "queues,transport,policy,load,burst,rep,qct_ms\n" +
+              "".join(f"{key},1,{v}\n" for v in (10, 20)) +
+              "".join(f"{key},2,{v}\n" for v in (30, 40)))
+        write(f"{out}/flows.csv", "queues,transport,policy,load,burst,rep,kind,bytes,fct_ms,ok\n"
+              f"{key},1,short,1000,2.0,1\n{key},1,long,1000000,800.0,1\n"
+              f"{key},2,short,1000,4.0,0\n")
+        e3_report.report(out, False, "15", "20", "2")
+        with open(f"{out}/summary.csv") as f:
+            row = next(csv.DictReader(f))
+        self.assertEqual(row["queries"], "4")
+        self.assertEqual(float(row["qct_p99_ms"]), 40.0)
+        self.assertEqual((float(row["qct_p99_rep_min_ms"]), float(row["qct_p99_rep_max_ms"])),
+                         (20.0, 40.0))
+        self.assertEqual(row["short_flows"], "1")  # the failed one counts as failed
+        self.assertEqual(row["failed_flows"], "1")
+        self.assertEqual(float(row["long_goodput_mbps"]), 10.0)  # 8 Mbit in 0.8 s
+        self.assertEqual(row["occ_p99_cells"], "300")
+        self.assertEqual((row["drops"], row["p1_drops"]), ("6", "2"))
+        self.assertEqual(float(row["shaper_catchup_pct"]), 5.0)
+        self.assertTrue(os.path.exists(f"{out}/qct_cdf.png"))
+
+
+if __name__ == "__main__":
+    unittest.main()
