@@ -1,0 +1,83 @@
+#include "datapath/frame_trim.h"
+
+#include <algorithm>
+
+#include "datapath/checksum.h"
+
+namespace sharebuf::datapath {
+namespace {
+
+uint16_t be16(const uint8_t* p) noexcept {
+  return static_cast<uint16_t>((p[0] << 8) | p[1]);
+}
+
+void put16(uint8_t* p, uint32_t v) noexcept {
+  p[0] = static_cast<uint8_t>(v >> 8);
+  p[1] = static_cast<uint8_t>(v);
+}
+
+// Where the IP packet ends in the frame (Ethernet padding after it is not part of it).
+size_t ip_end(std::span<const uint8_t> frame, const ParsedFrame& f) noexcept {
+  const uint8_t* ip = frame.data() + f.l3_offset;
+  const size_t end =
+      f.ip_version == 4 ? f.l3_offset + be16(ip + 2) : f.l3_offset + 40u + be16(ip + 4);
+  return std::min(end, frame.size());
+}
+
+void set_dscp(uint8_t* ip, int version, int dscp) noexcept {
+  if (version == 4) {
+    ip[1] = static_cast<uint8_t>((dscp << 2) | (ip[1] & 0x03));
+  } else {  // traffic class: the low nibble of byte 0 and the high nibble of byte 1
+    const uint8_t tc = static_cast<uint8_t>((dscp << 2) | ((ip[1] >> 4) & 0x03));
+    ip[0] = static_cast<uint8_t>((ip[0] & 0xf0) | (tc >> 4));
+    ip[1] = static_cast<uint8_t>(((tc & 0x0f) << 4) | (ip[1] & 0x0f));
+  }
+}
+
+}  // namespace
+
+uint32_t trim_floor(std::span<const uint8_t> frame, const ParsedFrame& f) noexcept {
+  if (!f.ok() || f.ip_version == 0 || f.is_fragment) return 0;
+  const uint8_t* ip = frame.data() + f.l3_offset;
+  if (f.l4_offset == 0) {  // IP without a TCP/UDP header the parser knows: keep the IP header
+    return f.ip_version == 4 ? f.l3_offset + static_cast<uint32_t>(ip[0] & 0x0f) * 4
+                             : f.l3_offset + 40u;
+  }
+  const uint8_t* l4 = frame.data() + f.l4_offset;
+  const uint32_t l4_header =
+      f.l4_proto == kIpProtoTcp ? static_cast<uint32_t>(l4[12] >> 4) * 4 : 8u;
+  return f.l4_offset + l4_header;
+}
+
+size_t trim_frame(std::span<uint8_t> frame, const ParsedFrame& f,
+                  const TrimOptions& options) noexcept {
+  const uint32_t floor = trim_floor(frame, f);
+  if (floor == 0) return 0;
+  uint8_t* ip = frame.data() + f.l3_offset;
+  const size_t end = ip_end(frame, f);
+  const size_t cut = std::max<size_t>(options.size, floor);
+  if (options.dscp >= 0) set_dscp(ip, f.ip_version, options.dscp);
+  if (cut >= end) {  // nothing of the packet to cut: sent whole
+    if (f.ip_version == 4) put16(ip + 10, ipv4_header_checksum(ip, (ip[0] & 0x0f) * 4u));
+    return frame.size();
+  }
+  if (options.fix_lengths) {
+    if (f.ip_version == 4) {
+      put16(ip + 2, static_cast<uint32_t>(cut - f.l3_offset));
+    } else {
+      put16(ip + 4, static_cast<uint32_t>(cut - f.l3_offset - 40));
+    }
+    if (f.l4_offset != 0) {
+      uint8_t* l4 = frame.data() + f.l4_offset;
+      if (f.l4_proto == kIpProtoUdp) put16(l4 + 4, static_cast<uint32_t>(cut - f.l4_offset));
+      // A UDP checksum of 0 over IPv4 means "none": left so.
+      const bool no_udp_checksum =
+          f.l4_proto == kIpProtoUdp && f.ip_version == 4 && be16(l4 + 6) == 0;
+      if (!no_udp_checksum) complete_l4_checksum(frame.first(cut), f);
+    }
+  }
+  if (f.ip_version == 4) put16(ip + 10, ipv4_header_checksum(ip, (ip[0] & 0x0f) * 4u));
+  return cut;
+}
+
+}  // namespace sharebuf::datapath

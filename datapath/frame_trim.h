@@ -1,0 +1,38 @@
+// Packet trimming's cut (trimming-on-tofino.txt, sections 2-3; SONiC/SAI packet trimming): a
+// frame that the buffer refuses is cut to its first `size` bytes, never below its Ethernet,
+// VLAN, IP and TCP/UDP headers, so the receiver learns which packet was lost at once. With
+// `fix_lengths` (sources disagree whether switches do this; the default does) the copy stays a
+// valid packet: IPv4 total length and header checksum, IPv6 payload length, UDP length and the
+// TCP/UDP checksum over what is left. `dscp` rewrites the DSCP (keeping the ECN bits), so the
+// network can tell headers from data.
+//
+// Only IP frames with a parsed TCP or UDP header, or IP frames without one but not fragments,
+// can be trimmed; trim_floor() says how short a copy may become, 0 when it may not be trimmed
+// at all (not IP, malformed, an IPv4 non-first fragment).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "datapath/frame_parser.h"
+
+namespace sharebuf::datapath {
+
+struct TrimOptions {
+  uint32_t size = 128;      // bytes on the wire without the FCS (SAI's default)
+  bool fix_lengths = true;  // lengths and checksums of the cut copy made valid again
+  int dscp = -1;            // 0..63 rewrites the DSCP; -1 keeps it
+};
+
+// The headers' length in `frame` as parsed: Ethernet (+ VLAN tags) + IP header (IPv4 options
+// included) + TCP header (options included) or UDP header; 0 if the frame cannot be trimmed.
+uint32_t trim_floor(std::span<const uint8_t> frame, const ParsedFrame& parsed) noexcept;
+
+// Cuts `frame` (the caller's own copy, laid out as `parsed` describes) in place and returns its
+// new length: max(options.size, trim_floor()), or its length if it is not longer than that (then
+// only the DSCP changes). Returns 0 if the frame cannot be trimmed.
+size_t trim_frame(std::span<uint8_t> frame, const ParsedFrame& parsed,
+                  const TrimOptions& options) noexcept;
+
+}  // namespace sharebuf::datapath
