@@ -24,6 +24,11 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> dequeued_cells{0};
   std::atomic<uint64_t> dequeued_bytes{0};
   std::atomic<uint64_t> ecn_marked_pkts{0};  // enqueued with CE set by this switch
+  // Packet trimming (datapath/frame_trim.h): frames refused here whose cut copy went to a trim
+  // queue; trimmed copies this queue sent; trimmed copies this queue refused in turn.
+  std::atomic<uint64_t> trimmed_pkts{0};
+  std::atomic<uint64_t> trimmed_sent_pkts{0};
+  std::atomic<uint64_t> trimmed_dropped_pkts{0};
   std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
   std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
   DelayHistogram delay;  // arrival to transmission of every dequeued frame
@@ -56,7 +61,8 @@ struct alignas(64) QueueStats {
 
 inline void QueueStats::reset() noexcept {
   for (auto* c : {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
-                  &dequeued_bytes}) {
+                  &dequeued_bytes, &ecn_marked_pkts, &trimmed_pkts, &trimmed_sent_pkts,
+                  &trimmed_dropped_pkts}) {
     c->store(0, std::memory_order_relaxed);
   }
   for (size_t r = 0; r < kNumDropReasons; ++r) {

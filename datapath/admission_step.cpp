@@ -1,5 +1,7 @@
 #include "datapath/admission_step.h"
 
+#include <algorithm>
+
 #include "policies/lqd.h"
 
 namespace sharebuf::datapath {
@@ -63,6 +65,31 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
   }
   out.enqueued = true;
   policy.on_enqueue(ctx, view);
+  return out;
+}
+
+AdmissionOutcome admit_trimmed(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                               buffer::CellCache& cache, const buffer::BufferView& view,
+                               const policies::ArrivalContext& refused,
+                               std::span<const uint8_t> frame, const ParsedFrame& parsed,
+                               const TrimOptions& options, uint32_t trim_queue,
+                               buffer::FrameMeta meta, std::span<uint8_t> scratch) noexcept {
+  AdmissionOutcome out;
+  // A trimmed copy is never trimmed again: refused at the trim queue, it is dropped.
+  if ((meta.flags & buffer::kFlagTrimmed) != 0 || scratch.size() < frame.size()) return out;
+  std::copy(frame.begin(), frame.end(), scratch.begin());
+  const size_t n = trim_frame(scratch.first(frame.size()), parsed, options);
+  if (n == 0) return out;
+  buffer.stats(refused.queue).trimmed_pkts.fetch_add(1, std::memory_order_relaxed);
+  policies::ArrivalContext ctx = refused;
+  ctx.queue = trim_queue;
+  ctx.bytes = static_cast<uint32_t>(n);
+  ctx.cells = buffer.layout().cells_for(ctx.bytes);
+  meta.flags |= buffer::kFlagTrimmed;
+  out = admit_frame(policy, buffer, cache, view, ctx,
+                    std::as_bytes(std::span<const uint8_t>(scratch.data(), n)), meta);
+  if (!out.enqueued)
+    buffer.stats(trim_queue).trimmed_dropped_pkts.fetch_add(1, std::memory_order_relaxed);
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <span>
 
 #include "buffer/shared_buffer.h"
+#include "datapath/frame_parser.h"
+#include "datapath/frame_trim.h"
 #include "policies/policy.h"
 
 namespace sharebuf::datapath {
@@ -25,11 +27,24 @@ struct AdmissionOutcome {
 buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& buffer,
                                 uint64_t now_ns) noexcept;
 
-// `ctx.cells` must be buffer.layout().cells_for(frame.size()). Verdict kTrim is dropped with its
-// reason until the trimming overflow action exists in the datapath.
+// `ctx.cells` must be buffer.layout().cells_for(frame.size()). A kTrim verdict is a refusal here
+// (dropped with its reason); the caller applies the class's overflow action (admit_trimmed).
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
                              const buffer::FrameMeta& meta) noexcept;
+
+// The overflow action "trim" for a frame the buffer just refused from `refused.queue`: a copy
+// cut by trim_frame() into `scratch` (at least frame.size() bytes) goes to `trim_queue` and is
+// admitted there like any arrival (the policy decides; it is counted received, admitted or
+// dropped at the trim queue). Counts trimmed at the refused queue and, when the copy is refused
+// too, trimmed_dropped at the trim queue. A frame that cannot be trimmed (not IP, a fragment,
+// malformed) stays dropped: the outcome is then not enqueued with reason kNone.
+AdmissionOutcome admit_trimmed(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                               buffer::CellCache& cache, const buffer::BufferView& view,
+                               const policies::ArrivalContext& refused,
+                               std::span<const uint8_t> frame, const ParsedFrame& parsed,
+                               const TrimOptions& options, uint32_t trim_queue,
+                               buffer::FrameMeta meta, std::span<uint8_t> scratch) noexcept;
 
 }  // namespace sharebuf::datapath

@@ -54,6 +54,8 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
   port.counters.tx_frames.fetch_add(1, std::memory_order_relaxed);
   port.counters.tx_bytes.fetch_add(n, std::memory_order_relaxed);
   core_.buffer.stats(q).dequeued_bytes.fetch_add(n, std::memory_order_relaxed);
+  if ((d.flags & buffer::kFlagTrimmed) != 0)
+    core_.buffer.stats(q).trimmed_sent_pkts.fetch_add(1, std::memory_order_relaxed);
   core_.buffer.release(cache, head);
   // The frame's own departure time at line rate (datapath/departure_clock.h); an unshaped port
   // reads the clock per frame.

@@ -309,7 +309,24 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
     cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
-  if (!outcome.enqueued) return;
+  if (!outcome.enqueued) {
+    // The class's overflow action: trim sends the frame's headers on through the port's trim
+    // queue (datapath/frame_trim.h), admitted there like any arrival.
+    if (core_.config.classes[class_id].overflow != OverflowAction::kTrim) return;
+    const PortConfig& oc = out.config;
+    const TrimOptions opts{
+        .size = core_.config.trim.size,
+        .fix_lengths = core_.config.trim.fix_lengths,
+        .dscp = oc.trim_dscp_toward >= 0 ? oc.trim_dscp_toward : core_.config.trim.dscp};
+    if (trim_scratch_.size() < bytes) trim_scratch_.resize(std::max<size_t>(bytes, 16384));
+    const uint32_t tq =
+        layout.queue_id(out_port, std::min(oc.trim_queue, layout.queues_on_port(out_port) - 1));
+    const AdmissionOutcome trimmed =
+        admit_trimmed(policy, core_.buffer, cache, view, ctx, frame.first(bytes), parsed, opts, tq,
+                      meta, trim_scratch_);
+    if (!trimmed.enqueued) return;
+    mark_this = false;  // the CE mark, if any, was on the refused original
+  }
   core_.ports[port_]->latency.record(HopLatency::kRxToQueued, monotonic_ns() - now_ns);
   if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
   pending_ports_ |= uint64_t{1} << out_port;

@@ -65,6 +65,7 @@ class RxWorker {
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
+  std::vector<uint8_t> trim_scratch_;  // a refused frame's copy being trimmed
 };
 
 }  // namespace sharebuf::datapath

@@ -21,12 +21,25 @@ std::string_view to_string(SchedulerKind k) noexcept;
 enum class ClassifyMode : uint8_t { kDscp, kPcp, kRules };
 std::string_view to_string(ClassifyMode m) noexcept;
 
+// What happens to a frame of a class when the buffer refuses it (the policy's verdict or the
+// pool): dropped, or cut to its headers and sent through the egress port's trim queue
+// (datapath/frame_trim.h).
+enum class OverflowAction : uint8_t { kDrop, kTrim };
+
+// [trimming]: how refused frames of `overflow = "trim"` classes are cut.
+struct TrimConfig {
+  uint32_t size = 128;      // trim_size: bytes on the wire kept (never below the headers)
+  bool fix_lengths = true;  // trim_fix_lengths: IP/UDP lengths and checksums made valid
+  int dscp = -1;            // trim_dscp: DSCP of trimmed copies; -1 keeps it
+};
+
 struct ClassConfig {
   policies::TrafficClass traffic;    // name, alpha, group, Protean role
   uint32_t queue = 0;                // queue index on the egress port
   uint32_t ecn_threshold_cells = 0;  // K: mark ECT frames while the queue holds more; 0 = off
   std::vector<uint8_t> dscp;         // DSCP values mapped to this class (mode "dscp")
   std::vector<uint8_t> pcp;          // 802.1p priorities mapped to this class (mode "pcp")
+  OverflowAction overflow = OverflowAction::kDrop;
 };
 
 // A 5-tuple rule (mode "rules"); unset fields match anything. First match wins.
@@ -50,6 +63,10 @@ struct PortConfig {
   // Storm control: broadcast and multicast frames arriving here beyond this many per second are
   // dropped at ingress (counted as storm_dropped); 0 = off.
   uint64_t storm_pps = 0;
+  // Trimming: the queue (index on this port) trimmed copies leaving here go to, and the DSCP they
+  // get toward this port (-1: [trimming] trim_dscp).
+  uint32_t trim_queue = 0;
+  int trim_dscp_toward = -1;
 };
 
 struct StaticMacConfig {
@@ -68,6 +85,7 @@ struct SwitchConfig {
   std::vector<RuleConfig> rules;
   std::vector<PortConfig> ports;
   std::vector<StaticMacConfig> static_macs;
+  TrimConfig trim;
   uint64_t mac_ageing_ns = 300'000'000'000ull;
   uint32_t mac_table_size = 4096;
   bool drain_on_stop = false;    // on SIGTERM: transmit what is queued (true) or drop it (false)

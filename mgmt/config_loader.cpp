@@ -291,6 +291,9 @@ ClassConfig read_class(TableReader& r, uint32_t cell_bytes) {
     c.dscp.push_back(static_cast<uint8_t>(d));
   for (int64_t p : r.integer_list("pcp", 0, 7))
     c.pcp.push_back(static_cast<uint8_t>(p));
+  c.overflow = r.choice("overflow", "drop", {"drop", "trim"}) == "trim"
+                   ? datapath::OverflowAction::kTrim
+                   : datapath::OverflowAction::kDrop;
   r.finish();
   return c;
 }
@@ -329,6 +332,13 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 16).value_or(8192));
   p.tx_batch = static_cast<uint32_t>(r.integer("tx_batch", 1, 64).value_or(64));
   p.storm_pps = static_cast<uint64_t>(r.integer("storm_pps", 0, 100'000'000).value_or(0));
+  p.trim_queue = static_cast<uint32_t>(r.integer("trim_queue", 0, 63).value_or(0));
+  if (p.trim_queue >= p.num_queues) {
+    r.fail("trim_queue", "is queue " + std::to_string(p.trim_queue) + " but this port has " +
+                             std::to_string(p.num_queues) +
+                             " queue(s) (queues are numbered from 0)");
+  }
+  p.trim_dscp_toward = static_cast<int>(r.integer("trim_dscp_toward", 0, 63).value_or(-1));
   r.finish();
   return p;
 }
@@ -436,6 +446,15 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
       rr.finish();
       sw.rules.push_back(rule);
     }
+    r.finish();
+  }
+
+  if (const toml::table* t = section("trimming")) {
+    TableReader r(*t, file, "[trimming]");
+    // 64 bytes: a minimal Ethernet frame; 9216: the largest frame a port takes.
+    sw.trim.size = static_cast<uint32_t>(r.integer("trim_size", 64, 9216).value_or(sw.trim.size));
+    sw.trim.fix_lengths = r.boolean("trim_fix_lengths").value_or(true);
+    sw.trim.dscp = static_cast<int>(r.integer("trim_dscp", 0, 63).value_or(-1));
     r.finish();
   }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/datapath/frame_builder.h"
 #include "tests/fixtures/buffer_fixture.h"
 
 namespace sharebuf::datapath {
@@ -141,6 +142,65 @@ TEST_F(AdmissionStepTest, TrimIsDroppedUntilTheDatapathTrims) {
   const auto out = offer(0, 1);
   EXPECT_FALSE(out.enqueued);
   EXPECT_EQ(out.reason, DropReason::kThreshold);
+}
+
+// The overflow action trim: the refused frame's cut copy goes to the trim queue, admitted there
+// like any arrival, and every counter says what happened.
+class TrimAdmissionTest : public AdmissionStepTest {
+ protected:
+  // A 1500-byte IPv4/UDP frame refused from queue 0 (the scripted verdict) and offered trimmed to
+  // queue 2 (accepted unless the test says otherwise).
+  AdmissionOutcome refuse_and_trim(std::vector<uint8_t> frame, buffer::FrameMeta meta = {}) {
+    policy_->next = Verdict::drop(DropReason::kThreshold);
+    const uint32_t bytes = static_cast<uint32_t>(frame.size());
+    const policies::ArrivalContext ctx{
+        .queue = 0, .cells = buffer_->layout().cells_for(bytes), .bytes = bytes};
+    const auto refused = admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx,
+                                     std::as_bytes(std::span<const uint8_t>(frame)), meta);
+    EXPECT_FALSE(refused.enqueued);
+    policy_->next = trim_verdict;
+    std::vector<uint8_t> scratch(frame.size());
+    return admit_trimmed(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame,
+                         parse_frame(frame), {.size = 128}, 2, meta, scratch);
+  }
+  Verdict trim_verdict = Verdict::accept();
+};
+
+TEST_F(TrimAdmissionTest, TheRefusedFramesHeadersGoToTheTrimQueue) {
+  const auto out = refuse_and_trim(testing::build_frame({.proto = 17, .payload = 1500 - 42}));
+  EXPECT_TRUE(out.enqueued);
+  EXPECT_EQ(buffer_->stats(0).dropped(DropReason::kThreshold), 1u);
+  EXPECT_EQ(buffer_->stats(0).trimmed_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->stats(2).received_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->stats(2).enqueued_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->state().queue_cells(2), 2u) << "128 bytes in 80-byte cells";
+  const uint32_t head = buffer_->dequeue(2);
+  ASSERT_NE(head, buffer::kNoCell);
+  const buffer::PacketDescriptor d = buffer_->pool().descriptor(head);
+  EXPECT_EQ(d.bytes, 128u);
+  EXPECT_NE(d.flags & buffer::kFlagTrimmed, 0);
+  buffer_->release(*cache_, head);
+}
+
+TEST_F(TrimAdmissionTest, ACopyTheTrimQueueRefusesIsCountedTrimmedDropped) {
+  trim_verdict = Verdict::drop(DropReason::kThreshold);
+  const auto out = refuse_and_trim(testing::build_frame({.proto = 6, .payload = 1000}));
+  EXPECT_FALSE(out.enqueued);
+  EXPECT_EQ(buffer_->stats(0).trimmed_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->stats(2).trimmed_dropped_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->stats(2).dropped(DropReason::kThreshold), 1u);
+}
+
+TEST_F(TrimAdmissionTest, NonIpFramesAndTrimmedCopiesAreNotTrimmedAgain) {
+  std::vector<uint8_t> arp(60, 0);
+  arp[12] = 0x08;
+  arp[13] = 0x06;
+  EXPECT_FALSE(refuse_and_trim(arp).enqueued);
+  EXPECT_FALSE(refuse_and_trim(testing::build_frame({.proto = 17, .payload = 900}),
+                               {.flags = buffer::kFlagTrimmed})
+                   .enqueued);
+  EXPECT_EQ(buffer_->stats(0).trimmed_pkts.load(), 0u);
+  EXPECT_EQ(buffer_->stats(2).received_pkts.load(), 0u);
 }
 
 }  // namespace

@@ -135,6 +135,37 @@ TEST(ConfigLoader, MinimalConfigGetsDefaults) {
   EXPECT_EQ(c.sw.port_lock_dir, "/run/sharebuf/ports");
   EXPECT_EQ(c.sw.rx_park_after_ns, 2'000'000u);
   EXPECT_EQ(c.sw.ports[0].storm_pps, 0u);
+  EXPECT_EQ(c.sw.classes[0].overflow, datapath::OverflowAction::kDrop);
+  EXPECT_EQ(c.sw.trim.size, 128u);
+  EXPECT_TRUE(c.sw.trim.fix_lengths);
+  EXPECT_EQ(c.sw.trim.dscp, -1);
+  EXPECT_EQ(c.sw.ports[0].trim_queue, 0u);
+  EXPECT_EQ(c.sw.ports[0].trim_dscp_toward, -1);
+}
+
+TEST(ConfigLoader, TrimmingKeys) {
+  const DaemonConfig c = parse_config(R"([buffer]
+size = 1000
+[[classes]]
+name = "data"
+overflow = "trim"
+[trimming]
+trim_size = 256
+trim_fix_lengths = false
+trim_dscp = 8
+[[ports]]
+interface = "a"
+queues = 2
+trim_queue = 1
+trim_dscp_toward = 12
+)",
+                                      "t.toml");
+  EXPECT_EQ(c.sw.classes[0].overflow, datapath::OverflowAction::kTrim);
+  EXPECT_EQ(c.sw.trim.size, 256u);
+  EXPECT_FALSE(c.sw.trim.fix_lengths);
+  EXPECT_EQ(c.sw.trim.dscp, 8);
+  EXPECT_EQ(c.sw.ports[0].trim_queue, 1u);
+  EXPECT_EQ(c.sw.ports[0].trim_dscp_toward, 12);
 }
 
 struct BadCase {
@@ -197,6 +228,14 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        "[switch]\nport_lock_dir = \"locks\"\n" + with_ports(""),
        {"bad.toml:2:", "key 'port_lock_dir'", "absolute"}},
       {"storm rate", with_ports("storm_pps = -1\n"), {"bad.toml:5:", "key 'storm_pps'"}},
+      {"trim queue beyond the port",
+       with_ports("queues = 2\ntrim_queue = 2\n"),
+       {"bad.toml:6:", "key 'trim_queue'", "2 queue(s)"}},
+      {"trim size", with_ports("[trimming]\ntrim_size = 32\n"), {"bad.toml:6:", "key 'trim_size'"}},
+      {"trim dscp", with_ports("[trimming]\ntrim_dscp = 64\n"), {"key 'trim_dscp'", "63"}},
+      {"overflow action",
+       with_ports("[[classes]]\nname = \"x\"\noverflow = \"bounce\"\n"),
+       {"key 'overflow'", "drop, trim"}},
       {"long interface",
        "[buffer]\nsize = 10\n[[ports]]\ninterface = \"a-very-long-interface-name\"\n",
        {"key 'interface'", "15 characters"}},

@@ -13,6 +13,7 @@ import e4_report  # noqa: E402
 import e5_report  # noqa: E402
 import e6_checks  # noqa: E402
 import fct_collect  # noqa: E402
+import trim_rx  # noqa: E402
 
 
 def write(path, text):
@@ -175,6 +176,35 @@ class E3Report(Scratch):
         self.assertEqual((row["drops"], row["p1_drops"]), ("6", "2"))
         self.assertEqual(float(row["shaper_catchup_pct"]), 5.0)
         self.assertTrue(os.path.exists(f"{out}/qct_cdf.png"))
+
+
+class TrimRx(unittest.TestCase):
+    @staticmethod
+    def frame(seq, length, dscp=0, sport=1000):
+        """An IPv4/UDP frame of `length` bytes carrying iperf3's datagram number `seq`, with
+        valid checksums."""
+        import struct
+        payload = struct.pack("!III", 0, 0, seq).ljust(length - 42, b"x")
+        udp = struct.pack("!HHHH", sport, 5201, 8 + len(payload), 0) + payload
+        ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, dscp << 2, 20 + len(udp), 0, 0, 64, 17,
+                                   0, bytes([198, 18, 0, 1]), bytes([198, 18, 0, 3])))
+        ip[10:12] = struct.pack("!H", 0xFFFF - trim_rx.ones_sum(bytes(ip)))
+        pseudo = bytes(ip[12:20]) + struct.pack("!BBH", 0, 17, len(udp))
+        check = 0xFFFF - trim_rx.ones_sum(udp, trim_rx.ones_sum(pseudo))
+        udp = udp[:6] + struct.pack("!H", check or 0xFFFF) + udp[8:]
+        return bytes(14) [:12] + b"\x08\x00" + bytes(ip) + udp
+
+    def test_counts_headers_that_overtook_data_and_checks_their_checksums(self):
+        whole = lambda seq: self.frame(seq, 1442)
+        header = lambda seq: self.frame(seq, 1442)[:128]  # cut, lengths not fixed: UDP fails
+        bad_ip = lambda seq: good_header(seq)[:22] + b"\x01" + good_header(seq)[23:]  # TTL 1
+        good_header = lambda seq: self.frame(seq, 128, dscp=8)
+        r = trim_rx.analyse([whole(1), good_header(5), whole(2), whole(3), good_header(6),
+                             header(7), bad_ip(8)], 128)
+        self.assertEqual((r["whole"], r["trimmed"]), (3, 4))
+        self.assertEqual(r["overtaking_headers"], 1)  # 5 came before 2 and 3; 6-8 before none
+        self.assertEqual((r["trimmed_bad_ipv4"], r["trimmed_bad_udp"]), (1, 1))  # 8 and 7
+        self.assertEqual(r["trimmed_dscp"], [0, 8])
 
 
 if __name__ == "__main__":
