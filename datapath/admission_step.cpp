@@ -70,19 +70,23 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
 
 AdmissionOutcome admit_trimmed(policies::Policy& policy, buffer::SharedBuffer& buffer,
                                buffer::CellCache& cache, const buffer::BufferView& view,
-                               const policies::ArrivalContext& refused,
-                               std::span<const uint8_t> frame, const ParsedFrame& parsed,
-                               const TrimOptions& options, uint32_t trim_queue,
-                               buffer::FrameMeta meta, std::span<uint8_t> scratch) noexcept {
+                               const policies::ArrivalContext& from, std::span<const uint8_t> frame,
+                               const ParsedFrame& parsed, const TrimOptions& options,
+                               uint32_t trim_queue, buffer::FrameMeta meta,
+                               std::span<uint8_t> scratch, bool return_to_sender) noexcept {
   AdmissionOutcome out;
   // A trimmed copy is never trimmed again: refused at the trim queue, it is dropped.
   if ((meta.flags & buffer::kFlagTrimmed) != 0 || scratch.size() < frame.size()) return out;
   std::copy(frame.begin(), frame.end(), scratch.begin());
   const size_t n = trim_frame(scratch.first(frame.size()), parsed, options);
   if (n == 0) return out;
-  buffer.stats(refused.queue).trimmed_pkts.fetch_add(1, std::memory_order_relaxed);
-  policies::ArrivalContext ctx = refused;
+  if (return_to_sender) swap_addresses(scratch.first(n), parsed);
+  auto& counter = return_to_sender ? buffer.stats(from.queue).bounced_pkts
+                                   : buffer.stats(from.queue).trimmed_pkts;
+  counter.fetch_add(1, std::memory_order_relaxed);
+  policies::ArrivalContext ctx = from;
   ctx.queue = trim_queue;
+  ctx.port = static_cast<uint16_t>(buffer.layout().port_of(trim_queue));
   ctx.bytes = static_cast<uint32_t>(n);
   ctx.cells = buffer.layout().cells_for(ctx.bytes);
   meta.flags |= buffer::kFlagTrimmed;

@@ -34,17 +34,20 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
                              const buffer::FrameMeta& meta) noexcept;
 
-// The overflow action "trim" for a frame the buffer just refused from `refused.queue`: a copy
-// cut by trim_frame() into `scratch` (at least frame.size() bytes) goes to `trim_queue` and is
+// The overflow actions "trim" and "return-to-sender" for a frame of `from.queue` (refused there,
+// or for return-to-sender admitted above the class's return threshold): a copy cut by
+// trim_frame() into `scratch` (at least frame.size() bytes), with its addresses swapped when
+// returned, goes to `trim_queue` (the egress port's, or the ingress port's when returned) and is
 // admitted there like any arrival (the policy decides; it is counted received, admitted or
-// dropped at the trim queue). Counts trimmed at the refused queue and, when the copy is refused
-// too, trimmed_dropped at the trim queue. A frame that cannot be trimmed (not IP, a fragment,
-// malformed) stays dropped: the outcome is then not enqueued with reason kNone.
+// dropped at the trim queue). Counts trimmed (or bounced) at `from.queue` and, when the copy is
+// refused too, trimmed_dropped at the trim queue. A frame that cannot be trimmed (not IP, a
+// fragment, malformed) or is itself a cut copy gets nothing: the outcome is then not enqueued
+// with reason kNone.
 AdmissionOutcome admit_trimmed(policies::Policy& policy, buffer::SharedBuffer& buffer,
                                buffer::CellCache& cache, const buffer::BufferView& view,
-                               const policies::ArrivalContext& refused,
-                               std::span<const uint8_t> frame, const ParsedFrame& parsed,
-                               const TrimOptions& options, uint32_t trim_queue,
-                               buffer::FrameMeta meta, std::span<uint8_t> scratch) noexcept;
+                               const policies::ArrivalContext& from, std::span<const uint8_t> frame,
+                               const ParsedFrame& parsed, const TrimOptions& options,
+                               uint32_t trim_queue, buffer::FrameMeta meta,
+                               std::span<uint8_t> scratch, bool return_to_sender = false) noexcept;
 
 }  // namespace sharebuf::datapath

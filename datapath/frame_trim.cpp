@@ -36,6 +36,21 @@ void set_dscp(uint8_t* ip, int version, int dscp) noexcept {
 
 }  // namespace
 
+void swap_addresses(std::span<uint8_t> frame, const ParsedFrame& f) noexcept {
+  auto swap_ranges = [&](size_t a, size_t b, size_t n) {
+    std::swap_ranges(frame.begin() + static_cast<ptrdiff_t>(a),
+                     frame.begin() + static_cast<ptrdiff_t>(a + n),
+                     frame.begin() + static_cast<ptrdiff_t>(b));
+  };
+  swap_ranges(0, 6, 6);  // destination and source MAC
+  if (f.ip_version == 4) {
+    swap_ranges(f.l3_offset + 12u, f.l3_offset + 16u, 4);
+  } else if (f.ip_version == 6) {
+    swap_ranges(f.l3_offset + 8u, f.l3_offset + 24u, 16);
+  }
+  if (f.l4_offset != 0) swap_ranges(f.l4_offset, f.l4_offset + 2u, 2);
+}
+
 uint32_t trim_floor(std::span<const uint8_t> frame, const ParsedFrame& f) noexcept {
   if (!f.ok() || f.ip_version == 0 || f.is_fragment) return 0;
   const uint8_t* ip = frame.data() + f.l3_offset;

@@ -35,4 +35,9 @@ uint32_t trim_floor(std::span<const uint8_t> frame, const ParsedFrame& parsed) n
 size_t trim_frame(std::span<uint8_t> frame, const ParsedFrame& parsed,
                   const TrimOptions& options) noexcept;
 
+// Return-to-sender (SFC): swaps the Ethernet addresses, the IP addresses and the TCP/UDP ports of
+// a frame laid out as `parsed` describes, so it goes back to where it came from. Every checksum
+// stays valid: a one's-complement sum does not depend on the order of its words.
+void swap_addresses(std::span<uint8_t> frame, const ParsedFrame& parsed) noexcept;
+
 }  // namespace sharebuf::datapath

@@ -309,27 +309,49 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
     cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
+  const ClassConfig& cls = core_.config.classes[class_id];
   if (!outcome.enqueued) {
-    // The class's overflow action: trim sends the frame's headers on through the port's trim
-    // queue (datapath/frame_trim.h), admitted there like any arrival.
-    if (core_.config.classes[class_id].overflow != OverflowAction::kTrim) return;
-    const PortConfig& oc = out.config;
-    const TrimOptions opts{
-        .size = core_.config.trim.size,
-        .fix_lengths = core_.config.trim.fix_lengths,
-        .dscp = oc.trim_dscp_toward >= 0 ? oc.trim_dscp_toward : core_.config.trim.dscp};
-    if (trim_scratch_.size() < bytes) trim_scratch_.resize(std::max<size_t>(bytes, 16384));
-    const uint32_t tq =
-        layout.queue_id(out_port, std::min(oc.trim_queue, layout.queues_on_port(out_port) - 1));
-    const AdmissionOutcome trimmed =
-        admit_trimmed(policy, core_.buffer, cache, view, ctx, frame.first(bytes), parsed, opts, tq,
-                      meta, trim_scratch_);
-    if (!trimmed.enqueued) return;
+    // The class's overflow action: trim sends the frame's headers on through the egress port's
+    // trim queue, return-to-sender back out of the ingress port through its trim queue
+    // (datapath/frame_trim.h); the copy is admitted there like any arrival.
+    if (cls.overflow == OverflowAction::kDrop) return;
+    if (!send_cut_copy(out_port, frame.first(bytes), parsed, ctx, meta, policy, view, cache,
+                       cls.overflow == OverflowAction::kReturnToSender))
+      return;
     mark_this = false;  // the CE mark, if any, was on the refused original
+  } else if (cls.overflow == OverflowAction::kReturnToSender && cls.return_threshold_cells != 0 &&
+             core_.buffer.state().queue_cells(q) > cls.return_threshold_cells) {
+    // SFC's early signal: above the threshold, a header copy goes back while the frame goes on.
+    send_cut_copy(out_port, frame.first(bytes), parsed, ctx, meta, policy, view, cache, true);
   }
   core_.ports[port_]->latency.record(HopLatency::kRxToQueued, monotonic_ns() - now_ns);
   if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
   pending_ports_ |= uint64_t{1} << out_port;
+}
+
+bool RxWorker::send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame,
+                             const ParsedFrame& parsed, const policies::ArrivalContext& ctx,
+                             const buffer::FrameMeta& meta, policies::Policy& policy,
+                             const buffer::BufferView& view, buffer::CellCache& cache,
+                             bool return_to_sender) {
+  const TrimConfig& tc = core_.config.trim;
+  // A header this or another switch returned (its DSCP is the return mark) is not returned again.
+  if (return_to_sender && tc.return_dscp >= 0 && parsed.dscp == tc.return_dscp) return false;
+  const uint32_t via = return_to_sender ? port_ : out_port;
+  const PortConfig& pc = core_.ports[via]->config;
+  const int dscp = return_to_sender           ? (tc.return_dscp >= 0 ? tc.return_dscp : -1)
+                   : pc.trim_dscp_toward >= 0 ? pc.trim_dscp_toward
+                                              : tc.dscp;
+  const TrimOptions opts{.size = tc.size, .fix_lengths = tc.fix_lengths, .dscp = dscp};
+  if (trim_scratch_.size() < frame.size())
+    trim_scratch_.resize(std::max<size_t>(frame.size(), 16384));
+  const buffer::BufferLayout& layout = core_.buffer.layout();
+  const uint32_t tq = layout.queue_id(via, std::min(pc.trim_queue, layout.queues_on_port(via) - 1));
+  const AdmissionOutcome out = admit_trimmed(policy, core_.buffer, cache, view, ctx, frame, parsed,
+                                             opts, tq, meta, trim_scratch_, return_to_sender);
+  if (!out.enqueued) return false;
+  pending_ports_ |= uint64_t{1} << via;
+  return true;
 }
 
 }  // namespace sharebuf::datapath

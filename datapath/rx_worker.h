@@ -42,6 +42,13 @@ class RxWorker {
  private:
   void handle(const RxFrame& rx, policies::Policy& policy, const buffer::BufferView& view,
               uint64_t now_ns, buffer::CellCache& cache);
+  // The cut copy of a frame for the trim or return-to-sender overflow action, admitted to the
+  // trim queue of the egress port (trim) or of this worker's ingress port (returned); true if it
+  // was enqueued.
+  bool send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
+                     const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta,
+                     policies::Policy& policy, const buffer::BufferView& view,
+                     buffer::CellCache& cache, bool return_to_sender);
   void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);

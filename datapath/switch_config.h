@@ -24,13 +24,18 @@ std::string_view to_string(ClassifyMode m) noexcept;
 // What happens to a frame of a class when the buffer refuses it (the policy's verdict or the
 // pool): dropped, or cut to its headers and sent through the egress port's trim queue
 // (datapath/frame_trim.h).
-enum class OverflowAction : uint8_t { kDrop, kTrim };
+// return-to-sender (SFC): the cut copy goes back out of the ingress port, addresses swapped.
+enum class OverflowAction : uint8_t { kDrop, kTrim, kReturnToSender };
 
 // [trimming]: how refused frames of `overflow = "trim"` classes are cut.
 struct TrimConfig {
   uint32_t size = 128;      // trim_size: bytes on the wire kept (never below the headers)
   bool fix_lengths = true;  // trim_fix_lengths: IP/UDP lengths and checksums made valid
   int dscp = -1;            // trim_dscp: DSCP of trimmed copies; -1 keeps it
+  // return_dscp: DSCP of returned headers, and the mark by which an arriving frame is known to
+  // be one (never returned again); -1 keeps the DSCP (a copy returned here is still never
+  // returned again by this switch).
+  int return_dscp = -1;
 };
 
 struct ClassConfig {
@@ -40,6 +45,9 @@ struct ClassConfig {
   std::vector<uint8_t> dscp;         // DSCP values mapped to this class (mode "dscp")
   std::vector<uint8_t> pcp;          // 802.1p priorities mapped to this class (mode "pcp")
   OverflowAction overflow = OverflowAction::kDrop;
+  // return-to-sender: also return a header copy of frames admitted while their queue holds more
+  // than this (SFC's early signal); 0 = only refused frames.
+  uint32_t return_threshold_cells = 0;
 };
 
 // A 5-tuple rule (mode "rules"); unset fields match anything. First match wins.

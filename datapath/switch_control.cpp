@@ -104,6 +104,7 @@ nlohmann::json SwitchControl::stats() const {
            {"trimmed", s.trimmed_pkts.load(kRelaxed)},
            {"trimmed_sent", s.trimmed_sent_pkts.load(kRelaxed)},
            {"trimmed_dropped", s.trimmed_dropped_pkts.load(kRelaxed)},
+           {"bounced", s.bounced_pkts.load(kRelaxed)},
            {"delay_p50_ns", s.delay.quantile(0.5)},
            {"delay_p99_ns", s.delay.quantile(0.99)},
            {"delay_histogram", delay_buckets(s.delay)},

@@ -291,9 +291,16 @@ ClassConfig read_class(TableReader& r, uint32_t cell_bytes) {
     c.dscp.push_back(static_cast<uint8_t>(d));
   for (int64_t p : r.integer_list("pcp", 0, 7))
     c.pcp.push_back(static_cast<uint8_t>(p));
-  c.overflow = r.choice("overflow", "drop", {"drop", "trim"}) == "trim"
-                   ? datapath::OverflowAction::kTrim
-                   : datapath::OverflowAction::kDrop;
+  const std::string overflow = r.choice("overflow", "drop", {"drop", "trim", "return-to-sender"});
+  c.overflow = overflow == "trim"               ? datapath::OverflowAction::kTrim
+               : overflow == "return-to-sender" ? datapath::OverflowAction::kReturnToSender
+                                                : datapath::OverflowAction::kDrop;
+  const auto rt = r.with_unit("return_threshold", [cell_bytes](std::string_view s) {
+    return parse_size_cells(s, cell_bytes);
+  });
+  if (rt && c.overflow != datapath::OverflowAction::kReturnToSender)
+    r.fail("return_threshold", "needs overflow = \"return-to-sender\"");
+  c.return_threshold_cells = static_cast<uint32_t>(rt.value_or(0));
   r.finish();
   return c;
 }
@@ -455,6 +462,7 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     sw.trim.size = static_cast<uint32_t>(r.integer("trim_size", 64, 9216).value_or(sw.trim.size));
     sw.trim.fix_lengths = r.boolean("trim_fix_lengths").value_or(true);
     sw.trim.dscp = static_cast<int>(r.integer("trim_dscp", 0, 63).value_or(-1));
+    sw.trim.return_dscp = static_cast<int>(r.integer("return_dscp", 0, 63).value_or(-1));
     r.finish();
   }
 

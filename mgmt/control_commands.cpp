@@ -25,7 +25,7 @@ using nlohmann::json;
 constexpr std::array kCounterKeys = {
     // per queue
     "received", "admitted", "admitted_cells", "transmitted", "transmitted_bytes", "ecn_marked",
-    "trimmed", "trimmed_sent", "trimmed_dropped",
+    "trimmed", "trimmed_sent", "trimmed_dropped", "bounced",
     // per port
     "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "truncated",
     "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed", "malformed_total",

@@ -3,8 +3,10 @@
 for a while (AF_PACKET, inside the host's namespace) and reports, as JSON, how many arrived whole
 and trimmed (exactly TRIM_SIZE bytes: what a cut leaves of a longer frame; shorter frames, such
 as iperf3's first datagrams, pass whole), whether every trimmed frame's IPv4 header and UDP checksums verify, their DSCP
-values, and how many trimmed headers overtook queued data: a header of sender packet n that
-arrived before a whole packet m < n of the same sender (iperf3 numbers its datagrams).
+values and source addresses, and how many trimmed headers overtook queued data: a header of
+sender packet n that arrived before a whole packet m < n of the same sender (iperf3 numbers its
+datagrams). A frame counts if its UDP source or destination port is one of PORT (headers a
+switch returned to their sender carry the original destination port as their source).
 
 usage: trim_rx.py IFACE SECONDS TRIM_SIZE PORT[,PORT...]
 """
@@ -44,8 +46,8 @@ def udp_ok(ip):
 def analyse(frames, trim_size):
     """frames: (bytes,) in arrival order. Returns the report dict."""
     out = {"frames": 0, "whole": 0, "trimmed": 0, "trimmed_bad_ipv4": 0, "trimmed_bad_udp": 0,
-           "trimmed_dscp": [], "overtaking_headers": 0}
-    dscps = set()
+           "trimmed_dscp": [], "trimmed_src": [], "overtaking_headers": 0}
+    dscps, sources = set(), set()
     events = []  # (sender, seq, trimmed)
     for data in frames:
         ip = data[14:]
@@ -57,6 +59,7 @@ def analyse(frames, trim_size):
         if trimmed:
             out["trimmed"] += 1
             dscps.add(ip[1] >> 2)
+            sources.add(".".join(str(b) for b in ip[12:16]))
             out["trimmed_bad_ipv4"] += not ipv4_ok(ip)
             out["trimmed_bad_udp"] += not udp_ok(ip)
         else:
@@ -71,6 +74,7 @@ def analyse(frames, trim_size):
         if not trimmed:
             lowest_later[src] = min(seq, lowest_later.get(src, seq))
     out["trimmed_dscp"] = sorted(dscps)
+    out["trimmed_src"] = sorted(sources)
     return out
 
 
@@ -91,7 +95,8 @@ def capture(iface, seconds, ports):
         if data[12:14] != b"\x08\x00" or data[23] != 17:
             continue
         ihl = (data[14] & 0x0F) * 4
-        if struct.unpack_from("!H", data, 14 + ihl + 2)[0] in ports:
+        sport, dport = struct.unpack_from("!HH", data, 14 + ihl)
+        if sport in ports or dport in ports:
             frames.append(data)
     s.close()
     return frames

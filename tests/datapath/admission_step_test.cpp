@@ -203,5 +203,29 @@ TEST_F(TrimAdmissionTest, NonIpFramesAndTrimmedCopiesAreNotTrimmedAgain) {
   EXPECT_EQ(buffer_->stats(2).received_pkts.load(), 0u);
 }
 
+TEST_F(TrimAdmissionTest, ReturnToSenderCountsBouncedAndSwapsTheCopy) {
+  policy_->next = Verdict::accept();
+  std::vector<uint8_t> frame =
+      testing::build_frame({.proto = 17, .src_port = 40000, .dst_port = 5201, .payload = 900});
+  const uint32_t bytes = static_cast<uint32_t>(frame.size());
+  const policies::ArrivalContext ctx{
+      .queue = 0, .cells = buffer_->layout().cells_for(bytes), .bytes = bytes};
+  std::vector<uint8_t> scratch(frame.size());
+  const auto out = admit_trimmed(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame,
+                                 parse_frame(frame), {.size = 128}, 1, {}, scratch, true);
+  ASSERT_TRUE(out.enqueued);
+  EXPECT_EQ(buffer_->stats(0).bounced_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->stats(0).trimmed_pkts.load(), 0u);
+  const uint32_t head = buffer_->dequeue(1);
+  ASSERT_NE(head, buffer::kNoCell);
+  std::vector<std::byte> copy(128);
+  buffer_->pool().read_frame(head, copy);
+  const auto* b = reinterpret_cast<const uint8_t*>(copy.data());
+  const ParsedFrame p = parse_frame(std::span<const uint8_t>(b, 128));
+  EXPECT_EQ(p.src_port, 5201);
+  EXPECT_EQ(p.dst_port, 40000);
+  buffer_->release(*cache_, head);
+}
+
 }  // namespace
 }  // namespace sharebuf::datapath

@@ -182,5 +182,33 @@ TEST(FrameTrim, EthernetPaddingIsNotPacketData) {
   EXPECT_EQ(rd16(f, 16), 20 + 8 + 20);
 }
 
+TEST(FrameTrim, ReturnToSenderSwapsAddressesAndPortsKeepingChecksumsValid) {
+  for (const bool ipv6 : {false, true}) {
+    Frame f = testing::build_frame(
+        {.ipv6 = ipv6, .proto = 6, .src_port = 40000, .dst_port = 5201, .payload = 600});
+    complete_l4_checksum(f, parse_frame(f));
+    const Frame before = f;
+    const ParsedFrame p = parse_frame(f);
+    ASSERT_EQ(trim_frame(f, p, {.size = 128}), 128u);
+    f.resize(128);
+    swap_addresses(f, p);
+    const ParsedFrame q = parse_frame(f);
+    ASSERT_TRUE(q.ok());
+    EXPECT_TRUE(std::equal(f.begin(), f.begin() + 6, before.begin() + 6)) << "dst MAC = old src";
+    EXPECT_TRUE(std::equal(f.begin() + 6, f.begin() + 12, before.begin()));
+    EXPECT_EQ(q.src_port, 5201);
+    EXPECT_EQ(q.dst_port, 40000);
+    const size_t src = ipv6 ? 14 + 8 : 14 + 12, len = ipv6 ? 16 : 4;
+    EXPECT_TRUE(std::equal(f.begin() + static_cast<long>(src),
+                           f.begin() + static_cast<long>(src + len),
+                           before.begin() + static_cast<long>(src + len)))
+        << "src IP = old dst IP";
+    if (!ipv6) {
+      EXPECT_TRUE(ipv4_header_ok(f, 14));
+    }
+    EXPECT_TRUE(l4_checksum_ok(f, 14, ipv6 ? 54 : 34, ipv6, 6));
+  }
+}
+
 }  // namespace
 }  // namespace sharebuf::datapath

@@ -166,6 +166,21 @@ trim_dscp_toward = 12
   EXPECT_EQ(c.sw.trim.dscp, 8);
   EXPECT_EQ(c.sw.ports[0].trim_queue, 1u);
   EXPECT_EQ(c.sw.ports[0].trim_dscp_toward, 12);
+  const DaemonConfig r = parse_config(R"([buffer]
+size = 1000
+[[classes]]
+name = "data"
+overflow = "return-to-sender"
+return_threshold = "8KB"
+[trimming]
+return_dscp = 7
+[[ports]]
+interface = "a"
+)",
+                                      "r.toml");
+  EXPECT_EQ(r.sw.classes[0].overflow, datapath::OverflowAction::kReturnToSender);
+  EXPECT_EQ(r.sw.classes[0].return_threshold_cells, 100u);  // 8000 B in 80 B cells
+  EXPECT_EQ(r.sw.trim.return_dscp, 7);
 }
 
 struct BadCase {
@@ -235,7 +250,10 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"trim dscp", with_ports("[trimming]\ntrim_dscp = 64\n"), {"key 'trim_dscp'", "63"}},
       {"overflow action",
        with_ports("[[classes]]\nname = \"x\"\noverflow = \"bounce\"\n"),
-       {"key 'overflow'", "drop, trim"}},
+       {"key 'overflow'", "drop, trim, return-to-sender"}},
+      {"return threshold without return-to-sender",
+       with_ports("[[classes]]\nname = \"x\"\nreturn_threshold = 100\n"),
+       {"key 'return_threshold'", "return-to-sender"}},
       {"long interface",
        "[buffer]\nsize = 10\n[[ports]]\ninterface = \"a-very-long-interface-name\"\n",
        {"key 'interface'", "15 characters"}},

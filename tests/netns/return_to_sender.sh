@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Trimming's return-to-sender (SFC): UDP at 60 Mbit/s into a 50 Mbit/s port whose small buffer
+# refuses most of it; the class says overflow = "return-to-sender", so each refused frame's first
+# 128 bytes go back out of the ingress port, addresses and ports swapped, marked DSCP 7. The
+# sender captures them (experiments/lib/trim_rx.py): headers from the receiver's address to its
+# own port, valid IPv4 and UDP checksums, DSCP 7; and the counters balance.
+source "$(dirname "$0")/lib.sh"
+tb_init
+tb_create 2
+TB_PORT_EXTRA='scheduler = "sp"
+trim_queue = 0' tb_write_config "$TB_DIR/sw.toml" dt 50Mbit "600 cells" 2 '
+[[classes]]
+name = "data"
+queue = 1
+alpha = 1.0
+overflow = "return-to-sender"
+[trimming]
+trim_size = 128
+return_dscp = 7'
+tb_start_switch "$TB_DIR/sw.toml"
+tb_bg 2 iperf3 -s -1 -p 5201
+sleep 0.5
+tb_exec 1 /usr/bin/python3 "$TB_ROOT/experiments/lib/trim_rx.py" eth0 5 128 5201 \
+  >"$TB_DIR/rx.json" &
+rx=$!
+sleep 0.5
+tb_exec 1 timeout 30 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b 60M -l 1400 -t 3 >/dev/null ||
+  fail "iperf3 failed"
+wait "$rx" || fail "the sender's capture failed"
+tb_stop_switch || fail "sharebufd exited with $?"
+echo "sender: $(cat "$TB_DIR/rx.json")"
+/usr/bin/python3 - "$TB_DIR/rx.json" "$(tb_ip 2)" <<'PY' || fail "sender check failed"
+import json, sys
+r, receiver = json.load(open(sys.argv[1])), sys.argv[2]
+checks = {
+    "returned headers arrived": r["trimmed"] > 100,
+    "they come from the receiver's address": r["trimmed_src"] == [receiver],
+    "every IPv4 header checksum verifies": r["trimmed_bad_ipv4"] == 0,
+    "every UDP checksum verifies": r["trimmed_bad_udp"] == 0,
+    "they carry the return mark, DSCP 7": r["trimmed_dscp"] == [7],
+}
+for name, ok in checks.items():
+    print(("ok   " if ok else "FAIL ") + name)
+sys.exit(0 if all(checks.values()) else 1)
+PY
+check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
+  'queue("p2", 1)["bounced"] > 100' \
+  'queue("p2", 1)["trimmed"] == 0' \
+  'queue("p2", 1)["bounced"] == queue("p1", 0)["received"]' \
+  'queue("p1", 0)["received"] == queue("p1", 0)["admitted"] + queue("p1", 0)["trimmed_dropped"]' \
+  'queue("p1", 0)["trimmed_sent"] == queue("p1", 0)["transmitted"]'
