@@ -13,7 +13,7 @@
 
 namespace sharebuf::datapath {
 
-class SwitchCore;
+struct SwitchCore;
 
 class Switch {
  public:

@@ -166,7 +166,9 @@ nlohmann::json SwitchControl::watch_sample() const {
          {"occupancy_cells", buf.state().queue_cells(q)},
          {"threshold_cells",
           policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)},
-         {"dropped", drops}});
+         {"dropped", drops},
+         {"trimmed", s.trimmed_pkts.load(std::memory_order_relaxed) +
+                         s.bounced_pkts.load(std::memory_order_relaxed)}});
   }
   return {{"t_ns", monotonic_ns()},
           {"policy", policy.name()},

@@ -34,7 +34,7 @@
 
 namespace sharebuf::datapath {
 
-class SwitchCore;
+struct SwitchCore;
 
 enum class ControlErrorCode {
   kInvalidArgument,  // a value the datapath refuses (policy parameters, view timing)

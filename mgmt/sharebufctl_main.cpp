@@ -265,7 +265,7 @@ int run_watch(Connection& c, json args, const std::string& csv, long count, doub
     out.open(csv);
     if (!out) die("cannot write " + csv);
     out << "t_s,policy,port,queue,occupancy_cells,threshold_cells,dropped,total_cells,capacity_"
-           "cells\n";
+           "cells,trimmed\n";
   }
   const auto start = std::chrono::steady_clock::now();
   uint64_t t0 = 0;
@@ -287,7 +287,7 @@ int run_watch(Connection& c, json args, const std::string& csv, long count, doub
         out << t << "," << s["policy"].get<std::string>() << "," << q["port"].get<std::string>()
             << "," << q["queue"] << "," << q["occupancy_cells"] << "," << q["threshold_cells"]
             << "," << q["dropped"] << "," << s["occupancy_cells"] << "," << s["capacity_cells"]
-            << "\n";
+            << "," << q.value("trimmed", json(0)) << "\n";
       }
     } else if (as_json) {
       std::cout << *line << "\n" << std::flush;
@@ -309,6 +309,7 @@ int run_watch(Connection& c, json args, const std::string& csv, long count, doub
 
 int run_top(Connection& c, double interval_ms, long count) {
   std::map<uint64_t, uint64_t> last_drops;
+  std::map<uint64_t, uint64_t> last_trims;
   auto last = std::chrono::steady_clock::now();
   for (long n = 0; !g_stop && (count <= 0 || n < count); ++n) {
     const json st = result_or_die(c.request({{"cmd", "status"}}));
@@ -325,8 +326,8 @@ int run_top(Connection& c, double interval_ms, long count) {
                 static_cast<unsigned long long>(st["occupancy_cells"].get<uint64_t>()),
                 static_cast<unsigned long long>(st["capacity_cells"].get<uint64_t>()),
                 static_cast<unsigned long long>(st["peak_cells"].get<uint64_t>()));
-    std::printf("%-12s %-*s %8s %8s %10s %8s\n", "queue", kBar + 2,
-                "occupancy (# ) vs threshold (|)", "occ", "thr", "drops/s", "p99");
+    std::printf("%-12s %-*s %8s %8s %10s %10s %8s\n", "queue", kBar + 2,
+                "occupancy (# ) vs threshold (|)", "occ", "thr", "drops/s", "trims/s", "p99");
     for (const json& q : qs) {
       const double occ = q["occupancy_cells"].get<double>();
       const double thr = q["threshold_cells"].get<double>();
@@ -342,10 +343,17 @@ int run_top(Connection& c, double interval_ms, long count) {
                               ? static_cast<double>(drops - std::min(drops, last_drops[id])) / dt
                               : 0;
       last_drops[id] = drops;
+      // Trimmed or returned to the sender: refused frames whose headers still went on.
+      const uint64_t trims = q.value("trimmed", uint64_t{0}) + q.value("bounced", uint64_t{0});
+      const double trim_rate =
+          last_trims.count(id) ? static_cast<double>(trims - std::min(trims, last_trims[id])) / dt
+                               : 0;
+      last_trims[id] = trims;
       std::printf(
-          "%-12s [%s] %8.0f %8.0f %10.0f %8s\n",
+          "%-12s [%s] %8.0f %8.0f %10.0f %10.0f %8s\n",
           (q["interface"].get<std::string>() + "/" + std::to_string(q["queue"].get<int>())).c_str(),
-          bar.c_str(), occ, thr, rate, human_ns(q["delay_p99_ns"].get<uint64_t>()).c_str());
+          bar.c_str(), occ, thr, rate, trim_rate,
+          human_ns(q["delay_p99_ns"].get<uint64_t>()).c_str());
     }
     std::fflush(stdout);
     usleep(static_cast<useconds_t>(interval_ms * 1000));

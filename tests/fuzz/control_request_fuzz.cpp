@@ -6,6 +6,8 @@
 #include <memory>
 #include <string_view>
 
+#include "datapath/switch_control.h"
+#include "datapath/switch_core.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/control_commands.h"
 
@@ -25,7 +27,8 @@ struct World {
   sharebuf::mgmt::DaemonConfig config = sharebuf::mgmt::parse_config(kConfig, "fuzz.toml");
   std::unique_ptr<sharebuf::datapath::SwitchCore> core =
       std::make_unique<sharebuf::datapath::SwitchCore>(config.sw);
-  sharebuf::mgmt::ControlContext ctx{*core, config, config.source_text};
+  sharebuf::datapath::SwitchControl control{*core};
+  sharebuf::mgmt::ControlContext ctx{control, config, config.source_text};
 };
 
 }  // namespace

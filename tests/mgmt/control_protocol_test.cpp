@@ -40,6 +40,8 @@ const Case kCases[] = {
     {R"({"cmd":"queues"})", true, "/0/delay_p99_ns"},
     {R"({"cmd":"queues"})", true, "/0/delay_histogram"},
     {R"({"cmd":"queues"})", true, "/1/dropped/pushed_out"},
+    {R"({"cmd":"queues"})", true, "/1/trimmed_dropped"},
+    {R"({"cmd":"queues"})", true, "/0/bounced"},
     {R"({"cmd":"config"})", true, "/toml"},
     {R"({"cmd":"policy.get"})", true, "/state/thresholds_cells"},
     {R"({"cmd":"policy.list"})", true, "/10/params"},
@@ -292,6 +294,10 @@ TEST(ControlProtocolEffects, WatchSampleShowsEveryQueue) {
   EXPECT_EQ(s["queues"][1]["port"], "pb");
   EXPECT_EQ(s["policy"], "dt");
   EXPECT_EQ(s["queues"][0]["threshold_cells"], 4000);  // alpha 1 x empty buffer
+  // Trimmed and returned headers both count as trimmed in the stream.
+  f.core->buffer.stats(1).trimmed_pkts = 3;
+  f.core->buffer.stats(1).bounced_pkts = 2;
+  EXPECT_EQ(f.control->watch_sample()["queues"][1]["trimmed"], 5);
   EXPECT_EQ(watch_interval_ns(json::object()), 10'000'000u);
   EXPECT_EQ(watch_interval_ns({{"interval_us", 250}}), 250'000u);
 }
