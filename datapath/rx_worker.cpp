@@ -309,18 +309,21 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
     cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
-  const ClassConfig& cls = core_.config.classes[class_id];
+  const OverflowAction overflow = core_.trim.overflow_of(class_id);
   if (!outcome.enqueued) {
     // The class's overflow action: trim sends the frame's headers on through the egress port's
     // trim queue, return-to-sender back out of the ingress port through its trim queue
     // (datapath/frame_trim.h); the copy is admitted there like any arrival.
-    if (cls.overflow == OverflowAction::kDrop) return;
+    if (overflow == OverflowAction::kDrop) return;
     if (!send_cut_copy(out_port, frame.first(bytes), parsed, ctx, meta, policy, view, cache,
-                       cls.overflow == OverflowAction::kReturnToSender))
+                       overflow == OverflowAction::kReturnToSender))
       return;
     mark_this = false;  // the CE mark, if any, was on the refused original
-  } else if (cls.overflow == OverflowAction::kReturnToSender && cls.return_threshold_cells != 0 &&
-             core_.buffer.state().queue_cells(q) > cls.return_threshold_cells) {
+  } else if (const uint32_t thr =
+                 overflow == OverflowAction::kReturnToSender
+                     ? core_.trim.return_threshold[class_id].load(std::memory_order_relaxed)
+                     : 0;
+             thr != 0 && core_.buffer.state().queue_cells(q) > thr) {
     // SFC's early signal: above the threshold, a header copy goes back while the frame goes on.
     send_cut_copy(out_port, frame.first(bytes), parsed, ctx, meta, policy, view, cache, true);
   }
@@ -334,19 +337,21 @@ bool RxWorker::send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame,
                              const buffer::FrameMeta& meta, policies::Policy& policy,
                              const buffer::BufferView& view, buffer::CellCache& cache,
                              bool return_to_sender) {
-  const TrimConfig& tc = core_.config.trim;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  const TrimSettings& ts = core_.trim;
+  const int return_dscp = ts.return_dscp.load(kRelaxed);
   // A header this or another switch returned (its DSCP is the return mark) is not returned again.
-  if (return_to_sender && tc.return_dscp >= 0 && parsed.dscp == tc.return_dscp) return false;
+  if (return_to_sender && return_dscp >= 0 && parsed.dscp == return_dscp) return false;
   const uint32_t via = return_to_sender ? port_ : out_port;
-  const PortConfig& pc = core_.ports[via]->config;
-  const int dscp = return_to_sender           ? (tc.return_dscp >= 0 ? tc.return_dscp : -1)
-                   : pc.trim_dscp_toward >= 0 ? pc.trim_dscp_toward
-                                              : tc.dscp;
-  const TrimOptions opts{.size = tc.size, .fix_lengths = tc.fix_lengths, .dscp = dscp};
+  const int toward = ts.dscp_toward[via].load(kRelaxed);
+  const int dscp = return_to_sender ? return_dscp : toward >= 0 ? toward : ts.dscp.load(kRelaxed);
+  const TrimOptions opts{
+      .size = ts.size.load(kRelaxed), .fix_lengths = ts.fix_lengths.load(kRelaxed), .dscp = dscp};
   if (trim_scratch_.size() < frame.size())
     trim_scratch_.resize(std::max<size_t>(frame.size(), 16384));
   const buffer::BufferLayout& layout = core_.buffer.layout();
-  const uint32_t tq = layout.queue_id(via, std::min(pc.trim_queue, layout.queues_on_port(via) - 1));
+  const uint32_t tq = layout.queue_id(
+      via, std::min(ts.trim_queue[via].load(kRelaxed), layout.queues_on_port(via) - 1));
   const AdmissionOutcome out = admit_trimmed(policy, core_.buffer, cache, view, ctx, frame, parsed,
                                              opts, tq, meta, trim_scratch_, return_to_sender);
   if (!out.enqueued) return false;

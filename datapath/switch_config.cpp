@@ -83,4 +83,16 @@ policies::PolicyEnv policy_env(const SwitchConfig& config, const buffer::BufferL
   return env;
 }
 
+std::string_view to_string(OverflowAction a) noexcept {
+  switch (a) {
+    case OverflowAction::kDrop:
+      return "drop";
+    case OverflowAction::kTrim:
+      return "trim";
+    case OverflowAction::kReturnToSender:
+      return "return-to-sender";
+  }
+  return "?";
+}
+
 }  // namespace sharebuf::datapath

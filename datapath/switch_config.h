@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "buffer/shared_buffer.h"
@@ -26,6 +27,7 @@ std::string_view to_string(ClassifyMode m) noexcept;
 // (datapath/frame_trim.h).
 // return-to-sender (SFC): the cut copy goes back out of the ingress port, addresses swapped.
 enum class OverflowAction : uint8_t { kDrop, kTrim, kReturnToSender };
+std::string_view to_string(OverflowAction a) noexcept;  // "drop", "trim", "return-to-sender"
 
 // [trimming]: how refused frames of `overflow = "trim"` classes are cut.
 struct TrimConfig {

@@ -327,4 +327,72 @@ uint64_t SwitchControl::reclaimed() const noexcept {
   return core_.reclaimed();
 }
 
+nlohmann::json SwitchControl::trimming() const {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  const TrimSettings& t = core_.trim;
+  nlohmann::json classes = nlohmann::json::array();
+  for (size_t c = 0; c < core_.config.classes.size(); ++c) {
+    classes.push_back({{"class", core_.config.classes[c].traffic.name},
+                       {"overflow", to_string(t.overflow_of(static_cast<uint8_t>(c)))},
+                       {"return_threshold_cells", t.return_threshold[c].load(kRelaxed)}});
+  }
+  nlohmann::json ports = nlohmann::json::array();
+  for (size_t p = 0; p < core_.ports.size(); ++p) {
+    ports.push_back({{"port", core_.ports[p]->config.name},
+                     {"trim_queue", t.trim_queue[p].load(kRelaxed)},
+                     {"trim_dscp_toward", t.dscp_toward[p].load(kRelaxed)}});
+  }
+  return {{"trim_size", t.size.load(kRelaxed)},
+          {"trim_fix_lengths", t.fix_lengths.load(kRelaxed)},
+          {"trim_dscp", t.dscp.load(kRelaxed)},
+          {"return_dscp", t.return_dscp.load(kRelaxed)},
+          {"classes", classes},
+          {"ports", ports}};
+}
+
+std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
+  auto invalid = [](std::string m) {
+    return ControlError{ControlErrorCode::kInvalidArgument, std::move(m)};
+  };
+  auto dscp_ok = [](const std::optional<int>& d) { return !d || (*d >= -1 && *d <= 63); };
+  if (u.trim_size && (*u.trim_size < 64 || *u.trim_size > 9216))
+    return invalid("trim_size must be from 64 to 9216 bytes");
+  if (!dscp_ok(u.trim_dscp)) return invalid("trim_dscp must be -1 (keep) or 0-63");
+  if (!dscp_ok(u.return_dscp)) return invalid("return_dscp must be -1 (none) or 0-63");
+  if (!dscp_ok(u.trim_dscp_toward)) return invalid("trim_dscp_toward must be -1 or 0-63");
+  std::optional<size_t> cls;
+  if ((u.overflow || u.return_threshold_cells) && !u.class_name)
+    return invalid("overflow and return_threshold_cells need 'class'");
+  if (u.class_name) {
+    const auto& classes = core_.config.classes;
+    for (size_t c = 0; c < classes.size(); ++c)
+      if (classes[c].traffic.name == *u.class_name) cls = c;
+    if (!cls) return ControlError{ControlErrorCode::kNotFound, "no class '" + *u.class_name + "'"};
+  }
+  std::optional<size_t> port;
+  if ((u.trim_queue || u.trim_dscp_toward) && !u.port)
+    return invalid("trim_queue and trim_dscp_toward need 'port'");
+  if (u.port) {
+    for (size_t p = 0; p < core_.ports.size(); ++p)
+      if (core_.ports[p]->config.name == *u.port) port = p;
+    if (!port) return ControlError{ControlErrorCode::kNotFound, "no port '" + *u.port + "'"};
+    const uint32_t queues = core_.ports[*port]->config.num_queues;
+    if (u.trim_queue && *u.trim_queue >= queues) {
+      return invalid("trim_queue " + std::to_string(*u.trim_queue) + ": port " + *u.port + " has " +
+                     std::to_string(queues) + " queue(s)");
+    }
+  }
+  TrimSettings& t = core_.trim;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  if (u.trim_size) t.size.store(*u.trim_size, kRelaxed);
+  if (u.trim_fix_lengths) t.fix_lengths.store(*u.trim_fix_lengths, kRelaxed);
+  if (u.trim_dscp) t.dscp.store(*u.trim_dscp, kRelaxed);
+  if (u.return_dscp) t.return_dscp.store(*u.return_dscp, kRelaxed);
+  if (u.overflow) t.overflow[*cls].store(static_cast<uint8_t>(*u.overflow), kRelaxed);
+  if (u.return_threshold_cells) t.return_threshold[*cls].store(*u.return_threshold_cells, kRelaxed);
+  if (u.trim_queue) t.trim_queue[*port].store(*u.trim_queue, kRelaxed);
+  if (u.trim_dscp_toward) t.dscp_toward[*port].store(*u.trim_dscp_toward, kRelaxed);
+  return std::nullopt;
+}
+
 }  // namespace sharebuf::datapath

@@ -64,6 +64,21 @@ class ControlResult {
   std::variant<T, ControlError> v_;
 };
 
+// A change to trimming (SwitchControl::set_trimming): unset fields keep their value. Class fields
+// need `class_name`, port fields `port`.
+struct TrimUpdate {
+  std::optional<uint32_t> trim_size;  // 64-9216 bytes
+  std::optional<bool> trim_fix_lengths;
+  std::optional<int> trim_dscp;    // -1 (keep) or 0-63
+  std::optional<int> return_dscp;  // -1 (none) or 0-63
+  std::optional<std::string> class_name;
+  std::optional<OverflowAction> overflow;
+  std::optional<uint32_t> return_threshold_cells;
+  std::optional<std::string> port;
+  std::optional<uint32_t> trim_queue;   // below the port's queue count
+  std::optional<int> trim_dscp_toward;  // -1 (trim_dscp) or 0-63
+};
+
 struct ViewSettings {
   buffer::ViewMode mode;
   uint64_t probe_interval_ns;
@@ -92,6 +107,12 @@ class SwitchControl {
   std::optional<ControlError> set_view(std::optional<buffer::ViewMode> mode,
                                        std::optional<uint64_t> probe_interval_ns,
                                        std::optional<uint64_t> probe_delay_ns);
+
+  // Trimming, live: what refused frames of each class become (datapath/trim_settings.h).
+  // trimming(): every setting; set_trimming() checks the whole update first (kInvalidArgument,
+  // kNotFound for an unknown class or port) and changes nothing if a field is refused.
+  nlohmann::json trimming() const;
+  std::optional<ControlError> set_trimming(const TrimUpdate& update);
 
   // Counters and snapshots. stats(): the whole switch (the stats file's JSON): buffer, policy,
   // per port its counters, hop histograms and queues. watch_sample(): time, totals, per queue

@@ -12,7 +12,8 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
       env(policy_env(cfg, buffer.layout())),
       epochs(2 * static_cast<uint32_t>(cfg.ports.size()) + 1),
       macs(cfg.mac_table_size, cfg.mac_ageing_ns),
-      classifier(cfg) {
+      classifier(cfg),
+      trim(cfg) {
   policy_owner = policies::make_policy(cfg.policy, cfg.policy_params, env);
   policy_owner->on_install(buffer.exact_view());
   buffer.set_policy_uses_probes(policy_owner->uses_probes(), monotonic_ns());

@@ -30,6 +30,7 @@
 #include "datapath/storm_control.h"
 #include "datapath/switch_config.h"
 #include "datapath/token_bucket.h"
+#include "datapath/trim_settings.h"
 #include "policies/policy.h"
 
 namespace sharebuf::datapath {
@@ -107,6 +108,7 @@ struct SwitchCore {
   uint64_t reclaimed() const noexcept { return reclaimed_; }
   MacTable macs;
   Classifier classifier;
+  TrimSettings trim;  // what refused frames become (live: SwitchControl::set_trimming)
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::atomic<bool> stop_rx{false};
   std::atomic<bool> stop_egress{false};

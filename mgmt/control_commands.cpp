@@ -263,6 +263,75 @@ json view_set(ControlContext& ctx, const json& args) {
   return out;
 }
 
+// An integer argument within [min, max]; throws RequestError.
+int64_t arg_int(const json& args, const char* key, int64_t min, int64_t max) {
+  const json& v = args[key];
+  if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
+    throw RequestError(std::string("argument '") + key + "' must be an integer from " +
+                       std::to_string(min) + " to " + std::to_string(max));
+  }
+  return v.get<int64_t>();
+}
+
+json trim_set(ControlContext& ctx, const json& args) {
+  only_keys(args, {"trim_size", "trim_fix_lengths", "trim_dscp", "return_dscp", "class", "overflow",
+                   "return_threshold_cells", "port", "trim_queue", "trim_dscp_toward"});
+  datapath::TrimUpdate u;
+  if (args.contains("trim_size"))
+    u.trim_size = static_cast<uint32_t>(arg_int(args, "trim_size", 64, 9216));
+  if (args.contains("trim_fix_lengths")) {
+    if (!args["trim_fix_lengths"].is_boolean())
+      throw RequestError("argument 'trim_fix_lengths' must be true or false");
+    u.trim_fix_lengths = args["trim_fix_lengths"].get<bool>();
+  }
+  if (args.contains("trim_dscp"))
+    u.trim_dscp = static_cast<int>(arg_int(args, "trim_dscp", -1, 63));
+  if (args.contains("return_dscp"))
+    u.return_dscp = static_cast<int>(arg_int(args, "return_dscp", -1, 63));
+  if (args.contains("class")) u.class_name = arg_string(args, "class", true);
+  if (args.contains("overflow")) {
+    const std::string o = arg_string(args, "overflow", true);
+    if (o != "drop" && o != "trim" && o != "return-to-sender")
+      throw RequestError("argument 'overflow' must be \"drop\", \"trim\" or \"return-to-sender\"");
+    u.overflow = o == "trim"   ? datapath::OverflowAction::kTrim
+                 : o == "drop" ? datapath::OverflowAction::kDrop
+                               : datapath::OverflowAction::kReturnToSender;
+  }
+  if (args.contains("return_threshold_cells"))
+    u.return_threshold_cells =
+        static_cast<uint32_t>(arg_int(args, "return_threshold_cells", 0, 1 << 30));
+  if (args.contains("port")) u.port = arg_string(args, "port", true);
+  if (args.contains("trim_queue"))
+    u.trim_queue = static_cast<uint32_t>(arg_int(args, "trim_queue", 0, 63));
+  if (args.contains("trim_dscp_toward"))
+    u.trim_dscp_toward = static_cast<int>(arg_int(args, "trim_dscp_toward", -1, 63));
+  if (const auto err = ctx.sw.set_trimming(u)) throw RequestError(*err);
+  // The effective configuration follows (config, and what a restart would load).
+  datapath::SwitchConfig& sw = ctx.config.sw;
+  if (u.trim_size) sw.trim.size = *u.trim_size;
+  if (u.trim_fix_lengths) sw.trim.fix_lengths = *u.trim_fix_lengths;
+  if (u.trim_dscp) sw.trim.dscp = *u.trim_dscp;
+  if (u.return_dscp) sw.trim.return_dscp = *u.return_dscp;
+  for (auto& c : sw.classes) {
+    if (u.class_name && c.traffic.name == *u.class_name) {
+      if (u.overflow) c.overflow = *u.overflow;
+      if (u.return_threshold_cells) c.return_threshold_cells = *u.return_threshold_cells;
+    }
+  }
+  for (auto& p : sw.ports) {
+    if (u.port && p.name == *u.port) {
+      if (u.trim_queue) p.trim_queue = *u.trim_queue;
+      if (u.trim_dscp_toward) p.trim_dscp_toward = *u.trim_dscp_toward;
+    }
+  }
+  return ctx.sw.trimming();
+}
+
+json trim_get(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  return ctx.sw.trimming();
+}
+
 json counters_reset(ControlContext& ctx, const json& args) {
   only_keys(args, {});
   ctx.baseline = ctx.sw.stats();
@@ -378,6 +447,16 @@ const std::array kCommands = {
             "how admission reads occupancy: live counters, or probe registers taken every "
             "interval (1 us - 1 s) and seen a delay later",
             view_set, true},
+    Command{"trim.get", "{}",
+            "trimming: trim_size, trim_fix_lengths, trim_dscp, return_dscp; per class the "
+            "overflow action and return threshold; per port the trim queue and DSCP",
+            trim_get},
+    Command{"trim.set",
+            "{\"trim_size\": 64-9216, \"trim_fix_lengths\": bool, \"trim_dscp\": -1-63, "
+            "\"return_dscp\": -1-63, \"class\": name, \"overflow\": \"drop\"|\"trim\"|"
+            "\"return-to-sender\", \"return_threshold_cells\": int, \"port\": name, "
+            "\"trim_queue\": int, \"trim_dscp_toward\": -1-63}",
+            "change trimming live; replies with every setting", trim_set, true},
     Command{"counters.reset", "{}", "start counting from zero (and reset the peaks)",
             counters_reset, true},
     Command{"watch", "{\"interval_us\": number >= 100}",
@@ -531,6 +610,45 @@ std::string effective_config_toml(const ControlContext& ctx) {
     b->insert_or_assign("probe_interval",
                         std::to_string(ctx.config.sw.buffer.probe_interval_ns) + "ns");
     b->insert_or_assign("probe_delay", std::to_string(ctx.config.sw.buffer.probe_delay_ns) + "ns");
+  }
+  // Trimming as trim.set left it: [trimming], each class's overflow, each port's trim keys.
+  const datapath::SwitchConfig& sw = ctx.config.sw;
+  toml::table trimming;
+  trimming.insert_or_assign("trim_size", static_cast<int64_t>(sw.trim.size));
+  trimming.insert_or_assign("trim_fix_lengths", sw.trim.fix_lengths);
+  if (sw.trim.dscp >= 0) trimming.insert_or_assign("trim_dscp", sw.trim.dscp);
+  if (sw.trim.return_dscp >= 0) trimming.insert_or_assign("return_dscp", sw.trim.return_dscp);
+  root.insert_or_assign("trimming", std::move(trimming));
+  if (toml::array* classes = root["classes"].as_array()) {
+    for (toml::node& n : *classes) {
+      toml::table* t = n.as_table();
+      if (t == nullptr) continue;
+      for (const auto& c : sw.classes) {
+        if (c.traffic.name != t->get_as<std::string>("name")->get()) continue;
+        t->insert_or_assign("overflow", std::string(datapath::to_string(c.overflow)));
+        if (c.overflow == datapath::OverflowAction::kReturnToSender &&
+            c.return_threshold_cells != 0) {
+          t->insert_or_assign("return_threshold", static_cast<int64_t>(c.return_threshold_cells));
+        } else {
+          t->erase("return_threshold");
+        }
+      }
+    }
+  }
+  if (toml::array* ports = root["ports"].as_array()) {
+    for (toml::node& n : *ports) {
+      toml::table* t = n.as_table();
+      if (t == nullptr) continue;
+      for (const auto& p : sw.ports) {
+        if (p.name != t->get_as<std::string>("interface")->get()) continue;
+        t->insert_or_assign("trim_queue", static_cast<int64_t>(p.trim_queue));
+        if (p.trim_dscp_toward >= 0) {
+          t->insert_or_assign("trim_dscp_toward", p.trim_dscp_toward);
+        } else {
+          t->erase("trim_dscp_toward");
+        }
+      }
+    }
   }
   std::ostringstream out;
   out << root << "\n";

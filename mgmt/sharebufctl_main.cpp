@@ -40,6 +40,8 @@ commands (ARGS are key=value; values are JSON if they parse, else strings):
   policy.list
   view.set [exact|probe] [probe_interval_us=N] [probe_delay_us=N]
   counters.reset
+  trim.get
+  trim.set [key=value...]               e.g. trim.set class=data overflow=trim trim_size=256
   watch [interval_us=N] [--csv FILE] [--count N] [--duration SECONDS]
   top [interval_ms=N] [--count N]       live view of every queue (Ctrl-C ends it)
   capture.start path=FILE [mode=drops|all] [max_bytes=N] [per_port=true]

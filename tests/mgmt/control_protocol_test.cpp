@@ -128,6 +128,38 @@ TEST(ControlProtocolEffects, ErrorRepliesCarryACode) {
   EXPECT_FALSE(handle_request(f.ctx, R"({"cmd":"status"})").contains("code"));
 }
 
+// trim.set changes what the RX workers read (TrimSettings) and the effective configuration, which
+// loads back to the same settings; a bad field changes nothing.
+TEST(ControlProtocolEffects, TrimSetChangesTheWorkersSettingsAndTheConfig) {
+  testing::ControlFixture f;
+  const json ok = handle_request(f.ctx, R"({"cmd":"trim.set","args":{"trim_size":256,
+      "trim_dscp":8,"return_dscp":7,"class":"low","overflow":"return-to-sender",
+      "return_threshold_cells":50,"port":"pb","trim_queue":0,"trim_dscp_toward":12}})");
+  ASSERT_TRUE(ok["ok"]) << ok.dump();
+  EXPECT_EQ(ok["result"]["classes"][0]["overflow"], "return-to-sender");
+  const datapath::TrimSettings& t = f.core->trim;
+  EXPECT_EQ(t.size.load(), 256u);
+  EXPECT_EQ(t.dscp.load(), 8);
+  EXPECT_EQ(t.return_dscp.load(), 7);
+  EXPECT_EQ(t.overflow_of(0), datapath::OverflowAction::kReturnToSender);
+  EXPECT_EQ(t.return_threshold[0].load(), 50u);
+  EXPECT_EQ(t.dscp_toward[1].load(), 12);
+  const DaemonConfig back = parse_config(effective_config_toml(f.ctx), "back.toml");
+  EXPECT_EQ(back.sw.trim.size, 256u);
+  EXPECT_EQ(back.sw.trim.return_dscp, 7);
+  EXPECT_EQ(back.sw.classes[0].overflow, datapath::OverflowAction::kReturnToSender);
+  EXPECT_EQ(back.sw.classes[0].return_threshold_cells, 50u);
+  EXPECT_EQ(back.sw.ports[1].trim_dscp_toward, 12);
+  const auto code = [&](const char* line) { return handle_request(f.ctx, line)["code"]; };
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"class":"nope","overflow":"trim"}})"), "not_found");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"overflow":"trim"}})"), "invalid_argument");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"port":"pa","trim_queue":1,"trim_size":100}})"),
+            "invalid_argument");  // pa has one queue
+  EXPECT_EQ(t.size.load(), 256u) << "a refused update changes nothing";
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"trim_size":32}})"), "bad_request");
+  EXPECT_EQ(handle_request(f.ctx, R"({"cmd":"trim.get"})")["result"]["trim_size"], 256);
+}
+
 TEST(ControlProtocolEffects, PolicySetSwapsLiveAndABadOneChangesNothing) {
   testing::ControlFixture f;
   ASSERT_TRUE(f.core->buffer.state().try_reserve(0, 100));

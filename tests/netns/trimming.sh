@@ -5,7 +5,8 @@
 # the port). The receiver captures what arrives (experiments/lib/trim_rx.py): trimmed headers
 # of 128 bytes with valid IPv4 and UDP checksums and DSCP 8, many of them ahead of data queued
 # before them, and the counters balance: every trimmed copy was admitted to the trim queue or
-# counted trimmed_dropped there, and the trim queue sent what it admitted.
+# counted trimmed_dropped there, and the trim queue sent what it admitted. Then trim.set turns the
+# class back to drop live (through sharebufctl) and a second flood is dropped, not trimmed.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 3
@@ -33,6 +34,22 @@ tb_exec 2 timeout 30 iperf3 -c "$(tb_ip 3)" -p 5202 -u -b 60M -l 1400 -t 3 >/dev
   fail "iperf3 (h2) failed"
 wait "$s1" || fail "iperf3 (h1) failed"
 wait "$rx" || fail "the receiver's capture failed"
+# Live: the class drops again; a second flood is refused whole.
+tb_ctl trim.set class=data overflow=drop >/dev/null || fail "trim.set failed"
+[ "$(tb_ctl --json trim.get | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["classes"][0]["overflow"])')" = drop ] ||
+  fail "trim.get does not show overflow = drop"
+tb_ctl counters.reset >/dev/null
+tb_bg 3 iperf3 -s -1 -p 5203
+sleep 0.3
+tb_exec 1 timeout 30 iperf3 -c "$(tb_ip 3)" -p 5203 -u -b 120M -l 1400 -t 1 >/dev/null ||
+  fail "iperf3 (second flood) failed"
+tb_ctl --json queues >"$TB_DIR/second.json"
+/usr/bin/python3 - "$TB_DIR/second.json" <<'PY' || fail "overflow = drop set live still trims"
+import json, sys
+q = next(q for q in json.load(open(sys.argv[1])) if q["interface"] == "p3" and q["queue"] == 1)
+print(f"second flood at p3/1: dropped {sum(q['dropped'].values())}, trimmed {q['trimmed']}")
+sys.exit(0 if q["trimmed"] == 0 and sum(q["dropped"].values()) > 100 else 1)
+PY
 tb_stop_switch || fail "sharebufd exited with $?"
 echo "receiver: $(cat "$TB_DIR/rx.json")"
 /usr/bin/python3 - "$TB_DIR/rx.json" <<'PY' || fail "receiver check failed"
