@@ -16,13 +16,14 @@ enum class DropReason : uint8_t {
   kPrediction,   // Credence's oracle predicted LQD would drop it
   kPushedOut,    // admitted, then evicted from its queue by a push-out policy (LQD)
   kUnsupported,  // the policy asked for an action the datapath does not offer in this context
+  kMeter,        // trimmed at ingress by a meter (trimming's Tofino approximation): never offered
   kCount,
 };
 
 inline constexpr size_t kNumDropReasons = static_cast<size_t>(DropReason::kCount);
 
 inline constexpr std::array<std::string_view, kNumDropReasons> kDropReasonNames = {
-    "none", "threshold", "pool_full", "prediction", "pushed_out", "unsupported",
+    "none", "threshold", "pool_full", "prediction", "pushed_out", "unsupported", "meter",
 };
 
 constexpr std::string_view to_string(DropReason r) noexcept {

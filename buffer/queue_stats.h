@@ -31,6 +31,9 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> trimmed_dropped_pkts{0};
   // Return-to-sender: frames of this queue whose cut copy went back toward their sender.
   std::atomic<uint64_t> bounced_pkts{0};
+  // Trimming's Tofino approximation: frames of this queue the buffer refused that went into a
+  // recirculation port (deflect-on-drop), to be trimmed as they leave it.
+  std::atomic<uint64_t> deflected_pkts{0};
   std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
   std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
   DelayHistogram delay;  // arrival to transmission of every dequeued frame
@@ -64,7 +67,7 @@ struct alignas(64) QueueStats {
 inline void QueueStats::reset() noexcept {
   for (auto* c : {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
                   &dequeued_bytes, &ecn_marked_pkts, &trimmed_pkts, &trimmed_sent_pkts,
-                  &trimmed_dropped_pkts, &bounced_pkts}) {
+                  &trimmed_dropped_pkts, &bounced_pkts, &deflected_pkts}) {
     c->store(0, std::memory_order_relaxed);
   }
   for (size_t r = 0; r < kNumDropReasons; ++r) {

@@ -68,33 +68,47 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
   return out;
 }
 
-AdmissionOutcome admit_trimmed(policies::Policy& policy, buffer::SharedBuffer& buffer,
-                               buffer::CellCache& cache, const buffer::BufferView& view,
-                               const policies::ArrivalContext& from, std::span<const uint8_t> frame,
-                               const ParsedFrame& parsed, const TrimOptions& options,
-                               uint32_t trim_queue, buffer::FrameMeta meta,
-                               std::span<uint8_t> scratch, bool return_to_sender) noexcept {
-  AdmissionOutcome out;
+size_t cut_copy(std::span<const uint8_t> frame, const ParsedFrame& parsed,
+                const TrimOptions& options, const buffer::FrameMeta& meta,
+                std::span<uint8_t> scratch, bool return_to_sender) noexcept {
   // A trimmed copy is never trimmed again: refused at the trim queue, it is dropped.
-  if ((meta.flags & buffer::kFlagTrimmed) != 0 || scratch.size() < frame.size()) return out;
+  if ((meta.flags & buffer::kFlagTrimmed) != 0 || scratch.size() < frame.size()) return 0;
   std::copy(frame.begin(), frame.end(), scratch.begin());
   const size_t n = trim_frame(scratch.first(frame.size()), parsed, options);
-  if (n == 0) return out;
-  if (return_to_sender) swap_addresses(scratch.first(n), parsed);
+  if (n != 0 && return_to_sender) swap_addresses(scratch.first(n), parsed);
+  return n;
+}
+
+AdmissionOutcome admit_cut_copy(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                                buffer::CellCache& cache, const buffer::BufferView& view,
+                                const policies::ArrivalContext& from, std::span<const uint8_t> cut,
+                                uint32_t trim_queue, buffer::FrameMeta meta,
+                                bool return_to_sender) noexcept {
   auto& counter = return_to_sender ? buffer.stats(from.queue).bounced_pkts
                                    : buffer.stats(from.queue).trimmed_pkts;
   counter.fetch_add(1, std::memory_order_relaxed);
   policies::ArrivalContext ctx = from;
   ctx.queue = trim_queue;
   ctx.port = static_cast<uint16_t>(buffer.layout().port_of(trim_queue));
-  ctx.bytes = static_cast<uint32_t>(n);
+  ctx.bytes = static_cast<uint32_t>(cut.size());
   ctx.cells = buffer.layout().cells_for(ctx.bytes);
   meta.flags |= buffer::kFlagTrimmed;
-  out = admit_frame(policy, buffer, cache, view, ctx,
-                    std::as_bytes(std::span<const uint8_t>(scratch.data(), n)), meta);
+  AdmissionOutcome out = admit_frame(policy, buffer, cache, view, ctx, std::as_bytes(cut), meta);
   if (!out.enqueued)
     buffer.stats(trim_queue).trimmed_dropped_pkts.fetch_add(1, std::memory_order_relaxed);
   return out;
+}
+
+AdmissionOutcome admit_trimmed(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                               buffer::CellCache& cache, const buffer::BufferView& view,
+                               const policies::ArrivalContext& from, std::span<const uint8_t> frame,
+                               const ParsedFrame& parsed, const TrimOptions& options,
+                               uint32_t trim_queue, const buffer::FrameMeta& meta,
+                               std::span<uint8_t> scratch, bool return_to_sender) noexcept {
+  const size_t n = cut_copy(frame, parsed, options, meta, scratch, return_to_sender);
+  if (n == 0) return {};
+  return admit_cut_copy(policy, buffer, cache, view, from, scratch.first(n), trim_queue, meta,
+                        return_to_sender);
 }
 
 }  // namespace sharebuf::datapath

@@ -47,7 +47,21 @@ AdmissionOutcome admit_trimmed(policies::Policy& policy, buffer::SharedBuffer& b
                                buffer::CellCache& cache, const buffer::BufferView& view,
                                const policies::ArrivalContext& from, std::span<const uint8_t> frame,
                                const ParsedFrame& parsed, const TrimOptions& options,
-                               uint32_t trim_queue, buffer::FrameMeta meta,
+                               uint32_t trim_queue, const buffer::FrameMeta& meta,
                                std::span<uint8_t> scratch, bool return_to_sender = false) noexcept;
+
+// admit_trimmed() in its two halves, for a copy cut now and admitted later (the Tofino
+// approximation's deflect-on-drop, datapath/tofino_approx.h). cut_copy: the cut (and, returned,
+// swapped) copy of `frame` in `scratch`; its length, 0 when it gets none.
+size_t cut_copy(std::span<const uint8_t> frame, const ParsedFrame& parsed,
+                const TrimOptions& options, const buffer::FrameMeta& meta,
+                std::span<uint8_t> scratch, bool return_to_sender) noexcept;
+// admit_cut_copy: counts trimmed (or bounced) at `from.queue` and admits `cut` to `trim_queue`
+// (trimmed_dropped there when refused).
+AdmissionOutcome admit_cut_copy(policies::Policy& policy, buffer::SharedBuffer& buffer,
+                                buffer::CellCache& cache, const buffer::BufferView& view,
+                                const policies::ArrivalContext& from, std::span<const uint8_t> cut,
+                                uint32_t trim_queue, buffer::FrameMeta meta,
+                                bool return_to_sender) noexcept;
 
 }  // namespace sharebuf::datapath

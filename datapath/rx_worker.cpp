@@ -49,6 +49,9 @@ void RxWorker::run() {
       }
     }
     if (parking && leader) any |= drain_parked(cache, woke);
+    // Frames in an emulated recirculation port (trimming's Tofino approximation) leave it at
+    // their time: the worker does not block while any are there.
+    const bool recirculating = release_deflected(cache);
     // A frame sent inline to another worker's port is often answered before sendmmsg returns
     // (the receiving host's kernel replies in the same softirq), so the answer is in that port's
     // ring now: take it, rather than let it wait for that port's worker to wake up
@@ -63,7 +66,7 @@ void RxWorker::run() {
     }
     // Optional busy polling (off by default: the target machines have 2 cores) catches the next
     // frame without a wake-up, e.g. a reply arriving on another port this worker serves.
-    if (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns) {
+    if (recirculating || (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns)) {
       common::cpu_relax();
       continue;
     }
@@ -302,19 +305,36 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
       .in_port = static_cast<uint16_t>(port_),
       .class_id = class_id,
       .flags = static_cast<uint8_t>(mark_this ? buffer::kFlagEcnMarked : 0)};
-  const AdmissionOutcome outcome = admit_frame(
-      policy, core_.buffer, cache, view, ctx,
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
+  const OverflowAction overflow = core_.trim.overflow_of(class_id);
+  // Trimming's Tofino approximation: the ingress pipeline's meters may trim the frame before
+  // the buffer sees it (counted as arrived and dropped for reason "meter").
+  const bool tofino =
+      overflow == OverflowAction::kTrim && core_.trim.tofino_approx.load(std::memory_order_relaxed);
+  AdmissionOutcome outcome;
+  if (tofino && core_.tofino.meter(port_, out_port, bytes, now_ns)) {
+    core_.buffer.count_arrival(q);
+    outcome.reason = buffer::DropReason::kMeter;
+    core_.buffer.count_drop(q, outcome.reason, ctx.cells);
+  } else {
+    outcome = admit_frame(
+        policy, core_.buffer, cache, view, ctx,
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
+  }
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
     cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
-  const OverflowAction overflow = core_.trim.overflow_of(class_id);
   if (!outcome.enqueued) {
     // The class's overflow action: trim sends the frame's headers on through the egress port's
     // trim queue, return-to-sender back out of the ingress port through its trim queue
-    // (datapath/frame_trim.h); the copy is admitted there like any arrival.
+    // (datapath/frame_trim.h); the copy is admitted there like any arrival. Under the Tofino
+    // approximation a frame the meters passed and the buffer refused is deflected instead, and
+    // trimmed as it leaves the recirculation port (release_deflected).
     if (overflow == OverflowAction::kDrop) return;
+    if (tofino && outcome.reason != buffer::DropReason::kMeter) {
+      deflect(out_port, frame.first(bytes), parsed, ctx, meta);
+      return;
+    }
     if (!send_cut_copy(out_port, frame.first(bytes), parsed, ctx, meta, policy, view, cache,
                        overflow == OverflowAction::kReturnToSender))
       return;
@@ -339,24 +359,77 @@ bool RxWorker::send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame,
                              bool return_to_sender) {
   constexpr auto kRelaxed = std::memory_order_relaxed;
   const TrimSettings& ts = core_.trim;
-  const int return_dscp = ts.return_dscp.load(kRelaxed);
   // A header this or another switch returned (its DSCP is the return mark) is not returned again.
-  if (return_to_sender && return_dscp >= 0 && parsed.dscp == return_dscp) return false;
+  if (return_to_sender) {
+    const int return_dscp = ts.return_dscp.load(kRelaxed);
+    if (return_dscp >= 0 && parsed.dscp == return_dscp) return false;
+  }
   const uint32_t via = return_to_sender ? port_ : out_port;
-  const int toward = ts.dscp_toward[via].load(kRelaxed);
-  const int dscp = return_to_sender ? return_dscp : toward >= 0 ? toward : ts.dscp.load(kRelaxed);
-  const TrimOptions opts{
-      .size = ts.size.load(kRelaxed), .fix_lengths = ts.fix_lengths.load(kRelaxed), .dscp = dscp};
+  const TrimOptions opts = trim_options(via, return_to_sender);
   if (trim_scratch_.size() < frame.size())
     trim_scratch_.resize(std::max<size_t>(frame.size(), 16384));
-  const buffer::BufferLayout& layout = core_.buffer.layout();
-  const uint32_t tq = layout.queue_id(
-      via, std::min(ts.trim_queue[via].load(kRelaxed), layout.queues_on_port(via) - 1));
+  const uint32_t tq = trim_queue_of(via);
   const AdmissionOutcome out = admit_trimmed(policy, core_.buffer, cache, view, ctx, frame, parsed,
                                              opts, tq, meta, trim_scratch_, return_to_sender);
   if (!out.enqueued) return false;
   pending_ports_ |= uint64_t{1} << via;
   return true;
+}
+
+TrimOptions RxWorker::trim_options(uint32_t via, bool return_to_sender) const noexcept {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  const TrimSettings& ts = core_.trim;
+  const int toward = ts.dscp_toward[via].load(kRelaxed);
+  const int dscp = return_to_sender ? ts.return_dscp.load(kRelaxed)
+                   : toward >= 0    ? toward
+                                    : ts.dscp.load(kRelaxed);
+  return {
+      .size = ts.size.load(kRelaxed), .fix_lengths = ts.fix_lengths.load(kRelaxed), .dscp = dscp};
+}
+
+uint32_t RxWorker::trim_queue_of(uint32_t port) const noexcept {
+  const buffer::BufferLayout& layout = core_.buffer.layout();
+  return layout.queue_id(port, std::min(core_.trim.trim_queue[port].load(std::memory_order_relaxed),
+                                        layout.queues_on_port(port) - 1));
+}
+
+void RxWorker::deflect(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
+                       const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta) {
+  if (trim_scratch_.size() < frame.size())
+    trim_scratch_.resize(std::max<size_t>(frame.size(), 16384));
+  // Cut now (the copy that leaves the recirculation port is this one); the recirculation port
+  // carries and times the full frame.
+  const size_t n =
+      cut_copy(frame, parsed, trim_options(out_port, false), meta, trim_scratch_, false);
+  if (n == 0) return;
+  TofinoApprox::Deflected d{
+      .cut = std::vector<uint8_t>(trim_scratch_.begin(), trim_scratch_.begin() + n),
+      .from = ctx,
+      .meta = meta};
+  if (core_.tofino.deflect(port_, std::move(d), static_cast<uint32_t>(frame.size()), ctx.now_ns))
+    core_.buffer.stats(ctx.queue).deflected_pkts.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool RxWorker::release_deflected(buffer::CellCache& cache) {
+  if (!core_.tofino.any_deflected()) return false;
+  const uint64_t now = monotonic_ns();
+  departed_.clear();
+  core_.tofino.take_departed(now, departed_);
+  if (!departed_.empty()) {
+    policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+    const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
+    policy.begin_burst();
+    for (TofinoApprox::Deflected& d : departed_) {
+      // Back in ingress from the recirculation port, trimmed: admitted to the trim queue now.
+      d.from.now_ns = now;
+      const AdmissionOutcome out = admit_cut_copy(policy, core_.buffer, cache, view, d.from, d.cut,
+                                                  trim_queue_of(d.from.port), d.meta, false);
+      if (out.enqueued) pending_ports_ |= uint64_t{1} << d.from.port;
+    }
+    policy.end_burst();
+    flush_pending(cache);
+  }
+  return core_.tofino.any_deflected();
 }
 
 }  // namespace sharebuf::datapath

@@ -21,6 +21,7 @@
 
 #include "buffer/cell_pool.h"
 #include "datapath/af_packet_port.h"
+#include "datapath/frame_trim.h"
 #include "datapath/switch_core.h"
 
 namespace sharebuf::datapath {
@@ -49,6 +50,15 @@ class RxWorker {
                      const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta,
                      policies::Policy& policy, const buffer::BufferView& view,
                      buffer::CellCache& cache, bool return_to_sender);
+  // The trim options toward `via` (its DSCP), and its trim queue's id.
+  TrimOptions trim_options(uint32_t via, bool return_to_sender) const noexcept;
+  uint32_t trim_queue_of(uint32_t port) const noexcept;
+  // Tofino approximation: a refused frame deflected into this pipeline's recirculation port;
+  // release_deflected() admits the trimmed copies that have left it (any pipeline's) and says
+  // whether frames remain there.
+  void deflect(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
+               const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta);
+  bool release_deflected(buffer::CellCache& cache);
   void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
@@ -72,7 +82,8 @@ class RxWorker {
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
-  std::vector<uint8_t> trim_scratch_;  // a refused frame's copy being trimmed
+  std::vector<uint8_t> trim_scratch_;              // a refused frame's copy being trimmed
+  std::vector<TofinoApprox::Deflected> departed_;  // left a recirculation port this round
 };
 
 }  // namespace sharebuf::datapath

@@ -95,8 +95,7 @@ void Switch::start() {
       EgressWorker(*core_, p).run();
     });
   }
-  const uint32_t n_rx =
-      core_->config.rx_threads == 0 ? n_ports : std::min(core_->config.rx_threads, n_ports);
+  const uint32_t n_rx = rx_workers(core_->config);
   if (core_->rx_parking.empty()) {
     for (uint32_t t = 0; t < n_rx; ++t) {
       auto parking = std::make_unique<SwitchCore::RxParking>();

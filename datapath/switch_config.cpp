@@ -1,5 +1,7 @@
 #include "datapath/switch_config.h"
 
+#include <algorithm>
+
 namespace sharebuf::datapath {
 
 std::string_view to_string(SchedulerKind k) noexcept {
@@ -93,6 +95,18 @@ std::string_view to_string(OverflowAction a) noexcept {
       return "return-to-sender";
   }
   return "?";
+}
+
+uint32_t rx_workers(const SwitchConfig& config) noexcept {
+  const uint32_t n = static_cast<uint32_t>(config.ports.size());
+  return config.rx_threads == 0 ? n : std::min(config.rx_threads, n);
+}
+
+std::vector<uint64_t> meter_line_rates(const SwitchConfig& config) {
+  std::vector<uint64_t> rates;
+  for (const PortConfig& p : config.ports)
+    rates.push_back(p.rate_bps != 0 ? p.rate_bps : config.trim.line_rate_bps);
+  return rates;
 }
 
 }  // namespace sharebuf::datapath

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "buffer/shared_buffer.h"
+#include "datapath/ingress_meters.h"
 #include "datapath/mac_table.h"
 #include "policies/params.h"
 #include "policies/policy.h"
@@ -38,6 +39,18 @@ struct TrimConfig {
   // be one (never returned again); -1 keeps the DSCP (a copy returned here is still never
   // returned again by this switch).
   int return_dscp = -1;
+  // mode "tofino-approx" (datapath/tofino_approx.h): per-pipeline ingress meters, deflect-on-drop
+  // through an emulated recirculation port, congestion notifications; "ideal" trims what the
+  // buffer refuses. The pipelines are the RX workers ([trimming] pipelines sets rx_threads).
+  bool tofino_approx = false;
+  MeterVariant meters = MeterVariant::kThreeMeters;
+  uint64_t line_rate_bps = 0;  // the meters' 100 % for ports without a `rate`
+  uint32_t meter_burst_bytes = 12'000;
+  uint64_t t0_ns = 6'000;        // pessimistic this long after a notification
+  uint64_t t1_ns = 12'000;       // then half-pessimistic this long
+  uint64_t recirc_rate_bps = 0;  // 0: the egress port's line rate
+  uint32_t recirc_queue_bytes = 65'536;
+  uint64_t recirc_latency_ns = 1'000;
 };
 
 struct ClassConfig {
@@ -116,6 +129,13 @@ buffer::BufferConfig buffer_config(const SwitchConfig& config);
 // How a port configured with `kind` and DRR `weights` shares its rate, as policies see it (FB's,
 // ABM's and FBA's gamma, Credence's idle drain). The live switch and the replay both use it.
 policies::PortScheduling port_scheduling(SchedulerKind kind, const std::vector<uint32_t>& weights);
+
+// How many RX workers (ingress pipelines) the switch runs: rx_threads, or one per port (at most
+// one per port).
+uint32_t rx_workers(const SwitchConfig& config) noexcept;
+// Per port, the rate the Tofino approximation's meters take as 100 %: the port's shaped rate, else
+// [trimming] line_rate (0 when neither is set: tofino-approx cannot run).
+std::vector<uint64_t> meter_line_rates(const SwitchConfig& config);
 
 // The policy environment (classes, port rates and schedulers, queue classes) a SwitchConfig
 // implies: what sharebufd gives its policies.

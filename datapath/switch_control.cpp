@@ -54,6 +54,27 @@ nlohmann::json hop_latency_json(const HopLatency& lat) {
 
 }  // namespace
 
+namespace {
+// The Tofino approximation's counters for egress port p, and its state in each pipeline.
+nlohmann::json tofino_port_json(const TofinoApprox& t, uint32_t p) {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  const TofinoApprox::PortCounters& c = t.counters(p);
+  nlohmann::json states = nlohmann::json::array();
+  const uint64_t now = monotonic_ns();
+  for (uint32_t pipe = 0; pipe < t.pipelines(); ++pipe)
+    states.push_back(to_string(t.state(pipe, p, now)));
+  return {{"line_rate_bps", t.line_rate_bps(p)},
+          {"ingress_trimmed", c.ingress_trimmed.load(kRelaxed)},
+          {"deflected", c.deflected.load(kRelaxed)},
+          {"deflect_dropped", c.deflect_dropped.load(kRelaxed)},
+          {"notifications", c.notifications.load(kRelaxed)},
+          {"to_pessimistic", c.to_pessimistic.load(kRelaxed)},
+          {"to_half", c.to_half.load(kRelaxed)},
+          {"to_optimistic", c.to_optimistic.load(kRelaxed)},
+          {"states", states}};
+}
+}  // namespace
+
 nlohmann::json SwitchControl::stats() const {
   const SwitchCore& core = core_;
   constexpr auto kRelaxed = std::memory_order_relaxed;
@@ -105,6 +126,7 @@ nlohmann::json SwitchControl::stats() const {
            {"trimmed_sent", s.trimmed_sent_pkts.load(kRelaxed)},
            {"trimmed_dropped", s.trimmed_dropped_pkts.load(kRelaxed)},
            {"bounced", s.bounced_pkts.load(kRelaxed)},
+           {"deflected", s.deflected_pkts.load(kRelaxed)},
            {"delay_p50_ns", s.delay.quantile(0.5)},
            {"delay_p99_ns", s.delay.quantile(0.99)},
            {"delay_histogram", delay_buckets(s.delay)},
@@ -134,6 +156,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"malformed", malformed},
                             {"malformed_total", c.malformed_total()},
                             {"latency", hop_latency_json(port.latency)},
+                            {"tofino_approx", tofino_port_json(core.tofino, p)},
                             {"queues", queues}});
   }
   return out;
@@ -330,6 +353,7 @@ uint64_t SwitchControl::reclaimed() const noexcept {
 nlohmann::json SwitchControl::trimming() const {
   constexpr auto kRelaxed = std::memory_order_relaxed;
   const TrimSettings& t = core_.trim;
+  const TofinoApprox::Settings& ts = core_.tofino.settings;
   nlohmann::json classes = nlohmann::json::array();
   for (size_t c = 0; c < core_.config.classes.size(); ++c) {
     classes.push_back({{"class", core_.config.classes[c].traffic.name},
@@ -346,6 +370,15 @@ nlohmann::json SwitchControl::trimming() const {
           {"trim_fix_lengths", t.fix_lengths.load(kRelaxed)},
           {"trim_dscp", t.dscp.load(kRelaxed)},
           {"return_dscp", t.return_dscp.load(kRelaxed)},
+          {"mode", t.tofino_approx.load(kRelaxed) ? "tofino-approx" : "ideal"},
+          {"pipelines", core_.tofino.pipelines()},
+          {"meters", to_string(static_cast<MeterVariant>(ts.variant.load(kRelaxed)))},
+          {"meter_burst", ts.burst_bytes.load(kRelaxed)},
+          {"t0_ns", ts.t0_ns.load(kRelaxed)},
+          {"t1_ns", ts.t1_ns.load(kRelaxed)},
+          {"recirc_rate_bps", ts.recirc_rate_bps.load(kRelaxed)},
+          {"recirc_queue", ts.recirc_queue_bytes.load(kRelaxed)},
+          {"recirc_latency_ns", ts.recirc_latency_ns.load(kRelaxed)},
           {"classes", classes},
           {"ports", ports}};
 }
@@ -382,8 +415,34 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
                      std::to_string(queues) + " queue(s)");
     }
   }
+  if (u.meter_burst && (*u.meter_burst < 64 || *u.meter_burst > (16u << 20)))
+    return invalid("meter_burst must be from 64 bytes to 16 MiB");
+  if ((u.t0_ns && *u.t0_ns > 1'000'000'000) || (u.t1_ns && *u.t1_ns > 1'000'000'000))
+    return invalid("t0 and t1 must be at most 1 s");
+  if (u.recirc_queue && (*u.recirc_queue < 1500 || *u.recirc_queue > (64u << 20)))
+    return invalid("recirc_queue must be from 1500 bytes to 64 MiB");
+  if (u.recirc_latency_ns && *u.recirc_latency_ns > 1'000'000'000)
+    return invalid("recirc_latency must be at most 1 s");
+  if (u.tofino_approx && *u.tofino_approx) {
+    for (size_t p = 0; p < core_.ports.size(); ++p) {
+      if (core_.tofino.line_rate_bps(static_cast<uint32_t>(p)) == 0)
+        return ControlError{ControlErrorCode::kConflict,
+                            "mode tofino-approx meters each port at its line rate, but port '" +
+                                core_.ports[p]->config.name +
+                                "' has no rate and [trimming] line_rate is not set"};
+    }
+  }
   TrimSettings& t = core_.trim;
+  TofinoApprox::Settings& ts = core_.tofino.settings;
   constexpr auto kRelaxed = std::memory_order_relaxed;
+  if (u.tofino_approx) t.tofino_approx.store(*u.tofino_approx, kRelaxed);
+  if (u.meters) ts.variant.store(static_cast<uint8_t>(*u.meters), kRelaxed);
+  if (u.meter_burst) ts.burst_bytes.store(*u.meter_burst, kRelaxed);
+  if (u.t0_ns) ts.t0_ns.store(*u.t0_ns, kRelaxed);
+  if (u.t1_ns) ts.t1_ns.store(*u.t1_ns, kRelaxed);
+  if (u.recirc_rate_bps) ts.recirc_rate_bps.store(*u.recirc_rate_bps, kRelaxed);
+  if (u.recirc_queue) ts.recirc_queue_bytes.store(*u.recirc_queue, kRelaxed);
+  if (u.recirc_latency_ns) ts.recirc_latency_ns.store(*u.recirc_latency_ns, kRelaxed);
   if (u.trim_size) t.size.store(*u.trim_size, kRelaxed);
   if (u.trim_fix_lengths) t.fix_lengths.store(*u.trim_fix_lengths, kRelaxed);
   if (u.trim_dscp) t.dscp.store(*u.trim_dscp, kRelaxed);

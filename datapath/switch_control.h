@@ -77,6 +77,14 @@ struct TrimUpdate {
   std::optional<std::string> port;
   std::optional<uint32_t> trim_queue;   // below the port's queue count
   std::optional<int> trim_dscp_toward;  // -1 (trim_dscp) or 0-63
+  // The Tofino approximation (datapath/tofino_approx.h); `pipelines` is fixed at start.
+  std::optional<bool> tofino_approx;  // mode: "tofino-approx" (kConflict when a port has no rate)
+  std::optional<MeterVariant> meters;
+  std::optional<uint32_t> meter_burst;      // bytes, 64 B - 16 MiB
+  std::optional<uint64_t> t0_ns, t1_ns;     // at most 1 s
+  std::optional<uint64_t> recirc_rate_bps;  // 0: the egress port's line rate
+  std::optional<uint32_t> recirc_queue;     // bytes, 1500 B - 64 MiB
+  std::optional<uint64_t> recirc_latency_ns;
 };
 
 struct ViewSettings {

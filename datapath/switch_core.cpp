@@ -13,7 +13,15 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
       epochs(2 * static_cast<uint32_t>(cfg.ports.size()) + 1),
       macs(cfg.mac_table_size, cfg.mac_ageing_ns),
       classifier(cfg),
-      trim(cfg) {
+      trim(cfg),
+      tofino(rx_workers(cfg), meter_line_rates(cfg)) {
+  tofino.settings.variant.store(static_cast<uint8_t>(cfg.trim.meters));
+  tofino.settings.burst_bytes.store(cfg.trim.meter_burst_bytes);
+  tofino.settings.t0_ns.store(cfg.trim.t0_ns);
+  tofino.settings.t1_ns.store(cfg.trim.t1_ns);
+  tofino.settings.recirc_rate_bps.store(cfg.trim.recirc_rate_bps);
+  tofino.settings.recirc_queue_bytes.store(cfg.trim.recirc_queue_bytes);
+  tofino.settings.recirc_latency_ns.store(cfg.trim.recirc_latency_ns);
   policy_owner = policies::make_policy(cfg.policy, cfg.policy_params, env);
   policy_owner->on_install(buffer.exact_view());
   buffer.set_policy_uses_probes(policy_owner->uses_probes(), monotonic_ns());

@@ -29,6 +29,7 @@
 #include "datapath/scheduler.h"
 #include "datapath/storm_control.h"
 #include "datapath/switch_config.h"
+#include "datapath/tofino_approx.h"
 #include "datapath/token_bucket.h"
 #include "datapath/trim_settings.h"
 #include "policies/policy.h"
@@ -109,6 +110,9 @@ struct SwitchCore {
   MacTable macs;
   Classifier classifier;
   TrimSettings trim;  // what refused frames become (live: SwitchControl::set_trimming)
+  // Trimming's Tofino approximation (used while trim.tofino_approx is set): one pipeline per RX
+  // worker, meters at each port's line rate.
+  TofinoApprox tofino;
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::atomic<bool> stop_rx{false};
   std::atomic<bool> stop_egress{false};

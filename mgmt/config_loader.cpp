@@ -463,6 +463,32 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     sw.trim.fix_lengths = r.boolean("trim_fix_lengths").value_or(true);
     sw.trim.dscp = static_cast<int>(r.integer("trim_dscp", 0, 63).value_or(-1));
     sw.trim.return_dscp = static_cast<int>(r.integer("return_dscp", 0, 63).value_or(-1));
+    // The Tofino approximation (datapath/tofino_approx.h).
+    sw.trim.tofino_approx =
+        r.choice("mode", "ideal", {"ideal", "tofino-approx"}) == "tofino-approx";
+    if (const auto pipelines = r.integer("pipelines", 1, 64)) {
+      if (sw.rx_threads != 0 && sw.rx_threads != *pipelines)
+        r.fail("pipelines", "is " + std::to_string(*pipelines) + " but [switch] rx_threads is " +
+                                std::to_string(sw.rx_threads) +
+                                ": an ingress pipeline is an RX worker; set one of them");
+      sw.rx_threads = static_cast<uint32_t>(*pipelines);
+    }
+    sw.trim.meters = r.choice("meters", "three", {"three", "two"}) == "two"
+                         ? datapath::MeterVariant::kTwoMeters
+                         : datapath::MeterVariant::kThreeMeters;
+    sw.trim.line_rate_bps = r.with_unit("line_rate", parse_rate_bps).value_or(0);
+    sw.trim.meter_burst_bytes = static_cast<uint32_t>(
+        r.integer("meter_burst", 64, 16 << 20).value_or(sw.trim.meter_burst_bytes));
+    sw.trim.t0_ns = r.with_unit("t0", parse_duration_ns).value_or(sw.trim.t0_ns);
+    sw.trim.t1_ns = r.with_unit("t1", parse_duration_ns).value_or(sw.trim.t1_ns);
+    if (sw.trim.t0_ns > 1'000'000'000 || sw.trim.t1_ns > 1'000'000'000)
+      r.fail(sw.trim.t0_ns > 1'000'000'000 ? "t0" : "t1", "must be at most 1s");
+    sw.trim.recirc_rate_bps = r.with_unit("recirc_rate", parse_rate_bps).value_or(0);
+    sw.trim.recirc_queue_bytes = static_cast<uint32_t>(
+        r.integer("recirc_queue", 1500, 64 << 20).value_or(sw.trim.recirc_queue_bytes));
+    sw.trim.recirc_latency_ns =
+        r.with_unit("recirc_latency", parse_duration_ns).value_or(sw.trim.recirc_latency_ns);
+    if (sw.trim.recirc_latency_ns > 1'000'000'000) r.fail("recirc_latency", "must be at most 1s");
     r.finish();
   }
 
@@ -485,6 +511,15 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
   }
   if (sw.ports.empty()) top.fail_table("at least one [[ports]] table is required");
   if (sw.ports.size() > 64) top.fail("ports", "at most 64 ports");
+  if (sw.trim.tofino_approx && sw.trim.line_rate_bps == 0) {
+    for (const PortConfig& p : sw.ports) {
+      if (p.rate_bps == 0) {
+        TableReader r(*section("trimming"), file, "[trimming]");
+        r.fail("mode", "\"tofino-approx\" meters each port at its line rate, but port '" + p.name +
+                           "' has no rate: give it one or set [trimming] line_rate");
+      }
+    }
+  }
 
   index = 0;
   for (const toml::table* t : tables_of(top, "static_macs")) {

@@ -13,6 +13,7 @@
 
 #include "buffer/drop_reason.h"
 #include "common/bounded_input.h"
+#include "common/units.h"
 #include "policies/registry.h"
 
 namespace sharebuf::mgmt {
@@ -274,8 +275,10 @@ int64_t arg_int(const json& args, const char* key, int64_t min, int64_t max) {
 }
 
 json trim_set(ControlContext& ctx, const json& args) {
-  only_keys(args, {"trim_size", "trim_fix_lengths", "trim_dscp", "return_dscp", "class", "overflow",
-                   "return_threshold_cells", "port", "trim_queue", "trim_dscp_toward"});
+  only_keys(args,
+            {"trim_size", "trim_fix_lengths", "trim_dscp", "return_dscp", "class", "overflow",
+             "return_threshold_cells", "port", "trim_queue", "trim_dscp_toward", "mode", "meters",
+             "meter_burst", "t0", "t1", "recirc_rate", "recirc_queue", "recirc_latency"});
   datapath::TrimUpdate u;
   if (args.contains("trim_size"))
     u.trim_size = static_cast<uint32_t>(arg_int(args, "trim_size", 64, 9216));
@@ -305,6 +308,38 @@ json trim_set(ControlContext& ctx, const json& args) {
     u.trim_queue = static_cast<uint32_t>(arg_int(args, "trim_queue", 0, 63));
   if (args.contains("trim_dscp_toward"))
     u.trim_dscp_toward = static_cast<int>(arg_int(args, "trim_dscp_toward", -1, 63));
+  if (args.contains("mode")) {
+    const std::string m = arg_string(args, "mode", true);
+    if (m != "ideal" && m != "tofino-approx")
+      throw RequestError("argument 'mode' must be \"ideal\" or \"tofino-approx\"");
+    u.tofino_approx = m == "tofino-approx";
+  }
+  if (args.contains("meters")) {
+    const std::string m = arg_string(args, "meters", true);
+    if (m != "three" && m != "two")
+      throw RequestError("argument 'meters' must be \"three\" or \"two\"");
+    u.meters =
+        m == "two" ? datapath::MeterVariant::kTwoMeters : datapath::MeterVariant::kThreeMeters;
+  }
+  if (args.contains("meter_burst"))
+    u.meter_burst = static_cast<uint32_t>(arg_int(args, "meter_burst", 64, 16 << 20));
+  // Durations and rates as in the configuration file: "6us", "10Gbit".
+  auto with_unit = [&](const char* key, uint64_t (*parse)(std::string_view)) {
+    const std::string text = arg_string(args, key, true);
+    try {
+      return parse(text);
+    } catch (const std::exception& e) {
+      throw RequestError(std::string("argument '") + key + "': " + e.what());
+    }
+  };
+  if (args.contains("t0")) u.t0_ns = with_unit("t0", common::parse_duration_ns);
+  if (args.contains("t1")) u.t1_ns = with_unit("t1", common::parse_duration_ns);
+  if (args.contains("recirc_rate"))
+    u.recirc_rate_bps = with_unit("recirc_rate", common::parse_rate_bps);
+  if (args.contains("recirc_queue"))
+    u.recirc_queue = static_cast<uint32_t>(arg_int(args, "recirc_queue", 1500, 64 << 20));
+  if (args.contains("recirc_latency"))
+    u.recirc_latency_ns = with_unit("recirc_latency", common::parse_duration_ns);
   if (const auto err = ctx.sw.set_trimming(u)) throw RequestError(*err);
   // The effective configuration follows (config, and what a restart would load).
   datapath::SwitchConfig& sw = ctx.config.sw;
@@ -312,6 +347,14 @@ json trim_set(ControlContext& ctx, const json& args) {
   if (u.trim_fix_lengths) sw.trim.fix_lengths = *u.trim_fix_lengths;
   if (u.trim_dscp) sw.trim.dscp = *u.trim_dscp;
   if (u.return_dscp) sw.trim.return_dscp = *u.return_dscp;
+  if (u.tofino_approx) sw.trim.tofino_approx = *u.tofino_approx;
+  if (u.meters) sw.trim.meters = *u.meters;
+  if (u.meter_burst) sw.trim.meter_burst_bytes = *u.meter_burst;
+  if (u.t0_ns) sw.trim.t0_ns = *u.t0_ns;
+  if (u.t1_ns) sw.trim.t1_ns = *u.t1_ns;
+  if (u.recirc_rate_bps) sw.trim.recirc_rate_bps = *u.recirc_rate_bps;
+  if (u.recirc_queue) sw.trim.recirc_queue_bytes = *u.recirc_queue;
+  if (u.recirc_latency_ns) sw.trim.recirc_latency_ns = *u.recirc_latency_ns;
   for (auto& c : sw.classes) {
     if (u.class_name && c.traffic.name == *u.class_name) {
       if (u.overflow) c.overflow = *u.overflow;
@@ -448,14 +491,18 @@ const std::array kCommands = {
             "interval (1 us - 1 s) and seen a delay later",
             view_set, true},
     Command{"trim.get", "{}",
-            "trimming: trim_size, trim_fix_lengths, trim_dscp, return_dscp; per class the "
-            "overflow action and return threshold; per port the trim queue and DSCP",
+            "trimming: trim_size, trim_fix_lengths, trim_dscp, return_dscp, the mode and the "
+            "Tofino approximation's settings; per class the overflow action and return "
+            "threshold; per port the trim queue and DSCP",
             trim_get},
     Command{"trim.set",
             "{\"trim_size\": 64-9216, \"trim_fix_lengths\": bool, \"trim_dscp\": -1-63, "
             "\"return_dscp\": -1-63, \"class\": name, \"overflow\": \"drop\"|\"trim\"|"
             "\"return-to-sender\", \"return_threshold_cells\": int, \"port\": name, "
-            "\"trim_queue\": int, \"trim_dscp_toward\": -1-63}",
+            "\"trim_queue\": int, \"trim_dscp_toward\": -1-63, \"mode\": \"ideal\"|"
+            "\"tofino-approx\", \"meters\": \"three\"|\"two\", \"meter_burst\": bytes, "
+            "\"t0\": \"6us\", \"t1\": \"12us\", \"recirc_rate\": \"10Gbit\", "
+            "\"recirc_queue\": bytes, \"recirc_latency\": \"1us\"}",
             "change trimming live; replies with every setting", trim_set, true},
     Command{"counters.reset", "{}", "start counting from zero (and reset the peaks)",
             counters_reset, true},
@@ -613,11 +660,23 @@ std::string effective_config_toml(const ControlContext& ctx) {
   }
   // Trimming as trim.set left it: [trimming], each class's overflow, each port's trim keys.
   const datapath::SwitchConfig& sw = ctx.config.sw;
-  toml::table trimming;
+  // Keys trim.set cannot change (pipelines, line_rate) stay as the file had them.
+  toml::table trimming = root["trimming"].as_table() ? *root["trimming"].as_table() : toml::table{};
   trimming.insert_or_assign("trim_size", static_cast<int64_t>(sw.trim.size));
   trimming.insert_or_assign("trim_fix_lengths", sw.trim.fix_lengths);
   if (sw.trim.dscp >= 0) trimming.insert_or_assign("trim_dscp", sw.trim.dscp);
   if (sw.trim.return_dscp >= 0) trimming.insert_or_assign("return_dscp", sw.trim.return_dscp);
+  trimming.insert_or_assign("mode", sw.trim.tofino_approx ? "tofino-approx" : "ideal");
+  trimming.insert_or_assign("meters", std::string(datapath::to_string(sw.trim.meters)));
+  trimming.insert_or_assign("meter_burst", static_cast<int64_t>(sw.trim.meter_burst_bytes));
+  trimming.insert_or_assign("t0", std::to_string(sw.trim.t0_ns) + "ns");
+  trimming.insert_or_assign("t1", std::to_string(sw.trim.t1_ns) + "ns");
+  if (sw.trim.recirc_rate_bps != 0)
+    trimming.insert_or_assign("recirc_rate", std::to_string(sw.trim.recirc_rate_bps) + "bit");
+  else
+    trimming.erase("recirc_rate");
+  trimming.insert_or_assign("recirc_queue", static_cast<int64_t>(sw.trim.recirc_queue_bytes));
+  trimming.insert_or_assign("recirc_latency", std::to_string(sw.trim.recirc_latency_ns) + "ns");
   root.insert_or_assign("trimming", std::move(trimming));
   if (toml::array* classes = root["classes"].as_array()) {
     for (toml::node& n : *classes) {

@@ -188,16 +188,17 @@ void print_queues(const json& queues) {
   std::vector<std::vector<std::string>> rows;
   for (const json& q : queues) {
     const json& d = q["dropped"];
-    rows.push_back(
-        {q["interface"].get<std::string>() + "/" + std::to_string(q["queue"].get<int>()),
-         fmt_num(q["occupancy_cells"]), fmt_num(q["threshold_cells"]), fmt_num(q["peak_cells"]),
-         fmt_num(q["admitted"]), fmt_num(q["transmitted"]), fmt_num(q["queued"]),
-         fmt_num(d["threshold"]), fmt_num(d["pool_full"]), fmt_num(d["prediction"]),
-         fmt_num(d["pushed_out"]), fmt_num(q["ecn_marked"]), fmt_num(q.value("trimmed", json(0))),
-         human_ns(q["delay_p50_ns"].get<uint64_t>()), human_ns(q["delay_p99_ns"].get<uint64_t>())});
+    rows.push_back({q["interface"].get<std::string>() + "/" + std::to_string(q["queue"].get<int>()),
+                    fmt_num(q["occupancy_cells"]), fmt_num(q["threshold_cells"]),
+                    fmt_num(q["peak_cells"]), fmt_num(q["admitted"]), fmt_num(q["transmitted"]),
+                    fmt_num(q["queued"]), fmt_num(d["threshold"]), fmt_num(d["pool_full"]),
+                    fmt_num(d["prediction"]), fmt_num(d["pushed_out"]), fmt_num(q["ecn_marked"]),
+                    fmt_num(q.value("trimmed", json(0))), fmt_num(q.value("deflected", json(0))),
+                    human_ns(q["delay_p50_ns"].get<uint64_t>()),
+                    human_ns(q["delay_p99_ns"].get<uint64_t>())});
   }
   print_table({"queue", "occ", "thr", "peak", "admitted", "sent", "queued", "drop:thr", "drop:full",
-               "drop:pred", "pushed", "ecn", "trimmed", "p50", "p99"},
+               "drop:pred", "pushed", "ecn", "trimmed", "defl", "p50", "p99"},
               rows);
 }
 

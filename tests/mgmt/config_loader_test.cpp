@@ -183,6 +183,51 @@ interface = "a"
   EXPECT_EQ(r.sw.trim.return_dscp, 7);
 }
 
+TEST(ConfigLoader, TofinoApproxKeys) {
+  const DaemonConfig c = parse_config(R"([buffer]
+size = 1000
+[[classes]]
+name = "data"
+overflow = "trim"
+[trimming]
+mode = "tofino-approx"
+pipelines = 2
+meters = "two"
+line_rate = "10Gbit"
+meter_burst = 6000
+t0 = "3us"
+t1 = "18us"
+recirc_rate = "1Gbit"
+recirc_queue = 20000
+recirc_latency = "2us"
+[[ports]]
+interface = "a"
+[[ports]]
+interface = "b"
+rate = "1Gbit"
+)",
+                                      "t.toml");
+  EXPECT_TRUE(c.sw.trim.tofino_approx);
+  EXPECT_EQ(c.sw.rx_threads, 2u);
+  EXPECT_EQ(c.sw.trim.meters, datapath::MeterVariant::kTwoMeters);
+  EXPECT_EQ(c.sw.trim.line_rate_bps, 10'000'000'000u);
+  EXPECT_EQ(c.sw.trim.meter_burst_bytes, 6000u);
+  EXPECT_EQ(c.sw.trim.t0_ns, 3'000u);
+  EXPECT_EQ(c.sw.trim.t1_ns, 18'000u);
+  EXPECT_EQ(c.sw.trim.recirc_rate_bps, 1'000'000'000u);
+  EXPECT_EQ(c.sw.trim.recirc_queue_bytes, 20'000u);
+  EXPECT_EQ(c.sw.trim.recirc_latency_ns, 2'000u);
+  // The meters' 100 %: a port's own rate first, else line_rate.
+  EXPECT_EQ(datapath::meter_line_rates(c.sw),
+            (std::vector<uint64_t>{10'000'000'000u, 1'000'000'000u}));
+  const DaemonConfig d =
+      parse_config("[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n", "d.toml");
+  EXPECT_FALSE(d.sw.trim.tofino_approx);
+  EXPECT_EQ(d.sw.trim.t0_ns, 6'000u);  // the paper's
+  EXPECT_EQ(d.sw.trim.t1_ns, 12'000u);
+  EXPECT_EQ(d.sw.trim.meters, datapath::MeterVariant::kThreeMeters);
+}
+
 struct BadCase {
   const char* name;
   std::string text;
@@ -248,6 +293,13 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        {"bad.toml:6:", "key 'trim_queue'", "2 queue(s)"}},
       {"trim size", with_ports("[trimming]\ntrim_size = 32\n"), {"bad.toml:6:", "key 'trim_size'"}},
       {"trim dscp", with_ports("[trimming]\ntrim_dscp = 64\n"), {"key 'trim_dscp'", "63"}},
+      {"tofino-approx without a rate",
+       with_ports("[trimming]\nmode = \"tofino-approx\"\n"),
+       {"bad.toml:6:", "key 'mode'", "port 'a' has no rate"}},
+      {"pipelines against rx_threads",
+       "[switch]\nrx_threads = 1\n" + with_ports("[trimming]\npipelines = 2\n"),
+       {"key 'pipelines'", "rx_threads is 1"}},
+      {"trim mode", with_ports("[trimming]\nmode = \"fast\"\n"), {"key 'mode'", "ideal"}},
       {"overflow action",
        with_ports("[[classes]]\nname = \"x\"\noverflow = \"bounce\"\n"),
        {"key 'overflow'", "drop, trim, return-to-sender"}},

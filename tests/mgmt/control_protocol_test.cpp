@@ -160,6 +160,40 @@ TEST(ControlProtocolEffects, TrimSetChangesTheWorkersSettingsAndTheConfig) {
   EXPECT_EQ(handle_request(f.ctx, R"({"cmd":"trim.get"})")["result"]["trim_size"], 256);
 }
 
+// The Tofino approximation's settings go live and into the effective configuration; the mode
+// needs a line rate for every port (pb has none here).
+TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
+  testing::ControlFixture f;
+  const auto code = [&](const char* line) { return handle_request(f.ctx, line)["code"]; };
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"tofino-approx"}})"), "conflict");
+  EXPECT_FALSE(f.core->trim.tofino_approx.load());
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"approx"}})"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"six"}})"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"2s"}})"), "invalid_argument");
+  const json ok = handle_request(f.ctx, R"({"cmd":"trim.set","args":{"meters":"two",
+      "meter_burst":9000,"t0":"3us","t1":"18us","recirc_rate":"10Gbit","recirc_queue":30000,
+      "recirc_latency":"2us"}})");
+  ASSERT_TRUE(ok["ok"]) << ok.dump();
+  EXPECT_EQ(ok["result"]["meters"], "two");
+  EXPECT_EQ(ok["result"]["mode"], "ideal");
+  const datapath::TofinoApprox::Settings& s = f.core->tofino.settings;
+  EXPECT_EQ(s.variant.load(), static_cast<uint8_t>(datapath::MeterVariant::kTwoMeters));
+  EXPECT_EQ(s.burst_bytes.load(), 9000u);
+  EXPECT_EQ(s.t0_ns.load(), 3'000u);
+  EXPECT_EQ(s.t1_ns.load(), 18'000u);
+  EXPECT_EQ(s.recirc_rate_bps.load(), 10'000'000'000u);
+  EXPECT_EQ(s.recirc_queue_bytes.load(), 30'000u);
+  EXPECT_EQ(s.recirc_latency_ns.load(), 2'000u);
+  const DaemonConfig back = parse_config(effective_config_toml(f.ctx), "back.toml");
+  EXPECT_EQ(back.sw.trim.meters, datapath::MeterVariant::kTwoMeters);
+  EXPECT_EQ(back.sw.trim.t0_ns, 3'000u);
+  EXPECT_EQ(back.sw.trim.t1_ns, 18'000u);
+  EXPECT_EQ(back.sw.trim.recirc_rate_bps, 10'000'000'000u);
+  EXPECT_EQ(back.sw.trim.recirc_queue_bytes, 30'000u);
+  EXPECT_EQ(back.sw.trim.recirc_latency_ns, 2'000u);
+  EXPECT_FALSE(back.sw.trim.tofino_approx);
+}
+
 TEST(ControlProtocolEffects, PolicySetSwapsLiveAndABadOneChangesNothing) {
   testing::ControlFixture f;
   ASSERT_TRUE(f.core->buffer.state().try_reserve(0, 100));
