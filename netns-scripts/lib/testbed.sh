@@ -117,6 +117,13 @@ tb_tg() {
   echo "$tg"
 }
 
+# tb_ndp: the path of sharebuf-ndp, the trim-aware transport (SHAREBUF_NDP, else the build).
+tb_ndp() {
+  local ndp=${SHAREBUF_NDP:-$TB_ROOT/build/tools/sharebuf-ndp}
+  [ -x "$ndp" ] || { echo "sharebuf-ndp not built at $ndp (./run.sh build)" >&2; return 1; }
+  echo "$ndp"
+}
+
 # tb_ctl ARGS...: sharebufctl against the running switch's control socket.
 tb_ctl() {
   "${SHAREBUFCTL:-$TB_ROOT/build/mgmt/sharebufctl}" --socket "$TB_DIR/ctl.sock" "$@"

@@ -12,6 +12,7 @@ import e3_report  # noqa: E402
 import e4_report  # noqa: E402
 import e5_report  # noqa: E402
 import e6_checks  # noqa: E402
+import e7_report  # noqa: E402
 import fct_collect  # noqa: E402
 import trim_rx  # noqa: E402
 
@@ -209,3 +210,28 @@ class TrimRx(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class E7Report(unittest.TestCase):
+    """A query completes with its slowest flow; a query with a failed flow has no completion time;
+    retransmission delays pool NACKed and timed-out ones; headers' latency has its own column."""
+
+    def test_cells(self):
+        def flow(query, flow_, fct, failed=0):
+            return {"policy": "dt", "mode": "trim", "fanin": "2", "query": str(query),
+                    "flow": str(flow_), "fct_ns": str(fct), "failed": str(failed)}
+        flows = [flow(0, 0, 10_000_000), flow(0, 1, 30_000_000),
+                 flow(1, 0, 20_000_000), flow(1, 1, 0, failed=1)]
+        events = [{"policy": "dt", "mode": "trim", "fanin": "2", "kind": k, "ns": str(ns)}
+                  for k, ns in (("header", 100_000), ("header", 300_000), ("header", 200_000),
+                                ("nack_retx", 2_000_000), ("rto_retx", 12_000_000))]
+        rows, _ = e7_report.cells(flows, events)
+        self.assertEqual(len(rows), 1)
+        r = rows[0]
+        self.assertEqual(r["queries"], 1)
+        self.assertAlmostEqual(r["qct_mean_ms"], 30.0)
+        self.assertEqual(r["failed"], 1)
+        self.assertEqual((r["retx"], r["rto_retx"]), (2, 1))
+        self.assertAlmostEqual(r["retx_delay_p99_ms"], 12.0)
+        self.assertEqual(r["headers"], 3)
+        self.assertAlmostEqual(r["header_p50_ms"], 0.2)

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# E7's side question: what an unmodified Linux TCP stack does with trimmed segments. Four
+# senders (h2-h5) each run one iperf3 TCP stream (cubic, no ECN) into h1 through p1, shaped to
+# 100 Mbit/s with a 600-cell buffer; the data class's overflow is "drop", then "trim" (128-byte
+# headers, lengths and checksums fixed, strict-priority trim queue), switched live. Per mode and
+# repetition: goodput, the senders' retransmissions (iperf3), and the receiver's TCP counters
+# (nstat in h1's namespace: segments in, segments queued out of order, D-SACKs sent for data
+# that arrived twice).
+#   experiments/e7_tcp_trimmed.sh [--out DIR] [--seconds 5] [--reps 3]
+# Writes DIR/tcp_trimmed.csv and prints a table.
+set -euo pipefail
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+out=results/e7 seconds=5 reps=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "e7_tcp_trimmed.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+  esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "e7_tcp_trimmed.sh: needs root (network namespaces)" >&2; exit 1; }
+out=$(tb_out_dir "$out")
+tb_init
+tb_create 5 cubic 0
+TB_PORT_EXTRA='scheduler = "sp"
+trim_queue = 0' tb_write_config "$TB_DIR/sw.toml" dt 100Mbit "600 cells" 2 '
+[[classes]]
+name = "data"
+queue = 1
+alpha = 1.0
+overflow = "drop"
+[trimming]
+trim_dscp = 8'
+tb_start_switch "$TB_DIR/sw.toml"
+csv="$out/tcp_trimmed.csv"
+echo "mode,rep,goodput_mbps,retransmits,in_segs,ofo_queued,dsack_sent,trimmed" >"$csv"
+for rep in $(seq 1 "$reps"); do
+  for mode in drop trim; do
+    tb_ctl trim.set class=data overflow="$mode" >/dev/null
+    tb_ctl counters.reset >/dev/null
+    for h in 2 3 4 5; do tb_bg 1 iperf3 -s -1 -p $((5200 + h)); done
+    sleep 0.3
+    tb_exec 1 nstat -n >/dev/null  # resets nstat's history in h1
+    pids=()
+    for h in 2 3 4 5; do
+      tb_exec "$h" timeout $((seconds + 20)) iperf3 -c "$(tb_ip 1)" -p $((5200 + h)) -t "$seconds" -J \
+        >"$TB_DIR/iperf-$h.json" &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || tb_die "iperf3 failed"; done
+    tb_exec 1 nstat -a -j >"$TB_DIR/nstat.json"
+    tb_ctl --json queues >"$TB_DIR/queues.json"
+    /usr/bin/python3 - "$TB_DIR" "$mode" "$rep" >>"$csv" <<'PY'
+import json, sys
+d, mode, rep = sys.argv[1:]
+good = retx = 0
+for h in (2, 3, 4, 5):
+    j = json.load(open(f"{d}/iperf-{h}.json"))
+    good += j["end"]["sum_received"]["bits_per_second"] / 1e6
+    retx += j["end"]["sum_sent"].get("retransmits", 0)
+n = json.load(open(f"{d}/nstat.json"))["kernel"]
+q = next(q for q in json.load(open(f"{d}/queues.json")) if q["interface"] == "p1" and q["queue"] == 1)
+dsack = n.get("TcpExtTCPDSACKOldSent", 0) + n.get("TcpExtTCPDSACKOfoSent", 0)
+print(f"{mode},{rep},{good:.1f},{retx},{n.get('TcpInSegs', 0)},{n.get('TcpExtTCPOFOQueue', 0)},"
+      f"{dsack},{q['trimmed']}")
+PY
+  done
+done
+tb_stop_switch || tb_die "sharebufd exited with $?"
+column -s, -t "$csv"

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# E7 (EXPERIMENTS.md): packet trimming under incast. h1 asks h2-h5 for N flows of SIZE bytes at
+# once (sharebuf-ndp: NDP-like, receiver-driven, pulls paced at h1's link rate, first window of
+# 8 packets) through p1, shaped to 100 Mbit/s, with a small shared buffer (600 cells of 80 B).
+# Overflow modes, switched live with trim.set on one running switch per policy: "drop" (lost
+# packets come back after sharebuf-ndp's 10 ms timeout), "trim" (the idealised NDP switch: the
+# refused frame's 128-byte header goes on through the port's strict-priority trim queue) and
+# "tofino" (trimming's Tofino approximation: 2 ingress pipelines, h2/h4 on one, h3/h5 on the
+# other; per-pipeline meters, deflect-on-drop through a 100 Mbit/s recirculation port,
+# notifications; times scaled to the port rate, see docs/experiments/e7-trimming.md).
+# Per (policy, mode, N): query completion time (mean, p99), flow completion time, retransmission
+# delay (first transmission to the retransmission's arrival) and the one-way latency of trimmed
+# headers (the paper's header-arrival view, plotted as CDFs).
+#   experiments/e7_trimming.sh [--out DIR] [--fanin 8,16,32] [--policies dt,credence,lqd]
+#       [--modes drop,trim,tofino] [--queries 20] [--size 65536] [--readme] [--quick]
+# About 4 minutes with the defaults. --quick: N = 16, DT, 5 queries. --readme writes the E7 page's
+# results section. Writes flows.csv, events.csv, summary.csv/.md, header_latency_cdf.png and
+# qct.png into DIR.
+set -euo pipefail
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino queries=20 size=65536
+readme=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out=$2; shift 2 ;;
+    --fanin) fanin=$2; shift 2 ;;
+    --policies) policies=$2; shift 2 ;;
+    --modes) modes=$2; shift 2 ;;
+    --queries) queries=$2; shift 2 ;;
+    --size) size=$2; shift 2 ;;
+    --readme) readme=1; shift ;;
+    --quick) fanin=16; policies=dt; queries=5; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "e7_trimming.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+  esac
+done
+for m in ${modes//,/ }; do
+  case "$m" in drop|trim|tofino) ;; *) echo "e7_trimming.sh: --modes: '$m' is not drop, trim or tofino" >&2; exit 2 ;; esac
+done
+for n in ${fanin//,/ }; do
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 256 ] ||
+    { echo "e7_trimming.sh: --fanin: '$n' is not a number from 1 to 256" >&2; exit 2; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "e7_trimming.sh: needs root (network namespaces)" >&2; exit 1; }
+out=$(tb_out_dir "$out")
+ndp=$(tb_ndp) || exit 1
+tb_init
+echo "policy,mode,fanin,query,flow,server,bytes,packets,fct_ns,trimmed,nack_retx,rto_retx,duplicates,failed" >"$out/flows.csv"
+echo "policy,mode,fanin,query,flow,seq,kind,ns" >"$out/events.csv"
+tb_create 5
+servers=$(for h in 2 3 4 5; do printf '%s,' "$(tb_ip "$h")"; done)
+for policy in ${policies//,/ }; do
+  # Time scaled with the rate: the paper's switch runs 100 Gbit/s ports, these 100 Mbit/s, so its
+  # T0 = 6 us, T1 = 12 us and 1 us recirculation latency last as many packet-times here at
+  # 6 ms, 12 ms and 1 ms.
+  TB_PORT_EXTRA='scheduler = "sp"
+trim_queue = 0' tb_write_config "$TB_DIR/sw.toml" "$policy" 100Mbit "600 cells" 2 '
+[[classes]]
+name = "data"
+queue = 1
+alpha = 1.0
+overflow = "trim"
+[trimming]
+mode = "tofino-approx"
+pipelines = 2
+trim_dscp = 8
+t0 = "6ms"
+t1 = "12ms"
+recirc_rate = "100Mbit"
+recirc_latency = "1ms"'
+  tb_start_switch "$TB_DIR/sw.toml"
+  for h in 2 3 4 5; do tb_bg "$h" timeout 3600 "$ndp" serve --port 9100 --rto 10ms; done
+  sleep 0.3
+  for mode in ${modes//,/ }; do
+    case "$mode" in
+      drop) tb_ctl trim.set class=data overflow=drop >/dev/null ;;
+      trim) tb_ctl trim.set class=data overflow=trim mode=ideal >/dev/null ;;
+      tofino) tb_ctl trim.set class=data overflow=trim mode=tofino-approx >/dev/null ;;
+    esac
+    for n in ${fanin//,/ }; do
+      echo "== E7: $policy, $mode, fan-in $n, $queries queries of ${size} B per flow" >&2
+      tb_exec 1 timeout 600 "$ndp" query --servers "${servers%,}" --flows "$n" --size "$size" \
+        --count "$queries" --gap 30ms --window 8 --pull-rate 100Mbit --timeout 10s \
+        --csv "$TB_DIR/q.csv" --events "$TB_DIR/ev.csv" --seed "$n" ||
+        echo "e7_trimming.sh: some flows of $policy/$mode/N=$n did not complete (failed=1 rows)" >&2
+      tail -n +2 "$TB_DIR/q.csv" | sed "s/^/$policy,$mode,$n,/" >>"$out/flows.csv"
+      tail -n +2 "$TB_DIR/ev.csv" | sed "s/^/$policy,$mode,$n,/" >>"$out/events.csv"
+    done
+  done
+  tb_snapshot_stats "$out/stats-$policy.json" >/dev/null
+  tb_stop_switch || tb_die "sharebufd exited with $?"
+  for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  TB_PIDS=()
+done
+/usr/bin/python3 "$(dirname "$0")/lib/e7_report.py" "$out" "$readme" "$queries" "$size"

@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""E7, packet trimming under incast: the report over experiments/e7_trimming.sh's tables.
+
+usage: e7_report.py OUT README(0|1) QUERIES SIZE
+  Reads OUT/flows.csv and OUT/events.csv (sharebuf-ndp's rows with policy, mode and fan-in in
+  front) and OUT/stats-POLICY.json; writes OUT/summary.csv and summary.md (per policy, mode and
+  fan-in: query completion time mean and p99, flow completion time p99, retransmissions and
+  their delay, trimmed headers and their one-way latency p50/p99, failed flows, and the Tofino
+  approximation's counters per policy), header_latency_cdf.png and qct.png; README=1 writes the
+  E7 page's results section (netns-scripts/lib/doc_section.py).
+"""
+import csv
+import datetime
+import glob
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections import defaultdict
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+MODES = ("drop", "trim", "tofino")
+MODE_LABEL = {"drop": "drop", "trim": "ideal trim", "tofino": "tofino-approx"}
+
+
+def pct(values, p):
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+
+
+def mean(values):
+    return sum(values) / len(values) if values else float("nan")
+
+
+def ms(ns):
+    return ns / 1e6
+
+
+def load(out):
+    flows = list(csv.DictReader(open(f"{out}/flows.csv")))
+    events = list(csv.DictReader(open(f"{out}/events.csv")))
+    return flows, events
+
+
+def cells(flows, events):
+    """Per (policy, mode, fanin): the numbers of the table."""
+    by = defaultdict(list)
+    for r in flows:
+        by[(r["policy"], r["mode"], int(r["fanin"]))].append(r)
+    ev = defaultdict(lambda: defaultdict(list))
+    for e in events:
+        ev[(e["policy"], e["mode"], int(e["fanin"]))][e["kind"]].append(int(e["ns"]))
+    rows = []
+    for key in sorted(by, key=lambda k: (k[0], MODES.index(k[1]) if k[1] in MODES else 9, k[2])):
+        rs = by[key]
+        ok = [r for r in rs if r["failed"] == "0"]
+        qct = defaultdict(int)
+        for r in ok:
+            qct[r["query"]] = max(qct[r["query"]], int(r["fct_ns"]))
+        # A query with a failed flow has no completion time.
+        failed_q = {r["query"] for r in rs if r["failed"] != "0"}
+        qcts = [v for q, v in qct.items() if q not in failed_q]
+        fcts = [int(r["fct_ns"]) for r in ok]
+        e = ev[key]
+        retx = e.get("nack_retx", []) + e.get("rto_retx", [])
+        rows.append({
+            "policy": key[0], "mode": key[1], "fanin": key[2],
+            "queries": len(qcts),
+            "qct_mean_ms": ms(mean(qcts)), "qct_p99_ms": ms(pct(qcts, 99)),
+            "fct_p99_ms": ms(pct(fcts, 99)),
+            "retx": len(retx), "rto_retx": len(e.get("rto_retx", [])),
+            "retx_delay_p50_ms": ms(pct(retx, 50)), "retx_delay_p99_ms": ms(pct(retx, 99)),
+            "headers": len(e.get("header", [])),
+            "header_p50_ms": ms(pct(e.get("header", []), 50)),
+            "header_p99_ms": ms(pct(e.get("header", []), 99)),
+            "failed": sum(1 for r in rs if r["failed"] != "0"),
+        })
+    return rows, ev
+
+
+def fmt(v, digits=2):
+    return "–" if v != v else f"{v:.{digits}f}"
+
+
+def table(rows):
+    lines = ["| policy | mode | N | QCT mean (ms) | QCT p99 (ms) | FCT p99 (ms) | retx (timeout) "
+             "| retx delay p50 / p99 (ms) | headers | header latency p50 / p99 (ms) | failed |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['policy']} | {MODE_LABEL.get(r['mode'], r['mode'])} | {r['fanin']} "
+            f"| {fmt(r['qct_mean_ms'])} | {fmt(r['qct_p99_ms'])} | {fmt(r['fct_p99_ms'])} "
+            f"| {r['retx']} ({r['rto_retx']}) "
+            f"| {fmt(r['retx_delay_p50_ms'])} / {fmt(r['retx_delay_p99_ms'])} | {r['headers']} "
+            f"| {fmt(r['header_p50_ms'])} / {fmt(r['header_p99_ms'])} | {r['failed']} |")
+    return lines
+
+
+def tofino_counters(out):
+    lines = []
+    for path in sorted(glob.glob(f"{out}/stats-*.json")):
+        policy = os.path.basename(path)[len("stats-"):-len(".json")]
+        s = json.load(open(path))
+        p1 = next(p for p in s["ports"] if p["interface"] == "p1")
+        t = p1.get("tofino_approx", {})
+        q = p1["queues"][1]
+        lines.append(
+            f"- {policy}, p1 over the whole run: trimmed {q['trimmed']} (by the meters "
+            f"{t.get('ingress_trimmed', 0)}), deflected {t.get('deflected', 0)} (recirculation "
+            f"port full: {t.get('deflect_dropped', 0)}), notifications "
+            f"{t.get('notifications', 0)}, state changes seen: to pessimistic "
+            f"{t.get('to_pessimistic', 0)}, to half {t.get('to_half', 0)}, to optimistic "
+            f"{t.get('to_optimistic', 0)}; trim queue: sent {p1['queues'][0]['trimmed_sent']}, "
+            f"refused {p1['queues'][0]['trimmed_dropped']}.")
+    return lines
+
+
+def plots(rows, ev, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = sorted(ev)
+    policies = sorted({k[0] for k in keys})
+    fanins = sorted({k[2] for k in keys})
+    fig, axes = plt.subplots(1, len(fanins), figsize=(4.5 * len(fanins), 3.6), squeeze=False)
+    for ax, n in zip(axes[0], fanins):
+        for policy in policies:
+            for mode, style in (("trim", "-"), ("tofino", "--")):
+                v = sorted(ev.get((policy, mode, n), {}).get("header", []))
+                if not v:
+                    continue
+                ax.plot([x / 1e6 for x in v], [(i + 1) / len(v) for i in range(len(v))], style,
+                        label=f"{policy}, {MODE_LABEL[mode]}")
+        ax.set_title(f"N = {n}: trimmed headers")
+        ax.set_xlabel("one-way latency (ms)")
+        ax.set_ylabel("CDF")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(f"{out}/header_latency_cdf.png", dpi=110)
+    plt.close(fig)
+    fig, axes = plt.subplots(1, len(policies), figsize=(4.5 * len(policies), 3.6), squeeze=False)
+    for ax, policy in zip(axes[0], policies):
+        for mode in MODES:
+            pts = [(r["fanin"], r["qct_p99_ms"]) for r in rows
+                   if r["policy"] == policy and r["mode"] == mode]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=MODE_LABEL[mode])
+        ax.set_title(f"{policy}: p99 query completion time")
+        ax.set_xlabel("fan-in N")
+        ax.set_ylabel("ms")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(f"{out}/qct.png", dpi=110)
+    plt.close(fig)
+
+
+def main(argv):
+    if len(argv) != 4:
+        sys.exit(__doc__)
+    out, readme, queries, size = argv[0], argv[1] == "1", int(argv[2]), int(argv[3])
+    flows, events = load(out)
+    rows, ev = cells(flows, events)
+    with open(f"{out}/summary.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["policy"])
+        w.writeheader()
+        w.writerows(rows)
+    lines = [f"{queries} incasts per cell, N flows of {size} B each from 4 senders into one "
+             f"100 Mbit/s port (600-cell buffer); sharebuf-ndp with pulls paced at 100 Mbit/s. "
+             f"A query completes with its last flow; the link alone needs "
+             f"N x {size * 8 / 1e5:.2f} ms at 100 Mbit/s (payload only).", ""]
+    lines += table(rows)
+    lines += ["", *tofino_counters(out), "",
+              f"Produced by `experiments/e7_trimming.sh` on {datetime.date.today()} "
+              f"({platform.node()}, {os.cpu_count()} CPUs)."]
+    body = "\n".join(lines) + "\n"
+    with open(f"{out}/summary.md", "w") as f:
+        f.write(body)
+    print(body)
+    plots(rows, ev, out)
+    if readme:
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/netns-scripts/lib/doc_section.py", "e7",
+                        f"{out}/summary.md", f"{out}/header_latency_cdf.png", f"{out}/qct.png"],
+                       check=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The trim-aware transport through trimming's Tofino approximation: h1 asks h2-h5 for 16 flows of
+# 64 KB at once (sharebuf-ndp, window 8) through p1 shaped to 100 Mbit/s with a small buffer, in
+# [trimming] mode = "tofino-approx" with 2 pipelines (p1,p3,p5 on one RX worker, p2,p4 on the
+# other). Every flow completes; the receiver got trimmed headers and NACKed them, and the
+# retransmissions they asked for arrived; the meters trimmed at ingress and the buffer's
+# refusals were deflected (counted per port), and the counters balance. Then trim.set switches
+# to ideal trimming live, then to drop: with drop the flows complete only through timeouts.
+source "$(dirname "$0")/lib.sh"
+tb_init
+tb_create 5
+ndp=$(tb_ndp) || fail "sharebuf-ndp is not built"
+TB_PORT_EXTRA='scheduler = "sp"
+trim_queue = 0' tb_write_config "$TB_DIR/sw.toml" dt 100Mbit "600 cells" 2 '
+[[classes]]
+name = "data"
+queue = 1
+alpha = 1.0
+overflow = "trim"
+[trimming]
+mode = "tofino-approx"
+pipelines = 2
+trim_dscp = 8
+recirc_rate = "100Mbit"'
+tb_start_switch "$TB_DIR/sw.toml"
+for h in 2 3 4 5; do tb_bg "$h" timeout 60 "$ndp" serve --port 9100 --rto 10ms; done
+sleep 0.3
+servers=$(for h in 2 3 4 5; do printf '%s,' "$(tb_ip "$h")"; done)
+run() {  # run NAME: one round of 8 incasts, CSVs into $TB_DIR/NAME*.csv
+  tb_exec 1 timeout 60 "$ndp" query --servers "${servers%,}" --flows 16 --size 65536 --count 8 \
+    --gap 30ms --window 8 --pull-rate 100Mbit --timeout 5s --csv "$TB_DIR/$1.csv" --events "$TB_DIR/$1-events.csv" ||
+    fail "sharebuf-ndp query ($1) failed: flows did not complete"
+}
+run tofino
+tb_snapshot_stats "$TB_DIR/stats-tofino.json" >/dev/null
+tb_ctl trim.set mode=ideal >/dev/null || fail "trim.set mode=ideal failed"
+run ideal
+tb_ctl trim.set class=data overflow=drop >/dev/null || fail "trim.set overflow=drop failed"
+run drop
+tb_stop_switch || fail "sharebufd exited with $?"
+/usr/bin/python3 - "$TB_DIR" <<'PY' || fail "transport check failed"
+import csv, json, statistics, sys
+d = sys.argv[1]
+def rows(name):
+    return list(csv.DictReader(open(f"{d}/{name}.csv")))
+def total(rs, k):
+    return sum(int(r[k]) for r in rs)
+checks = {}
+for mode in ("tofino", "ideal", "drop"):
+    rs = rows(mode)
+    fct = statistics.mean(int(r["fct_ns"]) for r in rs) / 1e6
+    print(f"{mode:6s}: {len(rs)} flows, mean FCT {fct:.2f} ms, trimmed {total(rs, 'trimmed')}, "
+          f"nack_retx {total(rs, 'nack_retx')}, rto_retx {total(rs, 'rto_retx')}")
+    checks[f"{mode}: 128 flows completed"] = len(rs) == 128 and total(rs, "failed") == 0
+for mode in ("tofino", "ideal"):
+    rs = rows(mode)
+    checks[f"{mode}: trimmed headers arrived"] = total(rs, "trimmed") > 50
+    checks[f"{mode}: NACKed packets came back"] = total(rs, "nack_retx") > 50
+drop = rows("drop")
+checks["drop: no headers, timeouts recover"] = total(drop, "trimmed") == 0 and total(drop, "rto_retx") > 0
+s = json.load(open(f"{d}/stats-tofino.json"))
+p1 = next(p for p in s["ports"] if p["interface"] == "p1")
+t = p1["tofino_approx"]
+print("p1 tofino_approx:", {k: v for k, v in t.items() if k != "states"})
+checks["meters trimmed at ingress"] = t["ingress_trimmed"] > 0
+checks["meter drops counted as reason 'meter'"] = p1["queues"][1]["dropped"]["meter"] == t["ingress_trimmed"]
+checks["deflections counted per queue and port"] = p1["queues"][1]["deflected"] == t["deflected"]
+checks["notifications follow deflections"] = t["notifications"] <= t["deflected"]
+q = p1["queues"][1]
+checks["data queue: received = admitted + dropped"] = q["received"] == q["admitted"] + sum(q["dropped"].values())
+for name, ok in checks.items():
+    print(("ok   " if ok else "FAIL ") + name)
+sys.exit(0 if all(checks.values()) else 1)
+PY
