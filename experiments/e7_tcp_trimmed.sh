@@ -51,7 +51,7 @@ for rep in $(seq 1 "$reps"); do
       pids+=($!)
     done
     for p in "${pids[@]}"; do wait "$p" || tb_die "iperf3 failed"; done
-    tb_exec 1 nstat -a -j >"$TB_DIR/nstat.json"
+    tb_exec 1 nstat -j >"$TB_DIR/nstat.json"  # the change since nstat -n
     tb_ctl --json queues >"$TB_DIR/queues.json"
     /usr/bin/python3 - "$TB_DIR" "$mode" "$rep" >>"$csv" <<'PY'
 import json, sys

@@ -5,9 +5,10 @@
 // trimmed, earns its sender a pull, and the receiver paces pulls at its link rate (--pull-rate),
 // so after the first window the senders together send no faster than the receiver's port
 // drains. Lost packets (a switch that drops instead of trimming) are retransmitted after a
-// timeout, as a datacenter TCP would after its minimum RTO. It measures what E7 reports: per-flow
-// completion times, the delay of every retransmission, and the one-way latency of every trimmed
-// header.
+// timeout, as a datacenter TCP would after its minimum RTO; so are requests, and pulls (a started
+// flow that hears nothing for a timeout while no pull is queued is pulled again). It measures what
+// E7 reports: per-flow completion times, the delay of every retransmission, and the one-way latency
+// of every trimmed header.
 //
 //   sharebuf-ndp serve [--port 9100] [--dscp N] [--rto 10ms] [--duration S]
 //   sharebuf-ndp query --servers IP[:PORT],... --flows N --size BYTES [--count Q] [--gap 20ms]
@@ -242,6 +243,8 @@ struct RecvFlow {
   uint32_t query = 0, flow = 0, server = 0, packets = 0, got = 0;
   uint64_t start = 0, fct = 0;
   uint32_t trimmed = 0, nack_retx = 0, rto_retx = 0, dups = 0;
+  uint64_t heard_ns = 0;  // its last arrival, whole or trimmed
+  uint32_t queued_pulls = 0;
   std::vector<uint8_t> have;
 };
 
@@ -269,7 +272,7 @@ int query(const Options& o) {
   std::vector<uint8_t> buf(65536);
   std::mt19937 rng(o.seed);
   int failed = 0;
-  uint64_t requests_resent = 0;
+  uint64_t requests_resent = 0, pulls_resent = 0;
   auto send_request = [&](const RecvFlow& f) {
     Header h{};
     h.magic = kMagic;
@@ -325,7 +328,11 @@ int query(const Options& o) {
         r.flow = h.flow;
         r.seq = h.seq;
         r.sent_ns = now;
-        if (f.got < f.packets) pulls.push_back(i);
+        f.heard_ns = now;
+        if (f.got < f.packets) {
+          pulls.push_back(i);
+          ++f.queued_pulls;
+        }
         if (!whole) {
           // A trimmed header: ask for the packet again (NACK now, resent on a pull).
           ++f.trimmed;
@@ -359,15 +366,23 @@ int query(const Options& o) {
       // again every timeout until the flow's first packet or header arrives.
       if (now - last_request_scan >= o.rto_ns) {
         last_request_scan = now;
-        for (const RecvFlow& f : flows) {
+        for (RecvFlow& f : flows) {
           if (f.got == 0 && f.trimmed == 0 && now - f.start >= o.rto_ns) {
             send_request(f);
             ++requests_resent;
+          } else if (f.got < f.packets && f.heard_ns != 0 && now - f.heard_ns >= o.rto_ns &&
+                     f.queued_pulls == 0) {
+            // Nothing from a started flow for a timeout and no pull queued: a pull (or the
+            // packets it asked for) was lost; pull again, as NDP's receiver does.
+            pulls.push_back(static_cast<uint32_t>(&f - flows.data()));
+            ++f.queued_pulls;
+            ++pulls_resent;
           }
         }
       }
       while (pull_head < pulls.size() && now >= next_pull) {
         RecvFlow& f = flows[pulls[pull_head++]];
+        --f.queued_pulls;
         if (f.got == f.packets) continue;
         Header r{};
         r.magic = kMagic;
@@ -403,9 +418,12 @@ int query(const Options& o) {
   if (csv != stdout) std::fclose(csv);
   if (ev) std::fclose(ev);
   close(fd);
-  if (requests_resent > 0)
-    std::fprintf(stderr, "sharebuf-ndp: %llu request(s) sent again (no answer within --rto)\n",
-                 static_cast<unsigned long long>(requests_resent));
+  if (requests_resent > 0 || pulls_resent > 0)
+    std::fprintf(stderr,
+                 "sharebuf-ndp: %llu request(s) and %llu pull(s) sent again (no answer within "
+                 "--rto)\n",
+                 static_cast<unsigned long long>(requests_resent),
+                 static_cast<unsigned long long>(pulls_resent));
   if (failed > 0) {
     std::fprintf(stderr, "sharebuf-ndp: %d flow(s) failed\n", failed);
     return 1;
