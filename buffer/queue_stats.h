@@ -34,6 +34,8 @@ struct alignas(64) QueueStats {
   // Trimming's Tofino approximation: frames of this queue the buffer refused that went into a
   // recirculation port (deflect-on-drop), to be trimmed as they leave it.
   std::atomic<uint64_t> deflected_pkts{0};
+  // NDP's trim_newest: frames of this queue trimmed from its tail to admit an arrival.
+  std::atomic<uint64_t> trimmed_newest_pkts{0};
   std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
   std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
   DelayHistogram delay;  // arrival to transmission of every dequeued frame
@@ -67,7 +69,7 @@ struct alignas(64) QueueStats {
 inline void QueueStats::reset() noexcept {
   for (auto* c : {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
                   &dequeued_bytes, &ecn_marked_pkts, &trimmed_pkts, &trimmed_sent_pkts,
-                  &trimmed_dropped_pkts, &bounced_pkts, &deflected_pkts}) {
+                  &trimmed_dropped_pkts, &bounced_pkts, &deflected_pkts, &trimmed_newest_pkts}) {
     c->store(0, std::memory_order_relaxed);
   }
   for (size_t r = 0; r < kNumDropReasons; ++r) {

@@ -108,11 +108,27 @@ bool SharedBuffer::plan_victims(uint32_t q, uint32_t need, uint32_t held, bool f
   return true;
 }
 
-uint32_t SharedBuffer::evict_planned(CellCache& cache, uint32_t q, bool from_head) noexcept {
+void SharedBuffer::record_evicted(uint32_t head, EvictedFrames* evicted) const noexcept {
+  if (evicted == nullptr) return;
+  const PacketDescriptor& d = pool_.descriptor(head);
+  if (evicted->frames.size() == evicted->frames.capacity() ||
+      evicted->bytes.size() + d.bytes > evicted->bytes.capacity()) {
+    ++evicted->skipped;  // no room reserved: growing here would allocate under the lock
+    return;
+  }
+  const size_t offset = evicted->bytes.size();
+  evicted->bytes.resize(offset + d.bytes);
+  pool_.read_frame(head, std::span<std::byte>(evicted->bytes).subspan(offset, d.bytes));
+  evicted->frames.push_back({d, offset});
+}
+
+uint32_t SharedBuffer::evict_planned(CellCache& cache, uint32_t q, bool from_head,
+                                     EvictedFrames* evicted) noexcept {
   uint32_t moved = 0;
   for (const uint32_t j : plan_victims_) {
     const uint32_t head = from_head ? queues_[j].pop_head() : queues_[j].pop_tail();
     if (head == kNoCell) continue;  // its egress sent the queue's last frames meanwhile
+    record_evicted(head, evicted);
     const uint32_t c = pool_.descriptor(head).cells;
     count_drop(j, DropReason::kPushedOut, c);
     state_.transfer(j, q, c);  // the victim's cells go to q: a racing arrival cannot take them
@@ -123,7 +139,8 @@ uint32_t SharedBuffer::evict_planned(CellCache& cache, uint32_t q, bool from_hea
 }
 
 SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uint32_t cells,
-                                               bool from_head, VictimPicker pick) noexcept {
+                                               bool from_head, VictimPicker pick,
+                                               EvictedFrames* evicted) noexcept {
   RoomMade out;
   std::lock_guard guard(push_out_lock_);
   uint32_t held = state_.reserve_up_to(q, cells);
@@ -145,7 +162,7 @@ SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uin
       break;
     }
     if (plan_victims(q, cells - held, held, from_head, pick)) {
-      const uint32_t moved = evict_planned(cache, q, from_head);
+      const uint32_t moved = evict_planned(cache, q, from_head, evicted);
       held += moved;
       out.pushed_out_cells += moved;
     } else if (round == 0) {
@@ -192,9 +209,11 @@ size_t SharedBuffer::dequeue_copy(CellCache& cache, uint32_t q, std::span<std::b
   return n;
 }
 
-uint32_t SharedBuffer::push_out(CellCache& cache, uint32_t q, bool from_head) noexcept {
+uint32_t SharedBuffer::push_out(CellCache& cache, uint32_t q, bool from_head,
+                                EvictedFrames* evicted) noexcept {
   const uint32_t head = from_head ? queues_[q].pop_head() : queues_[q].pop_tail();
   if (head == kNoCell) return 0;
+  record_evicted(head, evicted);
   const uint32_t cells = pool_.descriptor(head).cells;
   count_drop(q, DropReason::kPushedOut, cells);
   pool_.free_frame(cache, head);

@@ -48,6 +48,32 @@ struct FrameMeta {
   uint8_t flags = 0;
 };
 
+// Copies of frames a push-out evicted, for the caller to act on after the eviction (trimming
+// pushed-out frames, datapath/admission_step.h). Filled while the push-out lock is held, so it
+// only copies into the room the caller reserved (reserve()); a frame that does not fit is not
+// recorded (`skipped`).
+struct EvictedFrames {
+  struct Frame {
+    PacketDescriptor desc;  // its queue, class, ingress port, flags, length
+    size_t offset = 0;      // its bytes: bytes[offset, offset + desc.bytes)
+  };
+  void reserve(size_t bytes_capacity, size_t frames_capacity) {
+    bytes.reserve(bytes_capacity);
+    frames.reserve(frames_capacity);
+  }
+  void clear() noexcept {
+    bytes.clear();
+    frames.clear();
+    skipped = 0;
+  }
+  std::span<const std::byte> frame_bytes(const Frame& f) const noexcept {
+    return std::span<const std::byte>(bytes).subspan(f.offset, f.desc.bytes);
+  }
+  std::vector<std::byte> bytes;
+  std::vector<Frame> frames;
+  uint32_t skipped = 0;
+};
+
 class SharedBuffer {
  public:
   explicit SharedBuffer(const BufferConfig& config);
@@ -99,7 +125,9 @@ class SharedBuffer {
 
   // Evicts one frame of queue q (its tail, or its head) and counts it as a pushed_out drop of q.
   // Returns the cells freed, 0 if q was empty.
-  uint32_t push_out(CellCache& cache, uint32_t q, bool from_head) noexcept;
+  // `evicted` (optional) receives a copy of the frame.
+  uint32_t push_out(CellCache& cache, uint32_t q, bool from_head,
+                    EvictedFrames* evicted = nullptr) noexcept;
 
   // Push-out (LQD, POLICIES.md): reserves `cells` cells for an arrival to queue q, taking what
   // is free and pushing out frames of other queues for the rest. The push-outs are planned
@@ -124,8 +152,9 @@ class SharedBuffer {
     bool reserved = false;
     uint32_t pushed_out_cells = 0;
   };
+  // `evicted` (optional) receives a copy of every frame pushed out.
   RoomMade make_room(CellCache& cache, uint32_t q, uint32_t cells, bool from_head,
-                     VictimPicker pick) noexcept;
+                     VictimPicker pick, EvictedFrames* evicted = nullptr) noexcept;
   // Like enqueue(), for a frame whose cells make_room() already reserved in queue q.
   void enqueue_reserved(CellCache& cache, uint32_t q, std::span<const std::byte> frame,
                         const FrameMeta& meta) noexcept;
@@ -151,7 +180,10 @@ class SharedBuffer {
   // among the longest), then evict the planned frames, moving their cells to q; returns them.
   bool plan_victims(uint32_t q, uint32_t need, uint32_t held, bool from_head,
                     VictimPicker pick) noexcept;
-  uint32_t evict_planned(CellCache& cache, uint32_t q, bool from_head) noexcept;
+  uint32_t evict_planned(CellCache& cache, uint32_t q, bool from_head,
+                         EvictedFrames* evicted) noexcept;
+  // Appends frame `head` to `evicted` if it has room.
+  void record_evicted(uint32_t head, EvictedFrames* evicted) const noexcept;
 
   BufferLayout layout_;
   CellPool pool_;

@@ -24,7 +24,8 @@ buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& 
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
-                             const buffer::FrameMeta& meta) noexcept {
+                             const buffer::FrameMeta& meta,
+                             buffer::EvictedFrames* evicted) noexcept {
   AdmissionOutcome out;
   buffer.count_arrival(ctx.queue);
   // Telemetry shows the threshold of the latest arrival's class; stored only when it changes, so
@@ -39,8 +40,9 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
     case Action::kPushOut: {
       // LQD: plan the push-outs, carry them out and keep the cells for this frame, atomically
       // (buffer/shared_buffer.h); a refused plan pushes nothing out.
-      const buffer::SharedBuffer::RoomMade room = buffer.make_room(
-          cache, ctx.queue, ctx.cells, verdict.from_head, &policies::LqdPolicy::pick_victim);
+      const buffer::SharedBuffer::RoomMade room =
+          buffer.make_room(cache, ctx.queue, ctx.cells, verdict.from_head,
+                           &policies::LqdPolicy::pick_victim, evicted);
       out.pushed_out_cells = room.pushed_out_cells;
       if (!room.reserved) {
         out.reason = DropReason::kPoolFull;

@@ -29,10 +29,12 @@ buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& 
 
 // `ctx.cells` must be buffer.layout().cells_for(frame.size()). A kTrim verdict is a refusal here
 // (dropped with its reason); the caller applies the class's overflow action (admit_trimmed).
+// `evicted` (optional) receives copies of the frames a push-out evicted for this one.
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
-                             const buffer::FrameMeta& meta) noexcept;
+                             const buffer::FrameMeta& meta,
+                             buffer::EvictedFrames* evicted = nullptr) noexcept;
 
 // The overflow actions "trim" and "return-to-sender" for a frame of `from.queue` (refused there,
 // or for return-to-sender admitted above the class's return threshold): a copy cut by

@@ -25,6 +25,10 @@ void RxWorker::run() {
   for (const auto& port : core_.ports)
     max_frame = std::max(max_frame, port->io->rx_capacity());
   scratch_.resize(max_frame + 4);
+  // Push-outs copy their victims here (no allocation under the push-out lock): room for 64
+  // frames of the largest size.
+  evicted_.reserve(64 * (size_t{max_frame} + 4), 64);
+  rng_ = core_.config.trim.seed * 0x9E3779B97F4A7C15ull + worker_ + 1;
   const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
   const bool parking = core_.config.rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
   const bool leader = worker_ == 0;
@@ -316,9 +320,14 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
     outcome.reason = buffer::DropReason::kMeter;
     core_.buffer.count_drop(q, outcome.reason, ctx.cells);
   } else {
+    if (overflow == OverflowAction::kTrim) maybe_trim_newest(ctx, policy, view, cache);
+    evicted_.clear();
     outcome = admit_frame(
         policy, core_.buffer, cache, view, ctx,
-        std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta);
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta,
+        &evicted_);
+    // Frames LQD pushed out for this one get their class's overflow action too.
+    if (!evicted_.frames.empty()) trim_evicted(policy, view, cache, now_ns);
   }
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
@@ -364,7 +373,7 @@ bool RxWorker::send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame,
     const int return_dscp = ts.return_dscp.load(kRelaxed);
     if (return_dscp >= 0 && parsed.dscp == return_dscp) return false;
   }
-  const uint32_t via = return_to_sender ? port_ : out_port;
+  const uint32_t via = return_to_sender ? meta.in_port : out_port;
   const TrimOptions opts = trim_options(via, return_to_sender);
   if (trim_scratch_.size() < frame.size())
     trim_scratch_.resize(std::max<size_t>(frame.size(), 16384));
@@ -430,6 +439,57 @@ bool RxWorker::release_deflected(buffer::CellCache& cache) {
     flush_pending(cache);
   }
   return core_.tofino.any_deflected();
+}
+
+void RxWorker::trim_evicted(policies::Policy& policy, const buffer::BufferView& view,
+                            buffer::CellCache& cache, uint64_t now_ns) {
+  const buffer::BufferLayout& layout = core_.buffer.layout();
+  for (const buffer::EvictedFrames::Frame& f : evicted_.frames) {
+    const OverflowAction action = core_.trim.overflow_of(f.desc.class_id);
+    if (action == OverflowAction::kDrop) continue;
+    const std::span<const std::byte> raw = evicted_.frame_bytes(f);
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
+    const ParsedFrame parsed = parse_frame(bytes);
+    if (!parsed.ok()) continue;
+    const uint32_t port = layout.port_of(f.desc.queue);
+    const policies::ArrivalContext ctx{.now_ns = now_ns,
+                                       .queue = f.desc.queue,
+                                       .port = static_cast<uint16_t>(port),
+                                       .class_id = f.desc.class_id,
+                                       .cells = f.desc.cells,
+                                       .bytes = f.desc.bytes,
+                                       .flow_hash = flow_hash(parsed)};
+    const buffer::FrameMeta meta{.arrival_ns = f.desc.arrival_ns,
+                                 .in_port = f.desc.in_port,
+                                 .class_id = f.desc.class_id,
+                                 .flags = f.desc.flags};
+    // The copy's own admission does not trim what it pushes out in turn (evicted_ is being read).
+    send_cut_copy(port, bytes, parsed, ctx, meta, policy, view, cache,
+                  action == OverflowAction::kReturnToSender);
+  }
+  evicted_.clear();
+}
+
+void RxWorker::maybe_trim_newest(const policies::ArrivalContext& ctx, policies::Policy& policy,
+                                 const buffer::BufferView& view, buffer::CellCache& cache) {
+  const uint32_t p = core_.trim.trim_newest_p16.load(std::memory_order_relaxed);
+  if (p == 0) return;
+  const buffer::BufferState& st = core_.buffer.state();
+  const bool full =
+      st.free_cells() < ctx.cells ||
+      st.queue_cells(ctx.queue) + ctx.cells > policy.threshold_cells(ctx.queue, ctx.class_id, view);
+  if (!full) return;
+  // xorshift64: a seeded sequence per RX worker, so a run with one worker repeats.
+  rng_ ^= rng_ << 13;
+  rng_ ^= rng_ >> 7;
+  rng_ ^= rng_ << 17;
+  if ((rng_ & 0xffff) >= p) return;
+  // NDP's switch: the newest queued frame is trimmed instead of the arrival, so the same
+  // flows are not always the ones cut (counted pushed_out, and trimmed, at its queue).
+  evicted_.clear();
+  if (core_.buffer.push_out(cache, ctx.queue, /*from_head=*/false, &evicted_) == 0) return;
+  core_.buffer.stats(ctx.queue).trimmed_newest_pkts.fetch_add(1, std::memory_order_relaxed);
+  trim_evicted(policy, view, cache, ctx.now_ns);
 }
 
 }  // namespace sharebuf::datapath

@@ -44,8 +44,8 @@ class RxWorker {
   void handle(const RxFrame& rx, policies::Policy& policy, const buffer::BufferView& view,
               uint64_t now_ns, buffer::CellCache& cache);
   // The cut copy of a frame for the trim or return-to-sender overflow action, admitted to the
-  // trim queue of the egress port (trim) or of this worker's ingress port (returned); true if it
-  // was enqueued.
+  // trim queue of the egress port (trim) or of its ingress port (meta.in_port: returned); true if
+  // it was enqueued.
   bool send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
                      const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta,
                      policies::Policy& policy, const buffer::BufferView& view,
@@ -59,6 +59,14 @@ class RxWorker {
   void deflect(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
                const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta);
   bool release_deflected(buffer::CellCache& cache);
+  // The overflow action of frames a push-out evicted (evicted_): their cut copies go to their
+  // port's trim queue (or back to their sender).
+  void trim_evicted(policies::Policy& policy, const buffer::BufferView& view,
+                    buffer::CellCache& cache, uint64_t now_ns);
+  // NDP's option ([trimming] trim_newest): when the arrival would overflow its queue, with that
+  // probability the queue's newest frame is trimmed instead and the arrival admitted.
+  void maybe_trim_newest(const policies::ArrivalContext& ctx, policies::Policy& policy,
+                         const buffer::BufferView& view, buffer::CellCache& cache);
   void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
@@ -84,6 +92,8 @@ class RxWorker {
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
   std::vector<uint8_t> trim_scratch_;              // a refused frame's copy being trimmed
   std::vector<TofinoApprox::Deflected> departed_;  // left a recirculation port this round
+  buffer::EvictedFrames evicted_;                  // frames a push-out evicted for an arrival
+  uint64_t rng_ = 1;                               // trim_newest's coin
 };
 
 }  // namespace sharebuf::datapath

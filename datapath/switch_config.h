@@ -43,6 +43,11 @@ struct TrimConfig {
   // through an emulated recirculation port, congestion notifications; "ideal" trims what the
   // buffer refuses. The pipelines are the RX workers ([trimming] pipelines sets rx_threads).
   bool tofino_approx = false;
+  // NDP's option: when a trim class's arrival would overflow its queue, with this probability
+  // the queue's newest frame is trimmed instead and the arrival admitted (0: off); `seed` seeds
+  // each RX worker's coin.
+  double trim_newest = 0;
+  uint64_t seed = 1;
   MeterVariant meters = MeterVariant::kThreeMeters;
   uint64_t line_rate_bps = 0;  // the meters' 100 % for ports without a `rate`
   uint32_t meter_burst_bytes = 12'000;

@@ -127,6 +127,7 @@ nlohmann::json SwitchControl::stats() const {
            {"trimmed_dropped", s.trimmed_dropped_pkts.load(kRelaxed)},
            {"bounced", s.bounced_pkts.load(kRelaxed)},
            {"deflected", s.deflected_pkts.load(kRelaxed)},
+           {"trimmed_newest", s.trimmed_newest_pkts.load(kRelaxed)},
            {"delay_p50_ns", s.delay.quantile(0.5)},
            {"delay_p99_ns", s.delay.quantile(0.99)},
            {"delay_histogram", delay_buckets(s.delay)},
@@ -371,6 +372,7 @@ nlohmann::json SwitchControl::trimming() const {
           {"trim_dscp", t.dscp.load(kRelaxed)},
           {"return_dscp", t.return_dscp.load(kRelaxed)},
           {"mode", t.tofino_approx.load(kRelaxed) ? "tofino-approx" : "ideal"},
+          {"trim_newest", t.trim_newest_p16.load(kRelaxed) / 65536.0},
           {"pipelines", core_.tofino.pipelines()},
           {"meters", to_string(static_cast<MeterVariant>(ts.variant.load(kRelaxed)))},
           {"meter_burst", ts.burst_bytes.load(kRelaxed)},
@@ -421,6 +423,8 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
     return invalid("t0 and t1 must be at most 1 s");
   if (u.recirc_queue && (*u.recirc_queue < 1500 || *u.recirc_queue > (64u << 20)))
     return invalid("recirc_queue must be from 1500 bytes to 64 MiB");
+  if (u.trim_newest && !(*u.trim_newest >= 0 && *u.trim_newest <= 1))
+    return invalid("trim_newest must be a probability from 0 to 1");
   if (u.recirc_latency_ns && *u.recirc_latency_ns > 1'000'000'000)
     return invalid("recirc_latency must be at most 1 s");
   if (u.tofino_approx && *u.tofino_approx) {
@@ -436,6 +440,8 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
   TofinoApprox::Settings& ts = core_.tofino.settings;
   constexpr auto kRelaxed = std::memory_order_relaxed;
   if (u.tofino_approx) t.tofino_approx.store(*u.tofino_approx, kRelaxed);
+  if (u.trim_newest)
+    t.trim_newest_p16.store(TrimSettings::probability_p16(*u.trim_newest), kRelaxed);
   if (u.meters) ts.variant.store(static_cast<uint8_t>(*u.meters), kRelaxed);
   if (u.meter_burst) ts.burst_bytes.store(*u.meter_burst, kRelaxed);
   if (u.t0_ns) ts.t0_ns.store(*u.t0_ns, kRelaxed);

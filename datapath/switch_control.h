@@ -85,6 +85,7 @@ struct TrimUpdate {
   std::optional<uint64_t> recirc_rate_bps;  // 0: the egress port's line rate
   std::optional<uint32_t> recirc_queue;     // bytes, 1500 B - 64 MiB
   std::optional<uint64_t> recirc_latency_ns;
+  std::optional<double> trim_newest;  // probability 0-1
 };
 
 struct ViewSettings {

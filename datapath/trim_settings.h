@@ -24,6 +24,7 @@ struct TrimSettings {
     dscp.store(cfg.trim.dscp);
     return_dscp.store(cfg.trim.return_dscp);
     tofino_approx.store(cfg.trim.tofino_approx);
+    trim_newest_p16.store(probability_p16(cfg.trim.trim_newest));
     for (size_t c = 0; c < cfg.classes.size(); ++c) {
       overflow[c].store(static_cast<uint8_t>(cfg.classes[c].overflow));
       return_threshold[c].store(cfg.classes[c].return_threshold_cells);
@@ -42,8 +43,13 @@ struct TrimSettings {
   std::atomic<bool> fix_lengths{true};
   std::atomic<int> dscp{-1};
   std::atomic<int> return_dscp{-1};
-  std::atomic<bool> tofino_approx{false};            // mode: "tofino-approx" (true) or "ideal"
-  std::unique_ptr<std::atomic<uint8_t>[]> overflow;  // per class: OverflowAction
+  std::atomic<bool> tofino_approx{false};  // mode: "tofino-approx" (true) or "ideal"
+  // trim_newest as a probability in 1/65536 (0: off).
+  std::atomic<uint32_t> trim_newest_p16{0};
+  static uint32_t probability_p16(double p) noexcept {
+    return static_cast<uint32_t>(p * 65536.0 + 0.5);
+  }
+  std::unique_ptr<std::atomic<uint8_t>[]> overflow;           // per class: OverflowAction
   std::unique_ptr<std::atomic<uint32_t>[]> return_threshold;  // per class, cells
   std::unique_ptr<std::atomic<uint32_t>[]> trim_queue;        // per port: queue index
   std::unique_ptr<std::atomic<int>[]> dscp_toward;            // per port

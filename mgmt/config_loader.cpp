@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -489,6 +490,9 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
     sw.trim.recirc_latency_ns =
         r.with_unit("recirc_latency", parse_duration_ns).value_or(sw.trim.recirc_latency_ns);
     if (sw.trim.recirc_latency_ns > 1'000'000'000) r.fail("recirc_latency", "must be at most 1s");
+    sw.trim.trim_newest = r.number("trim_newest", 0, 1).value_or(0);
+    if (const auto seed = r.integer("seed", 0, std::numeric_limits<int64_t>::max()))
+      sw.trim.seed = static_cast<uint64_t>(*seed);
     r.finish();
   }
 

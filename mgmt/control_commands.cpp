@@ -275,10 +275,10 @@ int64_t arg_int(const json& args, const char* key, int64_t min, int64_t max) {
 }
 
 json trim_set(ControlContext& ctx, const json& args) {
-  only_keys(args,
-            {"trim_size", "trim_fix_lengths", "trim_dscp", "return_dscp", "class", "overflow",
-             "return_threshold_cells", "port", "trim_queue", "trim_dscp_toward", "mode", "meters",
-             "meter_burst", "t0", "t1", "recirc_rate", "recirc_queue", "recirc_latency"});
+  only_keys(args, {"trim_size", "trim_fix_lengths", "trim_dscp", "return_dscp", "class", "overflow",
+                   "return_threshold_cells", "port", "trim_queue", "trim_dscp_toward", "mode",
+                   "meters", "meter_burst", "t0", "t1", "recirc_rate", "recirc_queue",
+                   "recirc_latency", "trim_newest"});
   datapath::TrimUpdate u;
   if (args.contains("trim_size"))
     u.trim_size = static_cast<uint32_t>(arg_int(args, "trim_size", 64, 9216));
@@ -340,6 +340,12 @@ json trim_set(ControlContext& ctx, const json& args) {
     u.recirc_queue = static_cast<uint32_t>(arg_int(args, "recirc_queue", 1500, 64 << 20));
   if (args.contains("recirc_latency"))
     u.recirc_latency_ns = with_unit("recirc_latency", common::parse_duration_ns);
+  if (args.contains("trim_newest")) {
+    const json& v = args["trim_newest"];
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
+      throw RequestError("argument 'trim_newest' must be a probability from 0 to 1");
+    u.trim_newest = v.get<double>();
+  }
   if (const auto err = ctx.sw.set_trimming(u)) throw RequestError(*err);
   // The effective configuration follows (config, and what a restart would load).
   datapath::SwitchConfig& sw = ctx.config.sw;
@@ -348,6 +354,7 @@ json trim_set(ControlContext& ctx, const json& args) {
   if (u.trim_dscp) sw.trim.dscp = *u.trim_dscp;
   if (u.return_dscp) sw.trim.return_dscp = *u.return_dscp;
   if (u.tofino_approx) sw.trim.tofino_approx = *u.tofino_approx;
+  if (u.trim_newest) sw.trim.trim_newest = *u.trim_newest;
   if (u.meters) sw.trim.meters = *u.meters;
   if (u.meter_burst) sw.trim.meter_burst_bytes = *u.meter_burst;
   if (u.t0_ns) sw.trim.t0_ns = *u.t0_ns;
@@ -502,7 +509,7 @@ const std::array kCommands = {
             "\"trim_queue\": int, \"trim_dscp_toward\": -1-63, \"mode\": \"ideal\"|"
             "\"tofino-approx\", \"meters\": \"three\"|\"two\", \"meter_burst\": bytes, "
             "\"t0\": \"6us\", \"t1\": \"12us\", \"recirc_rate\": \"10Gbit\", "
-            "\"recirc_queue\": bytes, \"recirc_latency\": \"1us\"}",
+            "\"recirc_queue\": bytes, \"recirc_latency\": \"1us\", \"trim_newest\": 0-1}",
             "change trimming live; replies with every setting", trim_set, true},
     Command{"counters.reset", "{}", "start counting from zero (and reset the peaks)",
             counters_reset, true},
@@ -667,6 +674,7 @@ std::string effective_config_toml(const ControlContext& ctx) {
   if (sw.trim.dscp >= 0) trimming.insert_or_assign("trim_dscp", sw.trim.dscp);
   if (sw.trim.return_dscp >= 0) trimming.insert_or_assign("return_dscp", sw.trim.return_dscp);
   trimming.insert_or_assign("mode", sw.trim.tofino_approx ? "tofino-approx" : "ideal");
+  trimming.insert_or_assign("trim_newest", sw.trim.trim_newest);
   trimming.insert_or_assign("meters", std::string(datapath::to_string(sw.trim.meters)));
   trimming.insert_or_assign("meter_burst", static_cast<int64_t>(sw.trim.meter_burst_bytes));
   trimming.insert_or_assign("t0", std::to_string(sw.trim.t0_ns) + "ns");

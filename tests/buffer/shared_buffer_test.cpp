@@ -64,6 +64,28 @@ TEST_F(SharedBufferTest, PushOutFromTailAndHeadIsCountedAsPushedOut) {
   EXPECT_EQ(out[0], std::byte{2});
 }
 
+// Push-outs hand copies of their victims to the caller (trimming pushed-out frames): bytes,
+// queue, class; a recorder without room skips a frame rather than allocate.
+TEST_F(SharedBufferTest, PushOutRecordsTheEvictedFrames) {
+  ASSERT_TRUE(arrive(0, 160, 0x11));
+  ASSERT_TRUE(arrive(0, 240, 0x22));
+  EvictedFrames evicted;
+  evicted.reserve(1000, 4);
+  EXPECT_EQ(buffer_->push_out(*cache_, 0, /*from_head=*/false, &evicted), 3u);
+  ASSERT_EQ(evicted.frames.size(), 1u);
+  const EvictedFrames::Frame& f = evicted.frames[0];
+  EXPECT_EQ(f.desc.bytes, 240u);
+  EXPECT_EQ(f.desc.queue, 0u);
+  EXPECT_EQ(f.desc.class_id, 3u);
+  ASSERT_EQ(evicted.frame_bytes(f).size(), 240u);
+  EXPECT_EQ(evicted.frame_bytes(f)[239], std::byte{0x22});
+  EvictedFrames full;
+  full.reserve(100, 4);  // less than the 160-byte frame
+  EXPECT_EQ(buffer_->push_out(*cache_, 0, false, &full), 2u);
+  EXPECT_TRUE(full.frames.empty());
+  EXPECT_EQ(full.skipped, 1u);
+}
+
 // make_room() when an egress worker sends a planned victim between planning and eviction: the
 // picker below plays that egress worker, dequeuing (and holding) the first victim's frame while
 // the plan goes on. The shortfall is planned again from the queues still longer than the
@@ -111,7 +133,10 @@ TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
   // A 1500-byte arrival (94 cells) to the empty queue 0 plans queue 1's frame, then (the egress
   // takes that frame) one frame of queue 2 and one of queue 3: 50 cells short at eviction.
   buffer_->count_arrival(0);
-  const SharedBuffer::RoomMade room = buffer_->make_room(*cache_, 0, 94, false, &racing_pick);
+  EvictedFrames evicted;
+  evicted.reserve(4000, 8);
+  const SharedBuffer::RoomMade room =
+      buffer_->make_room(*cache_, 0, 94, false, &racing_pick, &evicted);
   ASSERT_NE(held_by_egress, kNoCell) << "the picker never played the egress worker";
   EXPECT_TRUE(room.reserved);
   EXPECT_EQ(room.pushed_out_cells, 100u);  // all four 25-cell frames
@@ -125,6 +150,12 @@ TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
   EXPECT_EQ(buffer_->stats(2).dropped_cells[static_cast<size_t>(DropReason::kPushedOut)] +
                 buffer_->stats(3).dropped_cells[static_cast<size_t>(DropReason::kPushedOut)],
             room.pushed_out_cells);
+  // Every frame pushed out was recorded, from the queues it left.
+  ASSERT_EQ(evicted.frames.size(), 4u);
+  for (const EvictedFrames::Frame& f : evicted.frames) {
+    EXPECT_TRUE(f.desc.queue == 2 || f.desc.queue == 3);
+    EXPECT_EQ(f.desc.bytes, 400u);
+  }
   buffer_->release(*cache_, held_by_egress);  // the egress worker sent it
 }
 

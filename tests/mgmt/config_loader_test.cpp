@@ -200,6 +200,8 @@ t1 = "18us"
 recirc_rate = "1Gbit"
 recirc_queue = 20000
 recirc_latency = "2us"
+trim_newest = 0.5
+seed = 7
 [[ports]]
 interface = "a"
 [[ports]]
@@ -217,6 +219,8 @@ rate = "1Gbit"
   EXPECT_EQ(c.sw.trim.recirc_rate_bps, 1'000'000'000u);
   EXPECT_EQ(c.sw.trim.recirc_queue_bytes, 20'000u);
   EXPECT_EQ(c.sw.trim.recirc_latency_ns, 2'000u);
+  EXPECT_DOUBLE_EQ(c.sw.trim.trim_newest, 0.5);
+  EXPECT_EQ(c.sw.trim.seed, 7u);
   // The meters' 100 %: a port's own rate first, else line_rate.
   EXPECT_EQ(datapath::meter_line_rates(c.sw),
             (std::vector<uint64_t>{10'000'000'000u, 1'000'000'000u}));
@@ -300,6 +304,7 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        "[switch]\nrx_threads = 1\n" + with_ports("[trimming]\npipelines = 2\n"),
        {"key 'pipelines'", "rx_threads is 1"}},
       {"trim mode", with_ports("[trimming]\nmode = \"fast\"\n"), {"key 'mode'", "ideal"}},
+      {"trim_newest", with_ports("[trimming]\ntrim_newest = 2\n"), {"key 'trim_newest'"}},
       {"overflow action",
        with_ports("[[classes]]\nname = \"x\"\noverflow = \"bounce\"\n"),
        {"key 'overflow'", "drop, trim, return-to-sender"}},

@@ -172,7 +172,7 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"2s"}})"), "invalid_argument");
   const json ok = handle_request(f.ctx, R"({"cmd":"trim.set","args":{"meters":"two",
       "meter_burst":9000,"t0":"3us","t1":"18us","recirc_rate":"10Gbit","recirc_queue":30000,
-      "recirc_latency":"2us"}})");
+      "recirc_latency":"2us","trim_newest":0.25}})");
   ASSERT_TRUE(ok["ok"]) << ok.dump();
   EXPECT_EQ(ok["result"]["meters"], "two");
   EXPECT_EQ(ok["result"]["mode"], "ideal");
@@ -184,6 +184,9 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(s.recirc_rate_bps.load(), 10'000'000'000u);
   EXPECT_EQ(s.recirc_queue_bytes.load(), 30'000u);
   EXPECT_EQ(s.recirc_latency_ns.load(), 2'000u);
+  EXPECT_EQ(f.core->trim.trim_newest_p16.load(), 16384u);
+  EXPECT_EQ(ok["result"]["trim_newest"], 0.25);
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"trim_newest":1.5}})"), "bad_request");
   const DaemonConfig back = parse_config(effective_config_toml(f.ctx), "back.toml");
   EXPECT_EQ(back.sw.trim.meters, datapath::MeterVariant::kTwoMeters);
   EXPECT_EQ(back.sw.trim.t0_ns, 3'000u);
@@ -191,6 +194,7 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(back.sw.trim.recirc_rate_bps, 10'000'000'000u);
   EXPECT_EQ(back.sw.trim.recirc_queue_bytes, 30'000u);
   EXPECT_EQ(back.sw.trim.recirc_latency_ns, 2'000u);
+  EXPECT_DOUBLE_EQ(back.sw.trim.trim_newest, 0.25);
   EXPECT_FALSE(back.sw.trim.tofino_approx);
 }
 
