@@ -25,7 +25,8 @@
 //
 // Output: --csv (one row per flow: query, flow, server, bytes, packets, fct_ns, trimmed headers,
 // retransmissions after a NACK, after a timeout, duplicates, failed) and --events (one row per
-// trimmed header: its one-way latency; one row per retransmission that arrived: its delay from the
+// trimmed header: its one-way latency; one row per whole packet that arrived on its first
+// transmission: its one-way latency; one row per retransmission that arrived: its delay from the
 // first transmission of that packet).
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -355,6 +356,11 @@ int query(const Options& o) {
           if (ev)
             std::fprintf(ev, "%u,%u,%u,%s,%llu\n", q, i, h.seq, h.nacked ? "nack_retx" : "rto_retx",
                          static_cast<unsigned long long>(now - h.first_sent_ns));
+        } else if (ev) {
+          // A whole packet on its first transmission: its one-way latency (queueing included),
+          // what trimmed headers are compared with.
+          std::fprintf(ev, "%u,%u,%u,data,%llu\n", q, i, h.seq,
+                       static_cast<unsigned long long>(now - h.sent_ns));
         }
         if (++f.got == f.packets) {
           f.fct = now - f.start;

@@ -5,7 +5,8 @@ usage: e7_report.py OUT README(0|1) QUERIES SIZE
   Reads OUT/flows.csv and OUT/events.csv (sharebuf-ndp's rows with policy, mode and fan-in in
   front) and OUT/stats-POLICY.json; writes OUT/summary.csv and summary.md (per policy, mode and
   fan-in: query completion time mean and p99, flow completion time p99, retransmissions and
-  their delay, trimmed headers and their one-way latency p50/p99, failed flows, and the Tofino
+  their delay, trimmed headers and their one-way latency p50/p99, whole packets' one-way latency
+  on their first transmission p50/p99, failed flows, and the Tofino
   approximation's counters per policy), header_latency_cdf.png and qct.png; README=1 writes the
   E7 page's results section (netns-scripts/lib/doc_section.py).
 """
@@ -76,6 +77,8 @@ def cells(flows, events):
             "headers": len(e.get("header", [])),
             "header_p50_ms": ms(pct(e.get("header", []), 50)),
             "header_p99_ms": ms(pct(e.get("header", []), 99)),
+            "data_p50_ms": ms(pct(e.get("data", []), 50)),
+            "data_p99_ms": ms(pct(e.get("data", []), 99)),
             "failed": sum(1 for r in rs if r["failed"] != "0"),
         })
     return rows, ev
@@ -87,16 +90,24 @@ def fmt(v, digits=2):
 
 def table(rows):
     lines = ["| policy | mode | N | QCT mean (ms) | QCT p99 (ms) | FCT p99 (ms) | retx (timeout) "
-             "| retx delay p50 / p99 (ms) | headers | header latency p50 / p99 (ms) | failed |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| retx delay p50 / p99 (ms) | headers | header latency p50 / p99 (ms) "
+             "| data latency p50 / p99 (ms) | failed |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(
             f"| {r['policy']} | {MODE_LABEL.get(r['mode'], r['mode'])} | {r['fanin']} "
             f"| {fmt(r['qct_mean_ms'])} | {fmt(r['qct_p99_ms'])} | {fmt(r['fct_p99_ms'])} "
             f"| {r['retx']} ({r['rto_retx']}) "
             f"| {fmt(r['retx_delay_p50_ms'])} / {fmt(r['retx_delay_p99_ms'])} | {r['headers']} "
-            f"| {fmt(r['header_p50_ms'])} / {fmt(r['header_p99_ms'])} | {r['failed']} |")
+            f"| {fmt(r['header_p50_ms'])} / {fmt(r['header_p99_ms'])} "
+            f"| {fmt(r['data_p50_ms'])} / {fmt(r['data_p99_ms'])} | {r['failed']} |")
     return lines
+
+
+def reasons(queue):
+    """A queue's drops by reason, the non-zero ones."""
+    d = {k: v for k, v in queue["dropped"].items() if v}
+    return ", ".join(f"{k} {v}" for k, v in d.items()) or "none"
 
 
 def tofino_counters(out):
@@ -114,7 +125,8 @@ def tofino_counters(out):
             f"{t.get('notifications', 0)}, state changes seen: to pessimistic "
             f"{t.get('to_pessimistic', 0)}, to half {t.get('to_half', 0)}, to optimistic "
             f"{t.get('to_optimistic', 0)}; trim queue: sent {p1['queues'][0]['trimmed_sent']}, "
-            f"refused {p1['queues'][0]['trimmed_dropped']}.")
+            f"refused {p1['queues'][0]['trimmed_dropped']} (drops: {reasons(p1['queues'][0])}); data "
+            f"queue drops: {reasons(q)}.")
     return lines
 
 

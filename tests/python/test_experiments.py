@@ -224,7 +224,8 @@ class E7Report(unittest.TestCase):
                  flow(1, 0, 20_000_000), flow(1, 1, 0, failed=1)]
         events = [{"policy": "dt", "mode": "trim", "fanin": "2", "kind": k, "ns": str(ns)}
                   for k, ns in (("header", 100_000), ("header", 300_000), ("header", 200_000),
-                                ("nack_retx", 2_000_000), ("rto_retx", 12_000_000))]
+                                ("nack_retx", 2_000_000), ("rto_retx", 12_000_000),
+                                ("data", 5_000_000))]
         rows, _ = e7_report.cells(flows, events)
         self.assertEqual(len(rows), 1)
         r = rows[0]
@@ -235,3 +236,4 @@ class E7Report(unittest.TestCase):
         self.assertAlmostEqual(r["retx_delay_p99_ms"], 12.0)
         self.assertEqual(r["headers"], 3)
         self.assertAlmostEqual(r["header_p50_ms"], 0.2)
+        self.assertAlmostEqual(r["data_p50_ms"], 5.0)
