@@ -2,7 +2,8 @@
 # The trim-aware transport through trimming's Tofino approximation: h1 asks h2-h5 for 16 flows of
 # 64 KB at once (sharebuf-ndp, window 8) through p1 shaped to 100 Mbit/s with a small buffer, in
 # [trimming] mode = "tofino-approx" with 2 pipelines (p1,p3,p5 on one RX worker, p2,p4 on the
-# other). Every flow completes; the receiver got trimmed headers and NACKed them, and the
+# other). The trim queue is served by DRR with 4 times the data queue's weight (byte-based
+# weighted fair queueing, NDP's preference; tests/netns/trimming.sh uses strict priority). Every flow completes; the receiver got trimmed headers and NACKed them, and the
 # retransmissions they asked for arrived; the meters trimmed at ingress and the buffer's
 # refusals were deflected (counted per port), and the counters balance. Then trim.set switches
 # to ideal trimming live, then to drop: with drop the flows complete only through timeouts.
@@ -10,7 +11,8 @@ source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 5
 ndp=$(tb_ndp) || fail "sharebuf-ndp is not built"
-TB_PORT_EXTRA='scheduler = "sp"
+TB_PORT_EXTRA='scheduler = "drr"
+weights = [4, 1]
 trim_queue = 0' tb_write_config "$TB_DIR/sw.toml" dt 100Mbit "600 cells" 2 '
 [[classes]]
 name = "data"
