@@ -18,6 +18,7 @@ PACKAGES=(
   iproute2 ethtool iperf3 iputils-ping procps python3
   clang-format clang libclang-rt-14-dev
   python3-matplotlib python3-sklearn
+  libns3-dev libgsl-dev
 )
 
 log() { printf '\033[1m== %s\033[0m\n' "$*"; }
@@ -84,6 +85,11 @@ fuzz_tests() {
   done
 }
 
+sim_tests() {
+  log "ns-3 tests in $1 (sharebuf-sim)"
+  ctest --test-dir "$1" --output-on-failure -L sim
+}
+
 netns_tests() {
   log "netns integration tests in $1 (skipped unless root)"
   ctest --test-dir "$1" --output-on-failure -L netns
@@ -101,14 +107,16 @@ case "${1:-}" in
     deps
     build build
     unit_tests build
+    sim_tests build
     netns_tests build
-    # Sanitizer builds skip the benchmarks: they measure nothing useful there.
-    build build-asan -DSHAREBUF_ASAN=ON -DSHAREBUF_BENCH=OFF
+    # Sanitizer builds skip the benchmarks (they measure nothing useful there) and sharebuf-sim
+    # (ns-3's libraries are not built with the sanitizers).
+    build build-asan -DSHAREBUF_ASAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
     unit_tests build-asan
-    build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF
+    build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
     TSAN_OPTIONS="halt_on_error=1" unit_tests build-tsan
     fuzz_tests
-    log "all test suites passed (unit: plain, asan+ubsan, tsan; netns; fuzz)"
+    log "all test suites passed (unit: plain, asan+ubsan, tsan; sim; netns; fuzz)"
     ;;
   demo)
     deps

@@ -1,0 +1,67 @@
+// SwitchFacade: one sharebuf switch — its SharedBuffer, admission step, policy, classifier,
+// schedulers and ECN marking, built from a sharebufd TOML configuration — behind an interface
+// that compiles as C++17, so ns-3 (whose headers do not compile as C++20 with GCC 12) can use the
+// C++20 libraries without seeing them. The packets stay with the caller: the buffer holds each
+// frame's length (its cells) and the caller's 64-bit handle for it.
+//
+// Time is the caller's (ns-3's simulated clock, in ns). arrive() runs the admission step at `now`
+// (the probe view, when configured, at its boundaries on this clock); next() is the port starting
+// a transmission: the scheduler picks the queue, the frame's cells are freed and the policy's
+// on_dequeue() hears of it with the time its last bit leaves (start + bytes x 8 / the port's rate),
+// as the replay does (sim/replay.h).
+//
+// This header includes only the standard library, on purpose.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sharebuf::sim {
+
+class SwitchFacade {
+ public:
+  struct Outcome {
+    bool admitted = false;
+    bool mark_ce = false;           // the class's ECN threshold is exceeded: mark the packet CE
+    std::string drop_reason;        // when not admitted: "threshold", "pool_full", ...
+    std::vector<uint64_t> evicted;  // handles of frames a push-out (LQD) removed for this one
+  };
+  struct Departure {
+    uint64_t handle = 0;
+    uint32_t bytes = 0;
+  };
+
+  // Builds the switch from sharebufd's configuration text ([buffer], [policy], [[classes]],
+  // [classify], [[ports]] with rate, queues, scheduler, weights; interface names are labels).
+  // Throws std::runtime_error naming source, line and key for a bad configuration, and for a
+  // port without a rate (a simulated port needs one).
+  static std::unique_ptr<SwitchFacade> from_toml(const std::string& text,
+                                                 const std::string& source);
+  virtual ~SwitchFacade() = default;
+
+  virtual uint32_t ports() const = 0;
+  virtual uint64_t port_rate_bps(uint32_t port) const = 0;
+  virtual std::string policy_name() const = 0;
+
+  // A packet for egress `port`, classified by its DSCP (the configuration's [classify] dscp
+  // mode; other modes use each port's default class).
+  virtual Outcome arrive(uint32_t port, uint32_t bytes, uint8_t dscp, bool ect, uint32_t flow_hash,
+                         uint64_t now_ns, uint64_t handle) = 0;
+  // The port starts sending: false when its queues are empty.
+  virtual bool next(uint32_t port, uint64_t now_ns, Departure* out) = 0;
+
+  // Observation.
+  virtual uint32_t queues(uint32_t port) const = 0;
+  virtual uint32_t queue_cells(uint32_t port, uint32_t k) const = 0;
+  virtual uint32_t total_cells() const = 0;
+  virtual uint32_t capacity_cells() const = 0;
+  virtual uint32_t cell_bytes() const = 0;
+  // The threshold the policy applies now to the class last seen in queue k of port.
+  virtual uint32_t threshold_cells(uint32_t port, uint32_t k, uint64_t now_ns) const = 0;
+  // Per queue: received, admitted, transmitted and drops by reason, as JSON text.
+  virtual std::string counters_json() const = 0;
+};
+
+}  // namespace sharebuf::sim

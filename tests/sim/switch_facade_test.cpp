@@ -1,0 +1,85 @@
+// The C++17 facade ns-3 uses (sim/ns3/switch_facade.h): the caller's handles come back in the
+// order the scheduler sends them, LQD's push-outs name the handles they evicted, the class's ECN
+// threshold marks, and a port without a rate is refused.
+#include "sim/ns3/switch_facade.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace sharebuf::sim {
+namespace {
+
+std::unique_ptr<SwitchFacade> make(const std::string& policy, const std::string& extra = "") {
+  return SwitchFacade::from_toml(R"([buffer]
+size = "100 cells"
+cell_bytes = 80
+[policy]
+name = ")" + policy + R"("
+)" + extra + R"(
+[[ports]]
+interface = "a"
+rate = "1Gbit"
+[[ports]]
+interface = "b"
+rate = "1Gbit"
+)",
+                                 "facade.toml");
+}
+
+TEST(SwitchFacade, HandlesComeBackInOrder) {
+  auto sw = make("cs");
+  for (uint64_t h = 10; h < 13; ++h)
+    ASSERT_TRUE(sw->arrive(1, 800, 0, false, 7, 1000 + h, h).admitted);
+  EXPECT_EQ(sw->queue_cells(1, 0), 30u);
+  SwitchFacade::Departure d;
+  for (uint64_t h = 10; h < 13; ++h) {
+    ASSERT_TRUE(sw->next(1, 5000, &d));
+    EXPECT_EQ(d.handle, h);
+    EXPECT_EQ(d.bytes, 800u);
+  }
+  EXPECT_FALSE(sw->next(1, 6000, &d));
+  EXPECT_FALSE(sw->next(0, 6000, &d));
+  EXPECT_EQ(sw->total_cells(), 0u);
+}
+
+TEST(SwitchFacade, PushOutNamesTheEvictedHandles) {
+  auto sw = make("lqd");
+  // Port a's queue takes the whole buffer (10 frames of 10 cells).
+  for (uint64_t h = 1; h <= 10; ++h)
+    ASSERT_TRUE(sw->arrive(0, 800, 0, false, 1, h, h).admitted);
+  // An arrival to the empty port b pushes out a's newest frame.
+  const SwitchFacade::Outcome out = sw->arrive(1, 800, 0, false, 2, 20, 99);
+  EXPECT_TRUE(out.admitted);
+  ASSERT_EQ(out.evicted.size(), 1u);
+  EXPECT_EQ(out.evicted[0], 10u);
+  EXPECT_EQ(sw->queue_cells(0, 0), 90u);
+}
+
+TEST(SwitchFacade, EcnThresholdMarksAndRefusalsSayWhy) {
+  auto sw = make("dt", "alpha = 1.0\n[[classes]]\nname = \"x\"\necn_threshold = 20\n");
+  EXPECT_FALSE(sw->arrive(0, 800, 0, true, 1, 1, 1).mark_ce);
+  EXPECT_FALSE(sw->arrive(0, 800, 0, true, 1, 2, 2).mark_ce);
+  EXPECT_FALSE(sw->arrive(0, 800, 0, true, 1, 3, 3).mark_ce);  // 20 cells: not more than K
+  EXPECT_TRUE(sw->arrive(0, 800, 0, true, 1, 4, 4).mark_ce);
+  EXPECT_FALSE(sw->arrive(0, 800, 0, false, 1, 5, 5).mark_ce);  // not ECN-capable
+  // DT with alpha 1 caps the queue at half the buffer.
+  SwitchFacade::Outcome last;
+  for (uint64_t h = 6; h < 20; ++h)
+    last = sw->arrive(0, 800, 0, true, 1, h, h);
+  EXPECT_FALSE(last.admitted);
+  EXPECT_EQ(last.drop_reason, "threshold");
+}
+
+TEST(SwitchFacade, APortWithoutARateIsRefused) {
+  try {
+    SwitchFacade::from_toml("[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\n", "norate.toml");
+    FAIL() << "accepted a port without a rate";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'rate'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(SwitchFacade::from_toml("[buffer\n", "bad.toml"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace sharebuf::sim
