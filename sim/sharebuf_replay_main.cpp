@@ -248,6 +248,10 @@ int main(int argc, char** argv) {
                  "probe interval, 1 to 1000000 us (default: the config's, else 10)");
   app.add_option("--probe-delay-us", probe_delay_us,
                  "probe delay, us (default: the config's, else 0)");
+  std::string fates_path;
+  app.add_option("--fates", fates_path,
+                 "write every arrival's fate under each policy: CSV seq,POLICY,... with 1 for "
+                 "dropped or later pushed out, 0 for transmitted or still queued");
   app.add_flag("--json", json, "print the results as JSON");
   app.add_flag("--state", with_state,
                "with --json: each policy's final state as policy.get shows it (thresholds, "
@@ -381,6 +385,19 @@ int main(int argc, char** argv) {
     for (const ReplayPolicy& p : policies) {
       results.push_back(sharebuf::sim::run_replay(sc.setup, p, sc.arrivals, base));
       base.timeline_header = false;
+    }
+    if (!fates_path.empty()) {
+      std::ofstream fates = open_out(fates_path);
+      fates << "seq";
+      for (const ReplayResult& r : results)
+        fates << ',' << r.policy;
+      fates << '\n';
+      for (size_t i = 0; i < sc.arrivals.size(); ++i) {
+        fates << i;
+        for (const ReplayResult& r : results)
+          fates << ',' << (i < r.fates.size() ? int{r.fates[i]} : -1);
+        fates << '\n';
+      }
     }
     if (json) {
       std::cout << to_json(input, sc.description, sc.queue_labels, results, with_state).dump(2)

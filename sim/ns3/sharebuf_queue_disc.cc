@@ -74,9 +74,33 @@ bool SharebufQueueDisc::DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) {
 
 ns3::Ptr<ns3::QueueDiscItem> SharebufQueueDisc::DoDequeue() {
   const uint64_t now = static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds());
+  // The device asks for the next packet while it still sends the previous one (its own queue
+  // holds one): the frame stays in the shared buffer until the link is free, as on a switch,
+  // and the queue disc runs again then.
+  if (now < busy_until_ns_) {
+    if (!wake_pending_) {
+      wake_pending_ = true;
+      ns3::Simulator::Schedule(ns3::NanoSeconds(busy_until_ns_ - now), &SharebufQueueDisc::Wake,
+                               this);
+    }
+    return nullptr;
+  }
   SwitchFacade::Departure d;
   if (!node_->facade->next(port_, now, &d)) return nullptr;
+  busy_until_ns_ = now + node_->facade->transmit_ns(port_, d.bytes);
   return node_->store.take(d.handle);
+}
+
+void SharebufQueueDisc::Wake() {
+  // Behind every event already due now: the arrivals of this instant (scheduled when their
+  // transmission began) are admitted before this departure frees cells, a fixed order the
+  // replay reproduces with --order arrivals-first.
+  ns3::Simulator::ScheduleNow(&SharebufQueueDisc::WakeNow, this);
+}
+
+void SharebufQueueDisc::WakeNow() {
+  wake_pending_ = false;
+  Run();
 }
 
 bool SharebufQueueDisc::CheckConfig() {

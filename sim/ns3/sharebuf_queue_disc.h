@@ -4,9 +4,10 @@
 // scheduler what it sends. The packets stay in ns-3, in the node's PacketStore, keyed by the
 // handle the buffer holds for them; a push-out (LQD) evicts packets of any port of the node.
 //
-// Departures: the device's own queue is one packet deep, so the queue disc is asked for a packet
-// when the link is free and that moment is the start of its transmission (the policy hears of
-// the departure at its last bit, as in the live switch and the replay).
+// Departures: a frame leaves the shared buffer when the link is free to send it (the device asks
+// one frame early, as its own queue holds one: the queue disc answers only once the previous
+// frame's transmission ends, and runs again then, after the arrivals of that instant); the policy
+// hears of the departure at its last bit, as in the live switch and the replay.
 #pragma once
 
 #include <cstdint>
@@ -53,9 +54,10 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   // Counted as dropped here after a push-out (called by PacketStore::evict).
   void Evicted(ns3::Ptr<const ns3::QueueDiscItem> item);
 
-  // Frame bytes the buffer accounts for a packet of `ip_bytes`: an Ethernet frame without FCS,
-  // as sharebufd counts what it queues.
-  static uint32_t FrameBytes(uint32_t ip_bytes) { return ip_bytes + 14; }
+  // Frame bytes the buffer accounts for a packet of `ip_bytes`: what the point-to-point link
+  // carries (PPP's 2-byte header), so the serialisation the policy is told of (bytes x 8 / rate)
+  // is the link's, and a replay of the recorded arrivals departs at the same times.
+  static uint32_t FrameBytes(uint32_t ip_bytes) { return ip_bytes + 2; }
 
  private:
   bool DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) override;
@@ -63,8 +65,13 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   bool CheckConfig() override;
   void InitializeParams() override;
 
+  void Wake();
+  void WakeNow();
+
   std::shared_ptr<SharebufSwitchNode> node_;
   uint32_t port_ = 0;
+  uint64_t busy_until_ns_ = 0;  // the link sends the last frame handed to it until then
+  bool wake_pending_ = false;
 };
 
 }  // namespace sharebuf::sim

@@ -56,7 +56,7 @@ void sample(std::shared_ptr<SharebufSwitchNode> sw, Time every) {
 
 int main(int argc, char** argv) {
   std::string switch_config, link_rate = "10Gbps", delay = "10us", transport = "dctcp",
-                             rto_min = "10ms", csv;
+                             rto_min = "10ms", csv, record;
   double udp_load = 0;
   uint32_t senders = 4, receivers = 1, queues = 1, sample_us = 50, seed = 1;
   double duration = 0.2;
@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
   cmd.AddValue("sample-us", "occupancy sample interval (microseconds)", sample_us);
   cmd.AddValue("csv", "write the occupancy samples here (time_s,port,queue,cells,threshold)", csv);
   cmd.AddValue("seed", "ns-3 run number", seed);
+  cmd.AddValue("record",
+               "write DIR/switch.toml, DIR/arrivals.csv and DIR/fates.csv: the switch's arrivals "
+               "and their fates, for sharebuf-replay --config --csv --fates",
+               record);
   cmd.Parse(argc, argv);
   if (switch_config.empty()) {
     std::cerr << "sharebuf-sim: --switch-config FILE is required (--help)\n";
@@ -115,6 +119,7 @@ int main(int argc, char** argv) {
     std::cerr << "sharebuf-sim: " << e.what() << "\n";
     return 2;
   }
+  if (!record.empty()) sw->facade->record();
 
   RngSeedManager::SetSeed(1);
   RngSeedManager::SetRun(seed);
@@ -182,6 +187,15 @@ int main(int argc, char** argv) {
   Simulator::Run();
   Simulator::Destroy();
 
+  if (!record.empty()) {
+    std::ofstream(record + "/switch.toml") << text.str();
+    std::ofstream(record + "/arrivals.csv") << sw->facade->arrivals_csv();
+    std::ofstream(record + "/fates.csv") << sw->facade->fates_csv(sw->facade->policy_name());
+    if (!std::ofstream(record + "/fates.csv", std::ios::app)) {
+      std::cerr << "sharebuf-sim: cannot write into " << record << "\n";
+      return 2;
+    }
+  }
   if (!csv.empty()) {
     std::ofstream out(csv);
     out << "time_s,port,queue,cells,threshold\n";

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -81,6 +82,29 @@ class SwitchImpl final : public SwitchFacade {
       out.mark_ce = false;
       out.drop_reason = std::string(buffer::to_string(r.reason));
     }
+    if (recording_) {
+      for (uint64_t h : out.evicted) {
+        if (auto it = seq_of_.find(h); it != seq_of_.end()) {
+          fates_[it->second] = 1;
+          seq_of_.erase(it);
+        }
+      }
+      arrivals_ += std::to_string(now_ns) + ',' + std::to_string(port) + ',' + std::to_string(k) +
+                   ',' + std::to_string(bytes) + ',' + std::to_string(class_id) + '\n';
+      fates_.push_back(r.enqueued ? 0 : 1);
+      if (r.enqueued) seq_of_[handle] = fates_.size() - 1;
+    }
+    return out;
+  }
+
+  void record() override { recording_ = true; }
+  std::string arrivals_csv() const override {
+    return "time_ns,port,queue,bytes,class\n" + arrivals_;
+  }
+  std::string fates_csv(const std::string& label) const override {
+    std::string out = "seq," + label + '\n';
+    for (size_t i = 0; i < fates_.size(); ++i)
+      out += std::to_string(i) + ',' + std::to_string(fates_[i]) + '\n';
     return out;
   }
 
@@ -100,13 +124,12 @@ class SwitchImpl final : public SwitchFacade {
     std::array<std::byte, sizeof(uint64_t)> id{};
     buffer_.pool().read_frame(head, id);
     std::memcpy(&out->handle, id.data(), sizeof out->handle);
+    if (recording_) seq_of_.erase(out->handle);  // transmitted: its fate stays 0
     out->bytes = d.bytes;
     schedulers_[port].sent(k, d.bytes);
     buffer_.stats(q).dequeued_bytes.fetch_add(d.bytes, std::memory_order_relaxed);
     buffer_.release(cache_, head);
-    const uint64_t rate = std::max<uint64_t>(1, config_.ports[port].rate_bps);
-    const uint64_t finish =
-        now_ns + std::max<uint64_t>(1, uint64_t{d.bytes} * 8'000'000'000ull / rate);
+    const uint64_t finish = now_ns + transmit_ns(port, d.bytes);
     policy_->on_dequeue(policies::DequeueEvent{.now_ns = finish,
                                                .queue = q,
                                                .port = static_cast<uint16_t>(port),
@@ -116,6 +139,11 @@ class SwitchImpl final : public SwitchFacade {
                                                .sojourn_ns = finish - d.arrival_ns},
                         buffer_.exact_view());
     return true;
+  }
+
+  uint64_t transmit_ns(uint32_t port, uint32_t bytes) const override {
+    const uint64_t rate = std::max<uint64_t>(1, config_.ports[port].rate_bps);
+    return std::max<uint64_t>(1, uint64_t{bytes} * 8'000'000'000ull / rate);
   }
 
   uint32_t queues(uint32_t port) const override { return buffer_.layout().queues_on_port(port); }
@@ -159,6 +187,10 @@ class SwitchImpl final : public SwitchFacade {
   std::unique_ptr<policies::Policy> policy_;
   buffer::EvictedFrames evicted_;
   std::array<std::byte, buffer::BufferLayout::kMaxFrameBytes> frame_{};
+  bool recording_ = false;
+  std::string arrivals_;
+  std::vector<uint8_t> fates_;
+  std::unordered_map<uint64_t, size_t> seq_of_;  // handle -> arrival number, while queued
 };
 
 }  // namespace

@@ -51,6 +51,8 @@ class SwitchFacade {
                          uint64_t now_ns, uint64_t handle) = 0;
   // The port starts sending: false when its queues are empty.
   virtual bool next(uint32_t port, uint64_t now_ns, Departure* out) = 0;
+  // How long the port takes to send `bytes` (at least 1 ns), the time next() assumes.
+  virtual uint64_t transmit_ns(uint32_t port, uint32_t bytes) const = 0;
 
   // Observation.
   virtual uint32_t queues(uint32_t port) const = 0;
@@ -62,6 +64,13 @@ class SwitchFacade {
   virtual uint32_t threshold_cells(uint32_t port, uint32_t k, uint64_t now_ns) const = 0;
   // Per queue: received, admitted, transmitted and drops by reason, as JSON text.
   virtual std::string counters_json() const = 0;
+
+  // Recording, for replaying the same arrivals with sharebuf-replay (sim/replay_inputs.h): every
+  // arrival from now on as a CSV row time_ns,port,queue,bytes,class, and its fate: 1 if it was
+  // refused or later pushed out, 0 otherwise (the replay's --fates).
+  virtual void record() = 0;
+  virtual std::string arrivals_csv() const = 0;
+  virtual std::string fates_csv(const std::string& label) const = 0;
 };
 
 }  // namespace sharebuf::sim
