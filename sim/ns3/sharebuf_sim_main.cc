@@ -1,13 +1,15 @@
 // sharebuf-sim: sharebuf's buffer and policies as the switch of an ns-3 network (C++17: ns-3's
 // headers). This first version builds a star: R receivers and N senders, each on its own port of
-// one switch whose egress queues live in one SharedBuffer (sim/ns3/switch_facade.h); each sender
-// runs one long TCP flow (BulkSend) to receiver i mod R. It samples every queue's occupancy and
-// threshold and prints a summary (JSON); with --udp-load the senders send constant-rate UDP
-// instead. The leaf-spine fabric and the workloads of issue 18 are not built yet.
+// one switch whose egress queues live in one SharedBuffer (sim/ns3/switch_facade.h). Traffic:
+// one long TCP flow per sender to receiver i mod R (--workload long), web-search flows at a load
+// (--workload websearch, sim/ns3/flow_workload.h), or constant-rate UDP (--udp-load). It samples
+// every queue's occupancy and threshold and prints a summary (JSON). The leaf-spine fabric, the
+// scenario file and incast queries of issue 18 are not built yet (docs/ns3.md).
 //
 //   sharebuf-sim --switch-config FILE [--senders 4] [--receivers 1] [--link-rate 10Gbps]
 //       [--delay 10us] [--duration 0.2] [--transport dctcp|cubic] [--rto-min 10ms]
 //       [--queues 1] [--sample-us 50] [--csv FILE] [--seed 1] [--udp-load X]
+//       [--workload long|websearch] [--load 0.5] [--cdf FILE] [--flows-csv FILE] [--record DIR]
 //
 // FILE is a sharebufd configuration without [[ports]]: sharebuf-sim adds one port per host (rate
 // = --link-rate, --queues queues). Deterministic: the same arguments give the same output.
@@ -25,6 +27,7 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
+#include "sim/ns3/flow_workload.h"
 #include "sim/ns3/sharebuf_queue_disc.h"
 
 using namespace ns3;
@@ -57,19 +60,29 @@ void sample(std::shared_ptr<SharebufSwitchNode> sw, Time every) {
 int main(int argc, char** argv) {
   std::string switch_config, link_rate = "10Gbps", delay = "10us", transport = "dctcp",
                              rto_min = "10ms", csv, record;
-  double udp_load = 0;
+  double udp_load = 0, load = 0.5;
+  std::string workload = "long", cdf = SHAREBUF_DATA_DIR "/websearch-flow-size-cdf.txt", flows_csv;
   uint32_t senders = 4, receivers = 1, queues = 1, sample_us = 50, seed = 1;
   double duration = 0.2;
-  CommandLine cmd(__FILE__);
+  CommandLine cmd("sharebuf-sim");
   cmd.Usage(
       "sharebuf's buffer and policies as the switch of an ns-3 star (see the source's head).");
   cmd.AddValue("switch-config", "sharebufd configuration without [[ports]]", switch_config);
-  cmd.AddValue("senders", "hosts sending one long flow each", senders);
+  cmd.AddValue("senders", "sender hosts", senders);
   cmd.AddValue("receivers", "hosts receiving (sender i sends to receiver i mod R)", receivers);
   cmd.AddValue("link-rate", "every link's rate (ns-3 DataRate)", link_rate);
   cmd.AddValue("delay", "every link's one-way delay", delay);
   cmd.AddValue("duration", "simulated seconds", duration);
   cmd.AddValue("transport", "dctcp or cubic", transport);
+  cmd.AddValue("workload",
+               "long (one endless TCP flow per sender) or websearch (Poisson flows, sizes from "
+               "--cdf, at --load of each sender's link, during the first 80 % of --duration)",
+               workload);
+  cmd.AddValue("load", "websearch: offered load per sender (0-1)", load);
+  cmd.AddValue("cdf", "websearch: flow-size CDF file", cdf);
+  cmd.AddValue("flows-csv",
+               "websearch: write every flow (id,src,dst,bytes,start_ns,fct_ns,slowdown)",
+               flows_csv);
   cmd.AddValue("udp-load",
                "instead of TCP, each sender sends UDP at this multiple of the link rate", udp_load);
   cmd.AddValue("rto-min", "TCP minimum retransmission timeout", rto_min);
@@ -84,6 +97,14 @@ int main(int argc, char** argv) {
   cmd.Parse(argc, argv);
   if (switch_config.empty()) {
     std::cerr << "sharebuf-sim: --switch-config FILE is required (--help)\n";
+    return 2;
+  }
+  if (workload != "long" && workload != "websearch") {
+    std::cerr << "sharebuf-sim: --workload must be long or websearch\n";
+    return 2;
+  }
+  if (!(load > 0 && load <= 1)) {
+    std::cerr << "sharebuf-sim: --load must be in (0, 1]\n";
     return 2;
   }
   if (transport != "dctcp" && transport != "cubic") {
@@ -166,21 +187,45 @@ int main(int argc, char** argv) {
     ApplicationContainer apps = sink.Install(host_nodes.Get(r));
     apps.Start(Seconds(0));
   }
-  for (uint32_t s = 0; s < senders; ++s) {
-    const uint32_t host = receivers + s;
-    ApplicationContainer apps;
-    if (udp_load > 0) {
-      // Constant-rate UDP (always on): a queue it overloads stays at the policy's threshold.
-      OnOffHelper udp("ns3::UdpSocketFactory", InetSocketAddress(host_ip[s % receivers], port + 1));
-      udp.SetConstantRate(DataRate(static_cast<uint64_t>(udp_load * static_cast<double>(rate_bps))),
-                          1472);
-      apps = udp.Install(host_nodes.Get(host));
-    } else {
-      BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(host_ip[s % receivers], port));
-      bulk.SetAttribute("MaxBytes", UintegerValue(0));
-      apps = bulk.Install(host_nodes.Get(host));
+  std::unique_ptr<sharebuf::sim::FlowWorkload> flows;
+  if (workload == "websearch" && udp_load == 0) {
+    std::vector<uint32_t> tx, rx;
+    for (uint32_t r = 0; r < receivers; ++r)
+      rx.push_back(r);
+    for (uint32_t s = 0; s < senders; ++s)
+      tx.push_back(receivers + s);
+    sharebuf::sim::FlowWorkload::Settings ws;
+    ws.load = load;
+    ws.link_bps = rate_bps;
+    ws.until_ns = static_cast<int64_t>(duration * 0.8e9);
+    ws.base_rtt_ns = 4 * Time(delay).GetNanoSeconds();
+    ws.cdf_path = cdf;
+    try {
+      flows = std::make_unique<sharebuf::sim::FlowWorkload>(host_nodes, host_ip, tx, rx, ws);
+    } catch (const std::exception& e) {
+      std::cerr << "sharebuf-sim: " << e.what() << "\n";
+      return 2;
     }
-    apps.Start(MicroSeconds(10 * s));
+    flows->Start();
+  } else {
+    for (uint32_t s = 0; s < senders; ++s) {
+      const uint32_t host = receivers + s;
+      ApplicationContainer apps;
+      if (udp_load > 0) {
+        // Constant-rate UDP (always on): a queue it overloads stays at the policy's threshold.
+        OnOffHelper udp("ns3::UdpSocketFactory",
+                        InetSocketAddress(host_ip[s % receivers], port + 1));
+        udp.SetConstantRate(
+            DataRate(static_cast<uint64_t>(udp_load * static_cast<double>(rate_bps))), 1472);
+        apps = udp.Install(host_nodes.Get(host));
+      } else {
+        BulkSendHelper bulk("ns3::TcpSocketFactory",
+                            InetSocketAddress(host_ip[s % receivers], port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        apps = bulk.Install(host_nodes.Get(host));
+      }
+      apps.Start(MicroSeconds(10 * s));
+    }
   }
   Simulator::Schedule(MicroSeconds(sample_us), &sample, sw, MicroSeconds(sample_us));
   Simulator::Stop(Seconds(duration));
@@ -218,6 +263,11 @@ int main(int argc, char** argv) {
     std::cout << (r ? ", " : "") << "{\"port\": " << r << ", \"peak_cells\": " << peak
               << ", \"mean_cells\": " << (n ? sum / n : 0.0) << "}";
   }
-  std::cout << "], \"counters\": " << sw->facade->counters_json() << "}\n";
+  std::cout << "], \"counters\": " << sw->facade->counters_json();
+  if (flows) {
+    std::cout << ", \"flows\": " << flows->SummaryJson();
+    if (!flows_csv.empty()) flows->WriteCsv(flows_csv);
+  }
+  std::cout << "}\n";
   return 0;
 }
