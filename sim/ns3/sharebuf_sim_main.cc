@@ -13,6 +13,7 @@
 //
 // FILE is a sharebufd configuration without [[ports]]: sharebuf-sim adds one port per host (rate
 // = --link-rate, --queues queues). Deterministic: the same arguments give the same output.
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -44,6 +45,16 @@ struct Sample {
 
 std::vector<Sample> g_samples;
 
+// Progress on stderr every tenth of the simulated time, with the wall-clock time so far.
+void progress(double duration, int tenth, std::chrono::steady_clock::time_point started) {
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::fprintf(stderr, "sharebuf-sim: %3d %% of %.3f s simulated, %.1f s wall clock\n", tenth * 10,
+               duration, wall);
+  if (tenth < 10)
+    Simulator::Schedule(Seconds(duration / 10), &progress, duration, tenth + 1, started);
+}
+
 void sample(std::shared_ptr<SharebufSwitchNode> sw, Time every) {
   const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
   for (uint32_t p = 0; p < sw->facade->ports(); ++p) {
@@ -63,6 +74,7 @@ int main(int argc, char** argv) {
   double udp_load = 0, load = 0.5;
   std::string workload = "long", cdf = SHAREBUF_DATA_DIR "/websearch-flow-size-cdf.txt", flows_csv;
   uint32_t senders = 4, receivers = 1, queues = 1, sample_us = 50, seed = 1;
+  bool quiet = false;
   double duration = 0.2;
   CommandLine cmd("sharebuf-sim");
   cmd.Usage(
@@ -90,6 +102,7 @@ int main(int argc, char** argv) {
   cmd.AddValue("sample-us", "occupancy sample interval (microseconds)", sample_us);
   cmd.AddValue("csv", "write the occupancy samples here (time_s,port,queue,cells,threshold)", csv);
   cmd.AddValue("seed", "ns-3 run number", seed);
+  cmd.AddValue("quiet", "no progress lines on stderr", quiet);
   cmd.AddValue("record",
                "write DIR/switch.toml, DIR/arrivals.csv and DIR/fates.csv: the switch's arrivals "
                "and their fates, for sharebuf-replay --config --csv --fates",
@@ -228,6 +241,9 @@ int main(int argc, char** argv) {
     }
   }
   Simulator::Schedule(MicroSeconds(sample_us), &sample, sw, MicroSeconds(sample_us));
+  if (!quiet)
+    Simulator::Schedule(Seconds(duration / 10), &progress, duration, 1,
+                        std::chrono::steady_clock::now());
   Simulator::Stop(Seconds(duration));
   Simulator::Run();
   Simulator::Destroy();

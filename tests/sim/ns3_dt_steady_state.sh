@@ -18,7 +18,7 @@ cell_bytes = 80
 name = "dt"
 alpha = $alpha
 TOML
-    "$sim" --switch-config="$dir/dt.toml" --senders=$((2 * s)) --receivers="$s" --udp-load=1.5 \
+    "$sim" --quiet --switch-config="$dir/dt.toml" --senders=$((2 * s)) --receivers="$s" --udp-load=1.5 \
       --link-rate=1Gbps --duration=0.1 >"$dir/out.json"
     /usr/bin/python3 - "$dir/out.json" "$alpha" "$s" <<'PY' || fail=1
 import json, sys

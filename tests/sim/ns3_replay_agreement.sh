@@ -18,7 +18,7 @@ run() {  # run NAME POLICY SIM-ARGS...
   mkdir -p "$dir/$name"
   printf '[buffer]\nsize = "2000 cells"\ncell_bytes = 80\n[policy]\nname = "%s"\n' "$policy" \
     >"$dir/$name.toml"
-  "$sim" --switch-config="$dir/$name.toml" --link-rate=1Gbps --delay=7us "$@" \
+  "$sim" --quiet --switch-config="$dir/$name.toml" --link-rate=1Gbps --delay=7us "$@" \
     --record="$dir/$name" >/dev/null
   "$replay" --config "$dir/$name/switch.toml" --csv "$dir/$name/arrivals.csv" \
     --policies "$policy" --order arrivals-first --fates "$dir/$name/replay-fates.csv" >/dev/null

@@ -11,9 +11,9 @@ printf '[buffer]\nsize = "3000 cells"\ncell_bytes = 80\n[policy]\nname = "dt"\n[
   >"$dir/sw.toml"
 args=(--switch-config="$dir/sw.toml" --senders=4 --receivers=2 --link-rate=10Gbps --delay=5us
       --workload=websearch --load=0.4 --duration=0.08 --transport=dctcp)
-"$sim" "${args[@]}" --seed=1 --flows-csv="$dir/a.csv" >"$dir/a.json"
-"$sim" "${args[@]}" --seed=1 --flows-csv="$dir/b.csv" >"$dir/b.json"
-"$sim" "${args[@]}" --seed=2 --flows-csv="$dir/c.csv" >"$dir/c.json"
+"$sim" --quiet "${args[@]}" --seed=1 --flows-csv="$dir/a.csv" >"$dir/a.json"
+"$sim" --quiet "${args[@]}" --seed=1 --flows-csv="$dir/b.csv" >"$dir/b.json"
+"$sim" --quiet "${args[@]}" --seed=2 --flows-csv="$dir/c.csv" >"$dir/c.json"
 cmp -s "$dir/a.csv" "$dir/b.csv" || { echo "FAIL: the same seed gave different flows"; exit 1; }
 cmp -s "$dir/a.json" "$dir/b.json" || { echo "FAIL: the same seed gave different summaries"; exit 1; }
 ! cmp -s "$dir/a.csv" "$dir/c.csv" || { echo "FAIL: another seed gave the same flows"; exit 1; }
