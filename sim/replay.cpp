@@ -11,12 +11,12 @@
 #include "datapath/scheduler.h"
 #include "policies/credence_features.h"
 #include "policies/registry.h"
+#include "sim/departure_step.h"
 
 namespace sharebuf::sim {
 namespace {
 
 using buffer::BufferLayout;
-using buffer::kNoCell;
 using datapath::AdmissionOutcome;
 using datapath::admit_frame;
 using datapath::ingress_view;
@@ -200,40 +200,14 @@ class ReplayEngine {
     }
   }
 
-  // Port p starts its next transmission (at busy_until_[p]): the scheduler picks the queue, the
-  // frame leaves it, and the policy hears of it at the time its last bit leaves the port.
+  // Port p starts its next transmission (at busy_until_[p]): sim/departure_step.h.
   void depart(uint32_t p) {
-    const BufferLayout& layout = buffer_.layout();
-    const uint32_t first = layout.first_queue(p);
-    const int k = schedulers_[p].pick([&](uint32_t i) -> uint32_t {
-      const uint32_t head = buffer_.queue(first + i).peek_head();
-      return head == kNoCell ? 0 : buffer_.pool().descriptor(head).bytes;
-    });
-    if (k == Scheduler::kNone) return;  // unreachable: the port holds cells
-    const uint32_t q = first + static_cast<uint32_t>(k);
-    buffer_.advance_probes(busy_until_[p]);
-    const uint32_t head = buffer_.dequeue(q);
-    if (!queued_[q].empty()) queued_[q].pop_front();
-    const buffer::PacketDescriptor d = buffer_.pool().descriptor(head);
-    const uint64_t start = busy_until_[p];
-    schedulers_[p].sent(k, d.bytes);
-    buffer_.stats(q).dequeued_bytes.fetch_add(d.bytes, std::memory_order_relaxed);
-    buffer_.release(cache_, head);
+    const std::optional<Departed> d = depart_one(buffer_, cache_, schedulers_[p], *policy_, p,
+                                                 busy_until_[p], setup_.port_rate_bps[p]);
+    if (!d) return;  // unreachable: the port holds cells
+    if (!queued_[d->queue].empty()) queued_[d->queue].pop_front();
     ++transmitted_;
-    // Serialisation time at the port's rate, at least 1 ns so time always moves.
-    const uint64_t tx_ns =
-        std::max<uint64_t>(1, (uint64_t{d.bytes} * 8 * 1'000'000'000ull) /
-                                  std::max<uint64_t>(1, setup_.port_rate_bps[p]));
-    const uint64_t finish = start > kNever - tx_ns ? kNever : start + tx_ns;
-    busy_until_[p] = finish;
-    policy_->on_dequeue(policies::DequeueEvent{.now_ns = finish,
-                                               .queue = q,
-                                               .port = static_cast<uint16_t>(p),
-                                               .class_id = d.class_id,
-                                               .cells = d.cells,
-                                               .bytes = d.bytes,
-                                               .sojourn_ns = finish - d.arrival_ns},
-                        buffer_.exact_view());
+    busy_until_[p] = d->finish_ns;
   }
 
   void write_trace() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -15,11 +16,11 @@
 #include "datapath/switch_config.h"
 #include "mgmt/config_loader.h"
 #include "policies/registry.h"
+#include "sim/departure_step.h"
 
 namespace sharebuf::sim {
 namespace {
 
-using buffer::kNoCell;
 
 class SwitchImpl final : public SwitchFacade {
  public:
@@ -109,41 +110,18 @@ class SwitchImpl final : public SwitchFacade {
   }
 
   bool next(uint32_t port, uint64_t now_ns, Departure* out) override {
-    const buffer::BufferLayout& layout = buffer_.layout();
-    const uint32_t first = layout.first_queue(port);
-    const int k = schedulers_[port].pick([&](uint32_t i) -> uint32_t {
-      const uint32_t head = buffer_.queue(first + i).peek_head();
-      return head == kNoCell ? 0 : buffer_.pool().descriptor(head).bytes;
-    });
-    if (k == datapath::Scheduler::kNone) return false;
-    const uint32_t q = first + static_cast<uint32_t>(k);
-    buffer_.advance_probes(now_ns);
-    const uint32_t head = buffer_.dequeue(q);
-    if (head == kNoCell) return false;
-    const buffer::PacketDescriptor d = buffer_.pool().descriptor(head);
     std::array<std::byte, sizeof(uint64_t)> id{};
-    buffer_.pool().read_frame(head, id);
+    const std::optional<Departed> d = depart_one(buffer_, cache_, schedulers_[port], *policy_, port,
+                                                 now_ns, config_.ports[port].rate_bps, id);
+    if (!d) return false;
     std::memcpy(&out->handle, id.data(), sizeof out->handle);
+    out->bytes = d->desc.bytes;
     if (recording_) seq_of_.erase(out->handle);  // transmitted: its fate stays 0
-    out->bytes = d.bytes;
-    schedulers_[port].sent(k, d.bytes);
-    buffer_.stats(q).dequeued_bytes.fetch_add(d.bytes, std::memory_order_relaxed);
-    buffer_.release(cache_, head);
-    const uint64_t finish = now_ns + transmit_ns(port, d.bytes);
-    policy_->on_dequeue(policies::DequeueEvent{.now_ns = finish,
-                                               .queue = q,
-                                               .port = static_cast<uint16_t>(port),
-                                               .class_id = d.class_id,
-                                               .cells = d.cells,
-                                               .bytes = d.bytes,
-                                               .sojourn_ns = finish - d.arrival_ns},
-                        buffer_.exact_view());
     return true;
   }
 
   uint64_t transmit_ns(uint32_t port, uint32_t bytes) const override {
-    const uint64_t rate = std::max<uint64_t>(1, config_.ports[port].rate_bps);
-    return std::max<uint64_t>(1, uint64_t{bytes} * 8'000'000'000ull / rate);
+    return sim::transmit_ns(bytes, config_.ports[port].rate_bps);
   }
 
   uint32_t queues(uint32_t port) const override { return buffer_.layout().queues_on_port(port); }
