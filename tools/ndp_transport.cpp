@@ -104,6 +104,20 @@ void send_to(int fd, const sockaddr_in& to, const void* buf, size_t len) {
   sendto(fd, buf, len, MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&to), sizeof to);
 }
 
+// One datagram, without waiting: false when none is there. `n` is its length, 0 for one that is
+// not ours (shorter than a header, or another magic).
+bool receive(int fd, std::vector<uint8_t>& buf, sockaddr_in& from, Header& h, size_t& n) {
+  socklen_t fl = sizeof from;
+  const ssize_t got =
+      recvfrom(fd, buf.data(), buf.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &fl);
+  if (got < 0) return false;
+  n = 0;
+  if (got < static_cast<ssize_t>(sizeof(Header))) return true;
+  std::memcpy(&h, buf.data(), sizeof h);
+  if (h.magic == kMagic) n = static_cast<size_t>(got);
+  return true;
+}
+
 uint64_t key_of(const sockaddr_in& a, uint32_t flow) {
   return (static_cast<uint64_t>(a.sin_addr.s_addr) << 32) ^
          (static_cast<uint64_t>(a.sin_port) << 48) ^ flow;
@@ -170,16 +184,11 @@ int serve(uint16_t port, int dscp, uint64_t rto_ns, double duration_s) {
   while (end == 0 || now_ns() < end) {
     pollfd p{fd, POLLIN, 0};
     poll(&p, 1, 1);
-    for (;;) {
-      sockaddr_in from{};
-      socklen_t fl = sizeof from;
-      const ssize_t n = recvfrom(fd, buf.data(), buf.size(), MSG_DONTWAIT,
-                                 reinterpret_cast<sockaddr*>(&from), &fl);
-      if (n < 0) break;
-      if (n < static_cast<ssize_t>(sizeof(Header))) continue;
-      Header h;
-      std::memcpy(&h, buf.data(), sizeof h);
-      if (h.magic != kMagic) continue;
+    sockaddr_in from{};
+    Header h;
+    size_t n = 0;
+    while (receive(fd, buf, from, h, n)) {
+      if (n == 0) continue;
       const uint64_t now = now_ns();
       const uint64_t key = key_of(from, h.flow);
       if (h.type == kRequest) {
@@ -309,16 +318,11 @@ int query(const Options& o) {
       pollfd p{fd, POLLIN, 0};
       const bool pulls_waiting = pull_head < pulls.size();
       poll(&p, 1, pulls_waiting ? 0 : 10);
-      for (;;) {
-        sockaddr_in from{};
-        socklen_t fl = sizeof from;
-        const ssize_t n = recvfrom(fd, buf.data(), buf.size(), MSG_DONTWAIT,
-                                   reinterpret_cast<sockaddr*>(&from), &fl);
-        if (n < 0) break;
-        if (n < static_cast<ssize_t>(sizeof(Header))) continue;
-        Header h;
-        std::memcpy(&h, buf.data(), sizeof h);
-        if (h.magic != kMagic || h.type != kData || h.flow / 65536 != q) continue;
+      sockaddr_in from{};
+      Header h;
+      size_t n = 0;
+      while (receive(fd, buf, from, h, n)) {
+        if (n == 0 || h.type != kData || h.flow / 65536 != q) continue;
         const uint32_t i = h.flow % 65536;
         if (i >= o.flows || h.seq >= flows[i].packets) continue;
         RecvFlow& f = flows[i];
