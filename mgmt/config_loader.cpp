@@ -15,6 +15,8 @@
 #include "common/units.h"
 #include "datapath/frame_parser.h"
 #include "datapath/mac_table.h"
+#include "mgmt/config_table.h"
+#include "mgmt/toml_reader.h"
 #include "policies/policy.h"
 #include "policies/registry.h"
 
@@ -28,171 +30,6 @@ namespace {
 using datapath::ClassConfig;
 using datapath::PortConfig;
 using datapath::SwitchConfig;
-
-std::string location(const std::string& file, const toml::source_region& src) {
-  std::ostringstream out;
-  out << file;
-  if (src.begin.line != 0) out << ":" << src.begin.line << ":" << src.begin.column;
-  return out.str();
-}
-
-// Reads one TOML table strictly: typed getters, units, and an error for every key not read.
-class TableReader {
- public:
-  TableReader(const toml::table& table, std::string file, std::string section)
-      : table_(table), file_(std::move(file)), section_(std::move(section)) {}
-
-  [[noreturn]] void fail(std::string_view key, const std::string& problem) const {
-    const toml::node* n = table_.get(key);
-    const std::string where = location(file_, n != nullptr ? n->source() : table_.source());
-    throw ConfigError(where + ": " + section_ + " key '" + std::string(key) + "': " + problem);
-  }
-  [[noreturn]] void fail_table(const std::string& problem) const {
-    throw ConfigError(location(file_, table_.source()) + ": " + section_ + ": " + problem);
-  }
-
-  const toml::node* get(std::string_view key) {
-    used_.insert(std::string(key));
-    return table_.get(key);
-  }
-
-  std::optional<std::string> string(std::string_view key) {
-    const toml::node* n = get(key);
-    if (n == nullptr) return std::nullopt;
-    if (!n->is_string()) fail(key, "must be a string");
-    return n->as_string()->get();
-  }
-  std::optional<int64_t> integer(std::string_view key, int64_t min, int64_t max) {
-    const toml::node* n = get(key);
-    if (n == nullptr) return std::nullopt;
-    if (!n->is_integer()) fail(key, "must be an integer");
-    const int64_t v = n->as_integer()->get();
-    if (v < min || v > max) {
-      fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
-                    ", got " + std::to_string(v));
-    }
-    return v;
-  }
-  std::optional<double> number(std::string_view key, double min, double max) {
-    const toml::node* n = get(key);
-    if (n == nullptr) return std::nullopt;
-    if (!n->is_number()) fail(key, "must be a number");
-    const double v = n->value<double>().value_or(0);
-    if (!(v >= min && v <= max)) {
-      std::ostringstream out;
-      out << "must be between " << min << " and " << max << ", got " << v;
-      fail(key, out.str());
-    }
-    return v;
-  }
-  std::optional<bool> boolean(std::string_view key) {
-    const toml::node* n = get(key);
-    if (n == nullptr) return std::nullopt;
-    if (!n->is_boolean()) fail(key, "must be true or false");
-    return n->as_boolean()->get();
-  }
-  std::string choice(std::string_view key, std::string fallback,
-                     std::initializer_list<std::string_view> options) {
-    const auto s = string(key);
-    if (!s) return fallback;
-    for (std::string_view o : options) {
-      if (o == *s) return *s;
-    }
-    std::string list;
-    for (std::string_view o : options)
-      list += (list.empty() ? "" : ", ") + std::string(o);
-    fail(key, "must be one of " + list + ", got '" + *s + "'");
-  }
-  // Integers are taken as is; strings go through a unit parser.
-  template <typename Parse>
-  std::optional<uint64_t> with_unit(std::string_view key, Parse&& parse) {
-    const toml::node* n = get(key);
-    if (n == nullptr) return std::nullopt;
-    if (n->is_integer()) {
-      const int64_t v = n->as_integer()->get();
-      if (v < 0) fail(key, "must not be negative");
-      return static_cast<uint64_t>(v);
-    }
-    if (!n->is_string()) fail(key, "must be a number or a string with a unit");
-    try {
-      return parse(n->as_string()->get());
-    } catch (const std::invalid_argument& e) {
-      fail(key, e.what());
-    }
-  }
-  std::vector<int64_t> integer_list(std::string_view key, int64_t min, int64_t max) {
-    std::vector<int64_t> out;
-    const toml::node* n = get(key);
-    if (n == nullptr) return out;
-    const toml::array* a = n->as_array();
-    if (a == nullptr) fail(key, "must be a list of integers");
-    for (const toml::node& e : *a) {
-      if (!e.is_integer()) fail(key, "must be a list of integers");
-      const int64_t v = e.as_integer()->get();
-      if (v < min || v > max) {
-        fail(key, "entries must be between " + std::to_string(min) + " and " + std::to_string(max) +
-                      ", got " + std::to_string(v));
-      }
-      out.push_back(v);
-    }
-    return out;
-  }
-  // Every key must have been read.
-  void finish() const {
-    for (const auto& [k, v] : table_) {
-      if (!used_.contains(std::string(k.str()))) {
-        std::string known;
-        for (const auto& u : used_)
-          known += (known.empty() ? "" : ", ") + u;
-        throw ConfigError(location(file_, v.source()) + ": " + section_ + ": unknown key '" +
-                          std::string(k.str()) + "' (known keys: " + known + ")");
-      }
-    }
-  }
-  const toml::table& table() const { return table_; }
-  const std::string& file() const { return file_; }
-
- private:
-  const toml::table& table_;
-  std::string file_;
-  std::string section_;
-  std::set<std::string> used_;
-};
-
-// Array of tables (`[[name]]`); an absent key is an empty list.
-std::vector<const toml::table*> tables_of(TableReader& parent, std::string_view key) {
-  std::vector<const toml::table*> out;
-  const toml::node* n = parent.get(key);
-  if (n == nullptr) return out;
-  const toml::array* a = n->as_array();
-  if (a == nullptr) parent.fail(key, "must be an array of tables ([[" + std::string(key) + "]])");
-  for (const toml::node& e : *a) {
-    if (!e.is_table())
-      parent.fail(key, "must be an array of tables ([[" + std::string(key) + "]])");
-    out.push_back(e.as_table());
-  }
-  return out;
-}
-
-nlohmann::json to_json(const toml::node& n) {
-  if (n.is_integer()) return n.as_integer()->get();
-  if (n.is_floating_point()) return n.as_floating_point()->get();
-  if (n.is_boolean()) return n.as_boolean()->get();
-  if (n.is_string()) return n.as_string()->get();
-  if (const toml::array* a = n.as_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const toml::node& e : *a)
-      out.push_back(to_json(e));
-    return out;
-  }
-  if (const toml::table* t = n.as_table()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& [k, v] : *t)
-      out[std::string(k.str())] = to_json(v);
-    return out;
-  }
-  return nullptr;
-}
 
 std::pair<uint32_t, uint8_t> parse_prefix(TableReader& r, std::string_view key) {
   const auto s = r.string(key);
@@ -351,7 +188,9 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   return p;
 }
 
-DaemonConfig parse_table(const toml::table& root, const std::string& file) {
+}  // namespace
+
+DaemonConfig parse_config_table(const toml::table& root, const std::string& file) {
   DaemonConfig cfg;
   SwitchConfig& sw = cfg.sw;
   sw.source = file;
@@ -582,8 +421,6 @@ DaemonConfig parse_table(const toml::table& root, const std::string& file) {
   return cfg;
 }
 
-}  // namespace
-
 DaemonConfig parse_config(std::string_view text, const std::string& source_name) {
   toml::table root;
   try {
@@ -591,7 +428,7 @@ DaemonConfig parse_config(std::string_view text, const std::string& source_name)
   } catch (const toml::parse_error& e) {
     throw ConfigError(location(source_name, e.source()) + ": " + std::string(e.description()));
   }
-  DaemonConfig cfg = parse_table(root, source_name);
+  DaemonConfig cfg = parse_config_table(root, source_name);
   cfg.source_text = std::string(text);
   return cfg;
 }
