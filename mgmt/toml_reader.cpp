@@ -3,6 +3,8 @@
 namespace sharebuf::mgmt {
 
 std::string location(const std::string& file, const toml::source_region& src) {
+  // A node parsed from elsewhere (sharebuf-sim's --set overrides) names its own source.
+  if (src.path != nullptr && !src.path->empty() && *src.path != file) return *src.path;
   std::ostringstream out;
   out << file;
   if (src.begin.line != 0) out << ":" << src.begin.line << ":" << src.begin.column;

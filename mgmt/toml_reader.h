@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
+#include <nlohmann/json.hpp>
 
 #include "policies/params.h"
 
@@ -22,7 +22,8 @@ namespace sharebuf::mgmt {
 
 using ConfigError = policies::ConfigError;
 
-// "file:line:column" of a node (just "file" when the node has no position).
+// "file:line:column" of a node (just "file" when the node has no position; the node's own
+// source name when it was parsed from another text, e.g. "--set run.seed").
 std::string location(const std::string& file, const toml::source_region& src);
 
 // Reads one TOML table strictly: typed getters, units, and an error for every key not read.

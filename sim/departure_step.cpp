@@ -6,8 +6,11 @@
 namespace sharebuf::sim {
 
 uint64_t transmit_ns(uint32_t bytes, uint64_t rate_bps) noexcept {
-  return std::max<uint64_t>(1,
-                            uint64_t{bytes} * 8'000'000'000ull / std::max<uint64_t>(1, rate_bps));
+  // Rounded to the nearest nanosecond, as ns-3 rounds a point-to-point link's transmission time
+  // (DataRate::CalculateBytesTxTime): the ns-3 switch and the replay then send at the same
+  // instants (1502 B at 10 Gbit/s: 1202 ns, not 1201.6 truncated).
+  const uint64_t rate = std::max<uint64_t>(1, rate_bps);
+  return std::max<uint64_t>(1, (uint64_t{bytes} * 16'000'000'000ull + rate) / (2 * rate));
 }
 
 std::optional<Departed> depart_one(buffer::SharedBuffer& buffer, buffer::CellCache& cache,

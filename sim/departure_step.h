@@ -22,7 +22,7 @@ struct Departed {
   uint64_t finish_ns = 0;  // its last bit leaves
 };
 
-// How long `bytes` take at `rate_bps`, at least 1 ns.
+// How long `bytes` take at `rate_bps`, to the nearest nanosecond (as ns-3), at least 1 ns.
 uint64_t transmit_ns(uint32_t bytes, uint64_t rate_bps) noexcept;
 
 // Empty when the port's queues are. `copy_out` (optional) receives the frame's first bytes

@@ -74,14 +74,16 @@ bool SharebufQueueDisc::DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) {
 
 ns3::Ptr<ns3::QueueDiscItem> SharebufQueueDisc::DoDequeue() {
   const uint64_t now = static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds());
-  // The device asks for the next packet while it still sends the previous one (its own queue
-  // holds one): the frame stays in the shared buffer until the link is free, as on a switch,
-  // and the queue disc runs again then.
-  if (now < busy_until_ns_) {
+  // A frame leaves the shared buffer only in a wake-up event of its own, scheduled behind every
+  // event already due at that instant: so the arrivals of an instant are admitted before any
+  // departure of that instant frees cells, whoever asked first (an arrival to an idle port runs
+  // the queue disc at once; the device asks for the next packet while it still sends the
+  // previous one, as its own queue holds one). The replay's --order arrivals-first is this order.
+  if (!in_wake_ || now < busy_until_ns_) {
     if (!wake_pending_) {
       wake_pending_ = true;
-      ns3::Simulator::Schedule(ns3::NanoSeconds(busy_until_ns_ - now), &SharebufQueueDisc::Wake,
-                               this);
+      ns3::Simulator::Schedule(ns3::NanoSeconds(now < busy_until_ns_ ? busy_until_ns_ - now : 0),
+                               &SharebufQueueDisc::Wake, this);
     }
     return nullptr;
   }
@@ -92,15 +94,15 @@ ns3::Ptr<ns3::QueueDiscItem> SharebufQueueDisc::DoDequeue() {
 }
 
 void SharebufQueueDisc::Wake() {
-  // Behind every event already due now: the arrivals of this instant (scheduled when their
-  // transmission began) are admitted before this departure frees cells, a fixed order the
-  // replay reproduces with --order arrivals-first.
+  // Behind every event already due now (see DoDequeue).
   ns3::Simulator::ScheduleNow(&SharebufQueueDisc::WakeNow, this);
 }
 
 void SharebufQueueDisc::WakeNow() {
   wake_pending_ = false;
+  in_wake_ = true;
   Run();
+  in_wake_ = false;
 }
 
 bool SharebufQueueDisc::CheckConfig() {

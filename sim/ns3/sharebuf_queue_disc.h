@@ -6,8 +6,8 @@
 //
 // Departures: a frame leaves the shared buffer when the link is free to send it (the device asks
 // one frame early, as its own queue holds one: the queue disc answers only once the previous
-// frame's transmission ends, and runs again then, after the arrivals of that instant); the policy
-// hears of the departure at its last bit, as in the live switch and the replay.
+// frame's transmission ends), always in an event of its own behind the arrivals of that instant;
+// the policy hears of the departure at its last bit, as in the live switch and the replay.
 #pragma once
 
 #include <cstdint>
@@ -72,6 +72,7 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   uint32_t port_ = 0;
   uint64_t busy_until_ns_ = 0;  // the link sends the last frame handed to it until then
   bool wake_pending_ = false;
+  bool in_wake_ = false;  // inside WakeNow: the one place a frame may leave
 };
 
 }  // namespace sharebuf::sim

@@ -21,7 +21,6 @@
 namespace sharebuf::sim {
 namespace {
 
-
 class SwitchImpl final : public SwitchFacade {
  public:
   explicit SwitchImpl(const datapath::SwitchConfig& cfg)

@@ -1,0 +1,97 @@
+#include "sim/ns3/fabric_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "ns3/simulator.h"
+
+namespace sharebuf::sim {
+
+FabricStats::FabricStats(const Scenario& scenario, const Fabric& fabric, const std::string& csv)
+    : s_(scenario), fabric_(fabric), totals_(fabric.switches().size()) {
+  if (csv.empty()) return;
+  csv_.open(csv);
+  if (!csv_) throw std::runtime_error("cannot write " + csv);
+  csv_ << (s_.sample_queues ? "time_s,switch,port,queue,cells,threshold\n"
+                            : "time_s,switch,total_cells\n");
+}
+
+void FabricStats::Start() {
+  ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<int64_t>(s_.sample_ns)),
+                           &FabricStats::Sample, this);
+}
+
+void FabricStats::Sample() {
+  const double t = ns3::Simulator::Now().GetSeconds();
+  const uint64_t now = static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds());
+  const std::vector<FabricSwitch>& sws = fabric_.switches();
+  for (size_t i = 0; i < sws.size(); ++i) {
+    const SwitchFacade& f = *sws[i].sw->facade;
+    totals_[i].push_back(f.total_cells());
+    if (!csv_.is_open()) continue;
+    if (!s_.sample_queues) {
+      csv_ << t << ',' << sws[i].name << ',' << f.total_cells() << '\n';
+      continue;
+    }
+    for (uint32_t p = 0; p < f.ports(); ++p) {
+      for (uint32_t k = 0; k < f.queues(p); ++k) {
+        csv_ << t << ',' << sws[i].name << ',' << p << ',' << k << ',' << f.queue_cells(p, k) << ','
+             << f.threshold_cells(p, k, now) << '\n';
+      }
+    }
+  }
+  ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<int64_t>(s_.sample_ns)),
+                           &FabricStats::Sample, this);
+}
+
+std::string FabricStats::SummaryJson() const {
+  nlohmann::json out = nlohmann::json::array();
+  const std::vector<FabricSwitch>& sws = fabric_.switches();
+  for (size_t i = 0; i < sws.size(); ++i) {
+    const SwitchFacade& f = *sws[i].sw->facade;
+    std::vector<uint32_t> v = totals_[i];
+    std::sort(v.begin(), v.end());
+    auto pct = [&](double p) -> uint32_t {
+      if (v.empty()) return 0;
+      const size_t rank = static_cast<size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
+      return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+    };
+    double sum = 0;
+    for (uint32_t x : v)
+      sum += x;
+    const double cap = f.capacity_cells();
+    // Counters summed over the switch's queues.
+    uint64_t received = 0, admitted = 0, transmitted = 0;
+    nlohmann::json drops = nlohmann::json::object();
+    for (const nlohmann::json& q : nlohmann::json::parse(f.counters_json())) {
+      received += q["received"].get<uint64_t>();
+      admitted += q["admitted"].get<uint64_t>();
+      transmitted += q["transmitted"].get<uint64_t>();
+      for (const auto& [reason, n] : q["dropped"].items())
+        drops[reason] = drops.value(reason, uint64_t{0}) + n.get<uint64_t>();
+    }
+    out.push_back({{"name", sws[i].name},
+                   {"role", sws[i].role},
+                   {"policy", f.policy_name()},
+                   {"buffer_cells", f.capacity_cells()},
+                   {"cell_bytes", f.cell_bytes()},
+                   {"occupancy",
+                    {{"samples", v.size()},
+                     {"mean_cells", v.empty() ? 0.0 : sum / static_cast<double>(v.size())},
+                     {"p99_cells", pct(99)},
+                     {"p9999_cells", pct(99.99)},
+                     {"max_cells", v.empty() ? 0 : v.back()},
+                     {"p99_share", cap > 0 ? pct(99) / cap : 0.0},
+                     {"p9999_share", cap > 0 ? pct(99.99) / cap : 0.0}}},
+                   {"received", received},
+                   {"admitted", admitted},
+                   {"transmitted", transmitted},
+                   {"dropped", drops}});
+  }
+  return out.dump();
+}
+
+}  // namespace sharebuf::sim

@@ -1,0 +1,123 @@
+"""Checks on sharebuf-sim's output for the `sim` ctest label (tests/sim/*.sh).
+
+    check_sim.py dt-steady OCCUPANCY_CSV SUMMARY_JSON ALPHA QUEUES PORT [PORT ...]
+    check_sim.py agreement NAME SIM_FATES REPLAY_FATES
+    check_sim.py fabric SUMMARY_JSON FLOWS_CSV
+    check_sim.py websearch SUMMARY_JSON FLOWS_CSV QUERIES_CSV
+
+Each prints one line per check ("ok   ..." or "FAIL ...") and exits 1 if any failed.
+"""
+
+import csv
+import json
+import sys
+
+FRAME_CELLS = 19  # a 1502-byte frame (1500-byte IP packet + PPP) in 80-byte cells
+
+
+def report(ok, text):
+    print(("ok   " if ok else "FAIL ") + text)
+    return ok
+
+
+def dt_steady(occupancy, summary, alpha, queues, ports):
+    """Each of `queues` saturated queues sits at DT's fixed point alpha*B/(1+alpha*S)."""
+    alpha, queues = float(alpha), int(queues)
+    s = json.load(open(summary))
+    b = s["switches"][0]["buffer_cells"]
+    end = s["simulated_s"]
+    target = alpha * b / (1 + alpha * queues)
+    rows = [r for r in csv.DictReader(open(occupancy))
+            if float(r["time_s"]) >= end / 2 and r["queue"] == "0"]
+    ok = True
+    for port in ports:
+        cells = [int(r["cells"]) for r in rows if r["port"] == port]
+        peak, mean = max(cells), sum(cells) / len(cells)
+        ok &= report(abs(peak - target) <= FRAME_CELLS and abs(mean - target) <= FRAME_CELLS,
+                     f"alpha {alpha} S {queues} port {port}: peak {peak}, mean {mean:.1f}, "
+                     f"alpha*B/(1+alpha*S) = {target:.1f}")
+    return ok
+
+
+def fates(path):
+    return [int(r[1]) for r in list(csv.reader(open(path)))[1:]]
+
+
+def agreement(name, sim_path, replay_path):
+    """The ns-3 switch and the replay of its arrivals decide the same for every frame."""
+    sim, rep = fates(sim_path), fates(replay_path)
+    diff = [i for i, (a, b) in enumerate(zip(sim, rep)) if a != b]
+    return report(len(sim) == len(rep) and not diff and sum(sim) > 0 and len(sim) > 1000,
+                  f"{name}: {len(sim)} arrivals, {sum(sim)} refused or pushed out in ns-3, "
+                  f"{sum(rep)} in the replay, {len(diff)} differ"
+                  + (f" (first at arrival {diff[0]})" if diff else ""))
+
+
+def fabric(summary, flows_csv):
+    """A small leaf-spine: every host pair's flow completes, both spines carry traffic, the
+    leaves' counters balance, and an overloaded leaf port drops by the policy's reason."""
+    s = json.load(open(summary))
+    flows = list(csv.DictReader(open(flows_csv)))
+    sw = {x["name"]: x for x in s["switches"]}
+    ok = True
+    fixed = [f for f in flows if f["kind"] == "fixed"]
+    done = [f for f in fixed if int(f["fct_ns"]) >= 0]
+    pairs = {(f["src"], f["dst"]) for f in done}
+    ok &= report(len(fixed) == len(done) == len(pairs) and len(pairs) == s["hosts"] * (s["hosts"] - 1),
+                 f"all-to-all: {len(done)} of {len(fixed)} flows between {len(pairs)} host pairs "
+                 "complete")
+    spines = [x for x in s["switches"] if x["role"] == "spine"]
+    carried = [x["transmitted"] for x in spines]
+    ok &= report(all(c > 0 for c in carried) and min(carried) > 0.2 * max(carried),
+                 f"per-flow ECMP uses every spine: frames sent {carried}")
+    for x in s["switches"]:
+        lost = sum(x["dropped"].values())
+        ok &= report(x["received"] == x["admitted"] + lost - x["dropped"].get("pushed_out", 0)
+                     and x["admitted"] - x["dropped"].get("pushed_out", 0) >= x["transmitted"],
+                     f"{x['name']}: received {x['received']} = admitted {x['admitted']} + "
+                     f"refused; transmitted {x['transmitted']}")
+    drops = sum(x["dropped"].get("threshold", 0) for x in s["switches"] if x["role"] == "leaf")
+    ok &= report(drops > 0, f"the incast into host 0 overflows its leaf port: {drops} threshold drops")
+    q = s["traffic"]["queries"]
+    ok &= report(q["count"] > 0 and q["completed"] == q["count"],
+                 f"incast queries: {q['completed']} of {q['count']} complete, "
+                 f"p99 QCT {q['qct_ms'].get('p99', -1):.3f} ms")
+    return ok
+
+
+def websearch(summary, flows_csv, queries_csv):
+    """Background flows and queries start and complete and are reported by bucket."""
+    s = json.load(open(summary))["traffic"]
+    flows = list(csv.DictReader(open(flows_csv)))
+    queries = list(csv.DictReader(open(queries_csv)))
+    bg = s["background"]
+    ok = report(s["flows"] == len(flows) > 50 and s["completed"] >= 0.8 * s["flows"],
+                f"{s['flows']} flows, {s['completed']} complete")
+    ok &= report(bg["short"]["completed"] > 0 and bg["long"]["flows"] + bg["medium"]["flows"] > 0
+                 and bg["short"]["fct_ms"]["p99"] > 0,
+                 f"short flows p99 FCT {bg['short']['fct_ms'].get('p99', -1):.3f} ms, "
+                 f"p99.9 {bg['short']['fct_ms'].get('p999', -1):.3f} ms")
+    ok &= report(len(queries) == s["queries"]["count"] > 5 and s["queries"]["completed"] > 0,
+                 f"{len(queries)} queries, {s['queries']['completed']} complete")
+    # A query's responders all come from one leaf other than the aggregator's (4 hosts a leaf).
+    by_query = {}
+    for f in flows:
+        if f["kind"] == "incast":
+            by_query.setdefault(f["query"], []).append(f)
+    one_leaf = all(len({int(f["src"]) // 4 for f in fl}) == 1
+                   and int(fl[0]["src"]) // 4 != int(fl[0]["dst"]) // 4 for fl in by_query.values())
+    ok &= report(one_leaf and bool(by_query), "each query's responders are under one other leaf")
+    return ok
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    ok = {"dt-steady": lambda: dt_steady(args[0], args[1], args[2], args[3], args[4:]),
+          "agreement": lambda: agreement(*args),
+          "fabric": lambda: fabric(*args),
+          "websearch": lambda: websearch(*args)}[cmd]()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
