@@ -19,6 +19,7 @@ PACKAGES=(
   clang-format clang libclang-rt-14-dev
   python3-matplotlib python3-sklearn
   libns3-dev libgsl-dev
+  cpp libprotobuf32 libgc1 libboost-iostreams1.74.0
 )
 
 log() { printf '\033[1m== %s\033[0m\n' "$*"; }
@@ -90,6 +91,13 @@ sim_tests() {
   ctest --test-dir "$1" --output-on-failure -L sim
 }
 
+# The P4 programs against p4test (../shared/tools/p4c/bin/p4test, $P4TEST or PATH; skipped with
+# the reason when there is none).
+p4_tests() {
+  log "P4 programs in $1 (p4test: frontend and midend, no Tofino stage allocation)"
+  ctest --test-dir "$1" --output-on-failure -L p4
+}
+
 netns_tests() {
   log "netns integration tests in $1 (skipped unless root)"
   ctest --test-dir "$1" --output-on-failure -L netns
@@ -108,6 +116,7 @@ case "${1:-}" in
     build build
     unit_tests build
     sim_tests build
+    p4_tests build
     netns_tests build
     # Sanitizer builds skip the benchmarks (they measure nothing useful there) and sharebuf-sim
     # (ns-3's libraries are not built with the sanitizers).
@@ -116,7 +125,7 @@ case "${1:-}" in
     build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
     TSAN_OPTIONS="halt_on_error=1" unit_tests build-tsan
     fuzz_tests
-    log "all test suites passed (unit: plain, asan+ubsan, tsan; sim; netns; fuzz)"
+    log "all test suites passed (unit: plain, asan+ubsan, tsan; sim; p4; netns; fuzz)"
     ;;
   demo)
     deps

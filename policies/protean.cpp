@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policies/log2_tables.h"
 #include "policies/queue_gradient.h"
+#include "policies/tofino_arithmetic.h"
 
 namespace sharebuf::policies {
 
@@ -16,6 +16,20 @@ ProteanPolicy::ProteanPolicy(const Params& params, const PolicyEnv& env) : Polic
   buildup_ = reader.number("buildup");
   tofino_ = reader.choice("arithmetic") == "tofino";
   sync_probe_ = reader.choice("sync") == "probe";
+  if (tofino_) {
+    // What protean.p4 can do: the EWMA by shifts, alphas and rates as Q.8 logarithms.
+    beta_shift_ = TofinoArithmetic::beta_shift(beta_);
+    if (beta_shift_ < 0) {
+      reader.fail("beta",
+                  "must be 1, 1/2, 1/4, ... 1/32768 with arithmetic = \"tofino\" (the "
+                  "EWMA is shifts and adds on the switch)");
+    }
+    log_alpha_incast_ = TofinoArithmetic::log_constant(alpha_incast_);
+    log_alpha_long_ = TofinoArithmetic::log_constant(alpha_long_);
+    buildup_q8_ = static_cast<int32_t>(std::lround(buildup_ * TofinoArithmetic::kOne));
+    for (uint32_t p = 0; p < env.layout->num_ports(); ++p)
+      log_rate_.push_back(log_rate_cells_per_ns(env.rate_cells_per_s(p)));
+  }
   set_params(reader.values());
   alpha_long_of_ = resolve_alphas(env, alpha_long_);
   alpha_incast_of_ = resolve_alphas(env, alpha_incast_);
@@ -28,7 +42,10 @@ double ProteanPolicy::incast_threshold(uint32_t queue, const BufferView& view) c
   // out, since no dequeue can come to lift it. An empty queue is held to the non-burst value
   // with today's Rem, as before its first dequeue.
   const double thr = state_[queue].thr.load(std::memory_order_relaxed);
-  if (thr < 0 || view.queue_cells(queue) == 0) return alpha_incast_ * view.remaining_cells();
+  if (thr < 0 || view.queue_cells(queue) == 0) {
+    return tofino_ ? tofino_arithmetic().scale(log_alpha_incast_, view.remaining_cells())
+                   : alpha_incast_ * view.remaining_cells();
+  }
   return thr;
 }
 
@@ -40,7 +57,8 @@ Verdict ProteanPolicy::admit(const ArrivalContext& ctx, const BufferView& view) 
       ok = ctx.cells < rem;
       break;
     case ProteanRole::kLong:
-      ok = view.queue_cells(ctx.queue) < alpha_long_of_[ctx.class_id] * rem;
+      ok = view.queue_cells(ctx.queue) < (tofino_ ? tofino_long_threshold(ctx.class_id, rem)
+                                                  : alpha_long_of_[ctx.class_id] * rem);
       break;
     case ProteanRole::kIncast:
     default: {
@@ -79,24 +97,16 @@ void ProteanPolicy::on_probe(const BufferView& registers, uint64_t boundary_ns,
 
 void ProteanPolicy::update(uint32_t queue, uint32_t port, uint32_t q, uint64_t t_ns, uint64_t dt_ns,
                            uint64_t quiet, double rem) noexcept {
+  if (tofino_) {
+    update_tofino(queue, port, q, t_ns, dt_ns, quiet, rem);
+    return;
+  }
   QueueState& s = state_[queue];
   const uint32_t q_prev = s.q_prev.load(std::memory_order_relaxed);
   double g = s.g_prev.load(std::memory_order_relaxed);
   if (dt_ns > 0) {
     const double rate_cells_per_ns = env().rate_cells_per_s(port) * 1e-9;
-    double g_raw;
-    if (tofino_) {
-      // Eq. 4: 2^(log2 |dQ| - log2 dT - log2 rate); the sign is kept aside, as a P4 program
-      // does with a sign bit.
-      const Log2Tables& t = log2_tables();
-      const uint64_t dq = q >= q_prev ? q - q_prev : q_prev - q;
-      const int32_t log_rate =
-          static_cast<int32_t>(std::lround(std::log2(rate_cells_per_ns) * 256));
-      g_raw = dq == 0 ? 0 : t.exp2_fixed(t.log2_fixed(dq) - t.log2_fixed(dt_ns) - log_rate);
-      if (q < q_prev) g_raw = -g_raw;
-    } else {
-      g_raw = normalised_gradient(q, q_prev, dt_ns, rate_cells_per_ns);
-    }
+    const double g_raw = normalised_gradient(q, q_prev, dt_ns, rate_cells_per_ns);
     g = beta_ * g_raw + (1 - beta_) * g;
     // Samples of no change: each keeps (1 - beta) of the average.
     if (quiet > 0)
@@ -105,15 +115,43 @@ void ProteanPolicy::update(uint32_t queue, uint32_t port, uint32_t q, uint64_t t
     s.t_prev.store(t_ns, std::memory_order_relaxed);
     s.g_prev.store(g, std::memory_order_relaxed);
   }
-  double thr;
-  if (g > buildup_) {
-    // Eq. 5: 2^(log2 g + log2(alpha * Rem)) in Tofino arithmetic.
-    thr = tofino_ ? log2_tables().multiply(g, static_cast<uint64_t>(alpha_incast_ * rem))
-                  : g * alpha_incast_ * rem;
-  } else {
-    thr = alpha_incast_ * rem;
+  s.thr.store(g > buildup_ ? g * alpha_incast_ * rem : alpha_incast_ * rem,
+              std::memory_order_relaxed);
+}
+
+void ProteanPolicy::update_tofino(uint32_t queue, uint32_t port, uint32_t q, uint64_t t_ns,
+                                  uint64_t dt_ns, uint64_t quiet, double rem) noexcept {
+  // protean.p4's probe pass, step by step (p4/protean.p4): the same tables, the same Q.8
+  // integers, the same shifts.
+  const TofinoArithmetic& a = tofino_arithmetic();
+  QueueState& s = state_[queue];
+  const uint32_t q_prev = s.q_prev.load(std::memory_order_relaxed);
+  int32_t g = static_cast<int32_t>(
+      std::lround(s.g_prev.load(std::memory_order_relaxed) * TofinoArithmetic::kOne));
+  if (dt_ns > 0) {
+    const uint32_t dq = q >= q_prev ? q - q_prev : q_prev - q;
+    const uint32_t dt = static_cast<uint32_t>(std::min<uint64_t>(dt_ns, UINT32_MAX));
+    int32_t g_raw = a.gradient_q8(dq, dt, log_rate_[port]);  // Eq. 4, the sign aside
+    if (q < q_prev) g_raw = -g_raw;
+    g = g - (g >> beta_shift_) + (g_raw >> beta_shift_);
+    for (uint64_t i = 0; i < quiet && g != 0 && g != -1; ++i)
+      g -= g >> beta_shift_;  // a probe of no change
+    s.q_prev.store(q, std::memory_order_relaxed);
+    s.t_prev.store(t_ns, std::memory_order_relaxed);
+    s.g_prev.store(static_cast<double>(g) / TofinoArithmetic::kOne, std::memory_order_relaxed);
   }
-  s.thr.store(thr, std::memory_order_relaxed);
+  const uint32_t r = static_cast<uint32_t>(std::max(0.0, rem));
+  // Eq. 5 above buildup; DT's alpha x Rem below it; both through the tables.
+  s.thr.store(g > buildup_q8_ ? a.scale(g, log_alpha_incast_, r) : a.scale(log_alpha_incast_, r),
+              std::memory_order_relaxed);
+}
+
+double ProteanPolicy::tofino_long_threshold(uint8_t class_id, uint32_t rem) const noexcept {
+  // protean.p4 publishes alpha_long x Rem with Rem; a class alpha of its own enters the same way.
+  const double alpha = alpha_long_of_[class_id];
+  const int32_t log_alpha =
+      alpha == alpha_long_ ? log_alpha_long_ : TofinoArithmetic::log_constant(alpha);
+  return tofino_arithmetic().scale(log_alpha, rem);
 }
 
 uint32_t ProteanPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
@@ -124,7 +162,8 @@ uint32_t ProteanPolicy::threshold_cells(uint32_t queue, uint8_t class_id,
       t = view.queue_cells(queue) + view.remaining_cells();
       break;
     case ProteanRole::kLong:
-      t = alpha_long_of_[class_id] * view.remaining_cells();
+      t = tofino_ ? tofino_long_threshold(class_id, view.remaining_cells())
+                  : alpha_long_of_[class_id] * view.remaining_cells();
       break;
     default:
       t = alpha_incast_of_[class_id] / alpha_incast_ * incast_threshold(queue, view);

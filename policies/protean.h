@@ -13,8 +13,10 @@
 // every dequeue (the Tofino prototype: probe packets carry queue length and time to ingress);
 // an interval without change is a gradient sample of 0.
 // A class's own alpha, if set, replaces alpha_long / alpha_incast for its frames' admission.
-// `arithmetic = "tofino"` does the division and the product through log2/exp2 tables as the
-// Tofino program does (policies/log2_tables.h).
+// `arithmetic = "tofino"` computes as p4/protean.p4 does, through the tables sharebuf-p4tables
+// installs (policies/tofino_arithmetic.h): the gradient as a Q.8 integer from log2/exp2 tables
+// (Eq. 4), the EWMA by shifts (beta must be 1/2^k), the thresholds from log2/exp2 tables (Eq. 5;
+// alpha_long x Rem too).
 //
 // Thread-safety: on_dequeue() for a queue runs on its port's egress owner only, on_probe() on one
 // RX worker at a time (and then on_dequeue() does nothing); admit() reads
@@ -24,6 +26,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include "policies/class_alpha.h"
 #include "policies/params.h"
@@ -80,6 +83,9 @@ class ProteanPolicy final : public Policy {
   // sample happened over `dt_ns`, and `quiet` further samples saw no change (probe sync).
   void update(uint32_t queue, uint32_t port, uint32_t q_cells, uint64_t t_ns, uint64_t dt_ns,
               uint64_t quiet, double rem) noexcept;
+  void update_tofino(uint32_t queue, uint32_t port, uint32_t q_cells, uint64_t t_ns, uint64_t dt_ns,
+                     uint64_t quiet, double rem) noexcept;
+  double tofino_long_threshold(uint8_t class_id, uint32_t rem) const noexcept;
 
   double alpha_incast_;
   double alpha_long_;
@@ -87,6 +93,12 @@ class ProteanPolicy final : public Policy {
   double buildup_;
   bool tofino_;
   bool sync_probe_;
+  // arithmetic = "tofino": beta = 2^-beta_shift_, Q.8 logarithms of the alphas and port rates.
+  int beta_shift_ = 2;
+  int32_t log_alpha_incast_ = 0;
+  int32_t log_alpha_long_ = 0;
+  int32_t buildup_q8_ = 512;
+  std::vector<int32_t> log_rate_;
   AlphaTable alpha_long_of_;
   AlphaTable alpha_incast_of_;
   std::unique_ptr<QueueState[]> state_;

@@ -1,0 +1,124 @@
+/* dt.p4: Dynamic Thresholds (POLICIES.md "dt") on Tofino (TNA), decided in ingress on the
+ * ingress copy of each queue's depth and the remaining-buffer aggregate, which probe packets
+ * bring from egress every probe interval (include/common.p4) — sharebufd's `view = "probe"`.
+ *
+ *   T(q) = alpha(class) x Rem = 2^(log2 alpha(class) + log2 Rem)     (include/log_arith.p4)
+ *   admit iff Q[q] < T(q)
+ *
+ * Tofino's traffic manager has DT of its own (a few alphas per pool); this program is the twin of
+ * sharebuf's DtPolicy and the base the other programs extend. Every register is accessed once per
+ * pass; there is no division or multiplication (the product goes through the log tables).
+ */
+#include <core.p4>
+#include <tna.p4>
+
+#include "include/common.p4"
+#include "include/log_arith.p4"
+
+control DtIngress(inout headers_t hdr, inout ig_meta_t md,
+                  in ingress_intrinsic_metadata_t ig_intr_md,
+                  in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                  inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                  inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    SbForward() fwd;
+    SbProbeRoute() probe_route;
+    SbLog2() log2_rem;
+    SbExpCells() exp_threshold;
+
+    action set_params(bit<32> b, bit<16> last) {
+        md.capacity = b;
+        md.last_qindex = last;
+    }
+    table dt_params {
+        actions = { set_params; }
+        default_action = set_params(0, 0);
+        size = 1;
+    }
+
+    // log2(alpha) x 256 of each class (a class without an alpha of its own: the policy's).
+    int<32> log_alpha = 0;
+    action set_alpha(int<32> log_value) {
+        log_alpha = log_value;
+    }
+    table class_alpha {
+        key = { md.class_id : exact; }
+        actions = { set_alpha; }
+        default_action = set_alpha(0);
+        size = 64;
+    }
+
+    Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) depth;
+    Register<bit<32>, bit<1>>(1, 0) rem_sum;
+    Register<bit<32>, bit<1>>(1, 0) rem;
+
+    RegisterAction<bit<32>, bit<16>, bit<32>>(depth) depth_write = {
+        void apply(inout bit<32> value) {
+            value = hdr.sb.depth;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(depth) depth_read = {
+        void apply(inout bit<32> value, out bit<32> rv) {
+            rv = value;
+        }
+    };
+    RegisterAction<bit<32>, bit<1>, bit<32>>(rem_sum) rem_sum_update = {
+        void apply(inout bit<32> value, out bit<32> rv) {
+            if (hdr.sb.qindex == 0) {
+                value = md.capacity - hdr.sb.depth;
+            } else {
+                value = value - hdr.sb.depth;
+            }
+            rv = value;
+        }
+    };
+    RegisterAction<bit<32>, bit<1>, bit<32>>(rem) rem_publish = {
+        void apply(inout bit<32> value) {
+            if (hdr.sb.qindex == md.last_qindex) {
+                value = md.sum;
+            }
+        }
+    };
+    RegisterAction<bit<32>, bit<1>, bit<32>>(rem) rem_read = {
+        void apply(inout bit<32> value, out bit<32> rv) {
+            rv = value;
+        }
+    };
+
+    apply {
+        dt_params.apply();
+        if (hdr.pktgen.isValid()) {
+            probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
+        } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
+            depth_write.execute(hdr.sb.qindex);
+            md.sum = rem_sum_update.execute(0);
+            rem_publish.execute(0);
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (hdr.ethernet.isValid()) {
+            fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
+            class_alpha.apply();
+            md.qdepth = depth_read.execute(md.qindex);
+            md.rem = rem_read.execute(0);
+            log2_rem.apply(md.rem, md.log_b);
+            exp_threshold.apply(log_alpha + md.log_b, md.thr);
+            if (md.qdepth >= md.thr) {
+                ig_dprsr_md.drop_ctl = 1;
+            }
+        }
+    }
+}
+
+control DtEgress(inout headers_t hdr, inout eg_meta_t md,
+                 in egress_intrinsic_metadata_t eg_intr_md,
+                 in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                 inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                 inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    SbProbeStamp() probe_stamp;
+    apply {
+        probe_stamp.apply(hdr, md, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+    }
+}
+
+Pipeline(SbIngressParser(), DtIngress(), SbIngressDeparser(),
+         SbEgressParser(), DtEgress(), SbEgressDeparser()) pipe;
+
+Switch(pipe) main;

@@ -1,0 +1,522 @@
+#include "p4/tables/p4_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "datapath/switch_config.h"
+#include "policies/class_alpha.h"
+#include "policies/registry.h"
+#include "policies/tofino_arithmetic.h"
+
+namespace sharebuf::p4 {
+namespace {
+
+using nlohmann::json;
+using policies::TofinoArithmetic;
+
+// Tofino 1 (tofino1_specs.p4, and the numbers the programs are written for).
+constexpr uint32_t kCellBytes = 80;
+constexpr uint32_t kMaxDepthCells = (1u << 19) - 1;  // egress_intrinsic_metadata_t.deq_qdepth
+constexpr uint32_t kMaxPorts = 64;                   // SB_MAX_PORTS
+constexpr uint32_t kMaxQueues = 2048;                // SB_MAX_QUEUES
+constexpr uint32_t kMaxQueuesPerPort = 32;           // QueueId_t is 5 bits
+constexpr uint32_t kMaxPipes = 4;
+constexpr uint32_t kPktgenPortInPipe = 68;
+constexpr uint32_t kRecircPortInPipe = 69;
+constexpr uint32_t kFbShiftEntries = 16384;
+constexpr int kFbMaxRightShift = 16;
+constexpr int kFbMaxLeftShift = 6;
+// Mirror sessions: one per pipe toward its recirculation port, one per port's header queue
+// (trim.p4), one multicasting NOTIFYs (trim.p4).
+constexpr uint32_t kRecircSessionBase = 1;
+constexpr uint32_t kNotifySession = 15;
+constexpr uint32_t kTrimSessionBase = 16;
+constexpr uint32_t kNotifyMulticastGroup = 1;
+constexpr uint32_t kSbHeaderBytes = 28;  // sharebuf_h (p4/include/headers.p4)
+
+[[noreturn]] void fail(const std::string& what) {
+  throw P4TablesError(what);
+}
+
+std::string hex(uint64_t v) {
+  std::ostringstream out;
+  out << "0x" << std::hex << v;
+  return out.str();
+}
+
+json entry(json match, const std::string& action, json data, int priority = -1) {
+  json e = {{"match", std::move(match)}, {"action", action}, {"data", std::move(data)}};
+  if (priority >= 0) e["priority"] = priority;
+  return e;
+}
+
+// What every program needs: the configuration checked against the hardware, the ports' device
+// numbers, the policy object (for its parameters, defaults included) and its environment.
+struct Context {
+  const datapath::SwitchConfig& cfg;
+  std::string program;
+  std::string ingress, egress;  // the program's control names (bfrt: pipe.<control>.<table>)
+  std::vector<uint16_t> dev_ports;
+  uint32_t pipes = 1;
+  uint32_t queues_per_port = 1;
+  uint32_t num_queues = 0;
+  std::unique_ptr<buffer::BufferLayout> layout;
+  policies::PolicyEnv env;
+  json tables = json::array();
+
+  std::string ig(const std::string& path) const { return "pipe." + ingress + "." + path; }
+  std::string eg(const std::string& path) const { return "pipe." + egress + "." + path; }
+  json& table(const std::string& name) {
+    for (json& t : tables) {
+      if (t["table"] == name) return t;
+    }
+    tables.push_back({{"table", name}, {"entries", json::array()}});
+    return tables.back();
+  }
+  void add(const std::string& name, json e) { table(name)["entries"].push_back(std::move(e)); }
+  void set_default(const std::string& name, const std::string& action, json data) {
+    table(name)["default_action"] = {{"action", action}, {"data", std::move(data)}};
+  }
+  uint32_t recirc_port(uint32_t pipe) const { return pipe * 128 + kRecircPortInPipe; }
+  uint32_t pktgen_port(uint32_t pipe) const { return pipe * 128 + kPktgenPortInPipe; }
+};
+
+void check_hardware(Context& c, const P4TablesOptions& opt) {
+  const datapath::SwitchConfig& cfg = c.cfg;
+  if (cfg.buffer.cell_bytes != kCellBytes) {
+    fail("[buffer] cell_bytes is " + std::to_string(cfg.buffer.cell_bytes) +
+         ": Tofino's cells are 80 bytes (the programs read queue depths in its cells)");
+  }
+  if (cfg.buffer.capacity_cells > kMaxDepthCells) {
+    fail("[buffer] size is " + std::to_string(cfg.buffer.capacity_cells) +
+         " cells: more than Tofino's 19-bit queue depth holds (" + std::to_string(kMaxDepthCells) +
+         " cells)");
+  }
+  if (cfg.ports.empty() || cfg.ports.size() > kMaxPorts)
+    fail("[[ports]]: the programs hold 1 to 64 ports (SB_MAX_PORTS)");
+  c.queues_per_port = cfg.ports.front().num_queues;
+  for (const datapath::PortConfig& p : cfg.ports) {
+    if (p.num_queues != c.queues_per_port) {
+      fail("[[ports]] '" + p.name + "' has " + std::to_string(p.num_queues) + " queues and '" +
+           cfg.ports.front().name + "' " + std::to_string(c.queues_per_port) +
+           ": the programs index queues as port x queues_per_port, so every port needs the same "
+           "number");
+    }
+  }
+  if (c.queues_per_port > kMaxQueuesPerPort)
+    fail("[[ports]] queues: Tofino has at most 32 queues per port");
+  c.num_queues = c.queues_per_port * static_cast<uint32_t>(cfg.ports.size());
+  if (c.num_queues > kMaxQueues)
+    fail("ports x queues is " + std::to_string(c.num_queues) + ": more than SB_MAX_QUEUES (2048)");
+  if (cfg.classify != datapath::ClassifyMode::kDscp)
+    fail("[classify] mode: the programs classify by DSCP (mode = \"dscp\")");
+  c.dev_ports = opt.dev_ports;
+  if (c.dev_ports.empty()) {
+    for (uint16_t i = 0; i < cfg.ports.size(); ++i)
+      c.dev_ports.push_back(i);
+  }
+  if (c.dev_ports.size() != cfg.ports.size()) {
+    fail("--dev-ports lists " + std::to_string(c.dev_ports.size()) + " device ports for " +
+         std::to_string(cfg.ports.size()) + " configured ports");
+  }
+  std::set<uint16_t> seen;
+  for (uint16_t d : c.dev_ports) {
+    if (d >= 128 * kMaxPipes || d % 128 == kPktgenPortInPipe || d % 128 == kRecircPortInPipe ||
+        !seen.insert(d).second) {
+      fail("--dev-ports: " + std::to_string(d) +
+           " is not a free front-panel device port (below 512, not 68 or 69 of a pipe, once)");
+    }
+  }
+  c.pipes = opt.pipes != 0 ? opt.pipes : std::max<uint32_t>(1, cfg.rx_threads);
+  if (c.pipes > kMaxPipes) fail("pipes: Tofino 1 has 4 pipes, got " + std::to_string(c.pipes));
+  const buffer::BufferConfig bc = datapath::buffer_config(cfg);
+  c.layout = std::make_unique<buffer::BufferLayout>(bc.capacity_cells, bc.cell_bytes, bc.ports);
+  c.env = datapath::policy_env(cfg, *c.layout);
+}
+
+// The policy object the software would run, so the parameters (defaults included) are its own.
+json policy_params(const Context& c, const std::string& expected) {
+  if (c.cfg.policy != expected) {
+    fail("[policy] name is '" + c.cfg.policy + "': " + c.program + ".p4 is the twin of '" +
+         expected + "'");
+  }
+  return policies::make_policy(c.cfg.policy, c.cfg.policy_params, c.env)->params();
+}
+
+uint8_t role_code(policies::ProteanRole r) {
+  switch (r) {
+    case policies::ProteanRole::kShort:
+      return 0;
+    case policies::ProteanRole::kLong:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+// Forwarding, classification and frame cells: every program's SbForward.
+void forwarding(Context& c) {
+  const std::string fwd = "fwd.";
+  for (const datapath::StaticMacConfig& m : c.cfg.static_macs) {
+    c.add(c.ig(fwd + "forward"),
+          entry({{"hdr.ethernet.dst_addr", {{"exact", hex(m.mac)}}}}, c.ingress + ".fwd.to_port",
+                {{"port", c.dev_ports[m.port]},
+                 {"port_index", m.port},
+                 {"qbase", m.port * c.queues_per_port}}));
+  }
+  // One entry per mapped DSCP (priority 1), then each port's default class (priority 2).
+  const bool one_group = c.queues_per_port == 1;  // FB's single-queue mode: one group
+  auto class_data = [&](size_t id) {
+    const datapath::ClassConfig& k = c.cfg.classes[id];
+    return json{
+        {"class_id", id},
+        {"qid", k.queue},
+        {"role", role_code(k.traffic.role)},
+        {"group", (!one_group && k.traffic.group == policies::PriorityGroup::kHigh) ? 1 : 0}};
+  };
+  for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
+    for (uint8_t d : c.cfg.classes[id].dscp) {
+      c.add(c.ig(fwd + "classify"), entry({{"ig_intr_md.ingress_port", {{"value", 0}, {"mask", 0}}},
+                                           {"hdr.ipv4.dscp", {{"value", d}, {"mask", "0x3f"}}},
+                                           {"hdr.ipv4.$valid", {{"value", 1}, {"mask", 1}}}},
+                                          c.ingress + ".fwd.set_class", class_data(id), 1));
+    }
+  }
+  for (size_t p = 0; p < c.cfg.ports.size(); ++p) {
+    c.add(c.ig(fwd + "classify"),
+          entry({{"ig_intr_md.ingress_port", {{"value", c.dev_ports[p]}, {"mask", "0x1ff"}}},
+                 {"hdr.ipv4.dscp", {{"value", 0}, {"mask", 0}}},
+                 {"hdr.ipv4.$valid", {{"value", 0}, {"mask", 0}}}},
+                c.ingress + ".fwd.set_class", class_data(c.cfg.ports[p].default_class), 2));
+  }
+  // cells = ceil((IPv4 total length + 14) / 80), one range per cell count.
+  const uint32_t max_len = 9216;
+  for (uint32_t cells = 1; (cells - 1) * kCellBytes < max_len + 14; ++cells) {
+    const int64_t lo =
+        std::max<int64_t>(0, static_cast<int64_t>((cells - 1) * kCellBytes) + 1 - 14);
+    const int64_t hi = std::min<int64_t>(65535, static_cast<int64_t>(cells * kCellBytes) - 14);
+    if (hi < lo) continue;
+    c.add(c.ig(fwd + "cells_of_length"),
+          entry({{"hdr.ipv4.total_len", {{"low", lo}, {"high", hi}}}}, c.ingress + ".fwd.set_cells",
+                {{"cells", cells}}));
+  }
+}
+
+void recirculation_sessions(Context& c, json& out, const std::string& table,
+                            const std::string& action);
+
+// Probes (dt.p4, protean.p4): packet i of a batch probes queue i; egress mirrors stamped probes
+// to the pipe's recirculation port.
+void probes(Context& c, json& out) {
+  for (uint32_t q = 0; q < c.num_queues; ++q) {
+    const uint32_t port = q / c.queues_per_port;
+    c.add(c.ig("probe_route.probe_route"),
+          entry({{"hdr.pktgen.packet_id", {{"exact", q}}}}, c.ingress + ".probe_route.probe_queue",
+                {{"port", c.dev_ports[port]}, {"qid", q % c.queues_per_port}, {"qindex", q}}));
+  }
+  recirculation_sessions(c, out, "probe_stamp.recirculation_session",
+                         c.egress + ".probe_stamp.to_recirculation");
+  // One probe per queue every probe interval, from pipe 0's packet generator: kind PROBE.
+  out["pktgen"] = {
+      {"app_id", 1},
+      {"trigger", "periodic timer"},
+      {"pipe", 0},
+      {"src_port", c.pktgen_port(0)},
+      {"timer_ns", c.cfg.buffer.probe_interval_ns},
+      {"batch_count", 1},
+      {"packets_per_batch", c.num_queues},
+      {"packet_bytes", 6 + kSbHeaderBytes},
+      {"payload_after_pktgen_header", "sharebuf_h with kind = 1 (SB_PROBE), all else 0"},
+      {"software_view", "[buffer] view = \"probe\", probe_interval = " +
+                            std::to_string(c.cfg.buffer.probe_interval_ns) + " ns"}};
+}
+
+void recirculation_sessions(Context& c, json& out, const std::string& table,
+                            const std::string& action) {
+  for (uint32_t pipe = 0; pipe < c.pipes; ++pipe) {
+    c.add(c.eg(table),
+          entry({{"eg_intr_md.egress_port", {{"value", pipe << 7}, {"mask", "0x180"}}}}, action,
+                {{"session", kRecircSessionBase + pipe}}, 1));
+    out["mirror_sessions"].push_back(
+        {{"id", kRecircSessionBase + pipe},
+         {"direction", "egress"},
+         {"egress_port", c.recirc_port(pipe)},
+         {"purpose", "a control packet back to pipe " + std::to_string(pipe) + "'s ingress"}});
+  }
+}
+
+// The log-domain tables (p4/include/log_arith.p4): every instance gets the same entries.
+void log_tables(Context& c, const std::vector<std::string>& log2,
+                const std::vector<std::string>& gradient, const std::vector<std::string>& cells) {
+  const std::vector<policies::TernaryEntry> logs = TofinoArithmetic::log2_entries();
+  for (const std::string& inst : log2) {
+    json& t = c.table(c.ig(inst + ".log2"));
+    for (const policies::TernaryEntry& e : logs) {
+      t["entries"].push_back(entry({{"x", {{"value", e.value}, {"mask", hex(e.mask)}}}},
+                                   c.ingress + "." + inst + ".set_log", {{"value", e.result}}, 0));
+    }
+  }
+  for (const std::string& inst : gradient) {
+    json& t = c.table(c.ig(inst + ".exp2"));
+    for (const policies::ExactEntry& e : TofinoArithmetic::gradient_exp_entries()) {
+      t["entries"].push_back(entry({{"exp_key", {{"exact", e.key}}}},
+                                   c.ingress + "." + inst + ".set_value", {{"value", e.result}}));
+    }
+  }
+  for (const std::string& inst : cells) {
+    json& t = c.table(c.ig(inst + ".exp2"));
+    for (const policies::ExactEntry& e : TofinoArithmetic::cells_exp_entries()) {
+      t["entries"].push_back(entry({{"exp_key", {{"exact", e.key}}}},
+                                   c.ingress + "." + inst + ".set_value", {{"value", e.result}}));
+    }
+  }
+}
+
+void dt(Context& c, json& out) {
+  const json params = policy_params(c, "dt");
+  const double alpha = params["alpha"].get<double>();
+  forwarding(c);
+  probes(c, out);
+  log_tables(c, {"log2_rem"}, {}, {"exp_threshold"});
+  c.set_default(c.ig("dt_params"), c.ingress + ".set_params",
+                {{"b", c.cfg.buffer.capacity_cells}, {"last", c.num_queues - 1}});
+  const policies::AlphaTable alphas = policies::resolve_alphas(c.env, alpha);
+  for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
+    c.add(c.ig("class_alpha"), entry({{"md.class_id", {{"exact", id}}}}, c.ingress + ".set_alpha",
+                                     {{"log_value", TofinoArithmetic::log_constant(alphas[id])}}));
+  }
+}
+
+void protean(Context& c, json& out) {
+  const json params = policy_params(c, "protean");
+  const double beta = params["beta"].get<double>();
+  const int shift = TofinoArithmetic::beta_shift(beta);
+  if (shift < 0) {
+    fail("[policy] beta is " + std::to_string(beta) +
+         ": protean.p4 computes the EWMA with shifts, so beta must be 1, 1/2, 1/4, ...");
+  }
+  for (const datapath::ClassConfig& k : c.cfg.classes) {
+    if (k.traffic.alpha) {
+      fail("[[classes]] '" + k.traffic.name +
+           "' sets its own alpha: protean.p4 holds every class to the policy's alpha_incast and "
+           "alpha_long (leave the class's alpha out)");
+    }
+  }
+  forwarding(c);
+  probes(c, out);
+  log_tables(c, {"log2_dq", "log2_dt", "log2_g", "log2_rem"}, {"exp_gradient"},
+             {"exp_threshold", "exp_long"});
+  c.set_default(
+      c.ig("protean_params"), c.ingress + ".set_params",
+      {{"b", c.cfg.buffer.capacity_cells},
+       {"last", c.num_queues - 1},
+       {"buildup", std::lround(params["buildup"].get<double>() * TofinoArithmetic::kOne)},
+       {"log_incast", TofinoArithmetic::log_constant(params["alpha_incast"].get<double>())},
+       {"log_long", TofinoArithmetic::log_constant(params["alpha_long"].get<double>())}});
+  for (uint32_t q = 0; q < c.num_queues; ++q) {
+    const uint32_t port = q / c.queues_per_port;
+    c.add(c.ig("queue_rate"), entry({{"hdr.sb.qindex", {{"exact", q}}}}, c.ingress + ".set_rate",
+                                    {{"log_cells_per_ns", policies::log_rate_cells_per_ns(
+                                                              c.env.rate_cells_per_s(port))}}));
+  }
+  out["compile"]["defines"]["SB_BETA_SHIFT"] = shift;
+  out["software_twin"] =
+      "[policy] protean with arithmetic = \"tofino\", sync = \"probe\"; [buffer] "
+      "view = \"probe\"";
+}
+
+void fb(Context& c, json& out) {
+  const json params = policy_params(c, "fb");
+  if (params["gamma"] != "share")
+    fail("[policy] gamma = \"measured\": fb.p4 uses the scheduler share (gamma = \"share\")");
+  for (const datapath::PortConfig& p : c.cfg.ports) {
+    if (c.queues_per_port > 1 && p.scheduler != datapath::SchedulerKind::kRoundRobin) {
+      fail("[[ports]] '" + p.name + "' scheduler is '" + std::string(to_string(p.scheduler)) +
+           "': fb.p4 takes gamma = 1/n (round robin, scheduler = \"rr\")");
+    }
+  }
+  forwarding(c);
+  const bool one_group = c.queues_per_port == 1;
+  // Per queue: port, group (its first class's), last of its port.
+  uint32_t per_group[2] = {0, 0};
+  for (uint32_t q = 0; q < c.num_queues; ++q) {
+    const bool high = !one_group && c.env.group_of_class(c.env.class_of_queue(q)) ==
+                                        policies::PriorityGroup::kHigh;
+    ++per_group[high ? 1 : 0];
+    c.add(c.ig("queue_info"),
+          entry({{"hdr.sb.qindex", {{"exact", q}}}}, c.ingress + ".set_queue",
+                {{"port_index", q / c.queues_per_port},
+                 {"group", high ? 1 : 0},
+                 {"last_of_port", q % c.queues_per_port == c.queues_per_port - 1}}));
+  }
+  // The Shift table: alpha / (N_p x n) as the nearest power of two.
+  const policies::AlphaTable alphas = policies::resolve_group_alphas(
+      c.env, params["alpha_high"].get<double>(), params["alpha_low"].get<double>());
+  size_t entries = 0;
+  for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
+    const bool high =
+        !one_group && c.cfg.classes[id].traffic.group == policies::PriorityGroup::kHigh;
+    const uint32_t max_np = std::max<uint32_t>(1, per_group[high ? 1 : 0]);
+    for (uint32_t n_p = 1; n_p <= max_np; ++n_p) {
+      for (uint32_t n = 1; n <= c.queues_per_port; ++n) {
+        const int k = static_cast<int>(std::lround(std::log2(n_p * n / alphas[id])));
+        if (k < -kFbMaxLeftShift) {
+          fail("[[classes]] '" + c.cfg.classes[id].traffic.name + "': alpha " +
+               std::to_string(alphas[id]) + " needs a left shift of " + std::to_string(-k) +
+               "; fb.p4 has at most " + std::to_string(kFbMaxLeftShift));
+        }
+        const std::string action = k > kFbMaxRightShift ? "no_room"
+                                   : k >= 0             ? "shift_right_" + std::to_string(k)
+                                                        : "shift_left_" + std::to_string(-k);
+        c.add(c.ig("fb_shift"), entry({{"md.class_id", {{"exact", id}}},
+                                       {"n_p", {{"exact", n_p}}},
+                                       {"n", {{"exact", n}}}},
+                                      c.ingress + "." + action, json::object()));
+        if (++entries > kFbShiftEntries) {
+          fail("fb.p4's Shift table needs more than " + std::to_string(kFbShiftEntries) +
+               " entries (classes x congested queues x queues per port): fewer classes or queues");
+        }
+      }
+    }
+  }
+  c.set_default(c.ig("fb_params"), c.ingress + ".set_params",
+                {{"b", c.cfg.buffer.capacity_cells},
+                 {"last", c.num_queues - 1},
+                 {"recirc", c.recirc_port(0)}});
+  out["pktgen"] = {{"app_id", 2},
+                   {"trigger", "periodic timer"},
+                   {"pipe", 0},
+                   {"src_port", c.pktgen_port(0)},
+                   {"timer_ns", c.cfg.buffer.probe_interval_ns},
+                   {"batch_count", 1},
+                   {"packets_per_batch", 1},
+                   {"packet_bytes", 6 + kSbHeaderBytes},
+                   {"payload_after_pktgen_header", "sharebuf_h, all 0 (ingress makes it a SYNC)"},
+                   {"note", "one SYNC walk per interval, recirculating once per queue"}};
+}
+
+void trim(Context& c, json& out) {
+  const datapath::TrimConfig& t = c.cfg.trim;
+  bool any = false;
+  for (const datapath::ClassConfig& k : c.cfg.classes) {
+    if (k.overflow == datapath::OverflowAction::kReturnToSender)
+      fail("[[classes]] '" + k.traffic.name +
+           "' overflow = \"return-to-sender\": trim.p4 trims "
+           "toward the receiver only");
+    any = any || k.overflow == datapath::OverflowAction::kTrim;
+  }
+  if (!any) fail("[[classes]]: no class has overflow = \"trim\"; trim.p4 would trim nothing");
+  if (t.size < 64 || t.size > 1500) fail("[trimming] trim_size: 64 to 1500 bytes for trim.p4");
+  if (t.t0_ns + t.t1_ns > (1u << 31))
+    fail("[trimming] t0 + t1: the 32-bit nanosecond registers hold at most 2.1 s");
+  forwarding(c);
+  for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
+    if (c.cfg.classes[id].overflow == datapath::OverflowAction::kTrim)
+      c.add(c.ig("class_overflow"),
+            entry({{"md.class_id", {{"exact", id}}}}, c.ingress + ".trims", json::object()));
+  }
+  c.set_default(c.ig("trim_params"), c.ingress + ".set_params",
+                {{"t0_ns", t.t0_ns}, {"t1_ns", t.t0_ns + t.t1_ns}, {"notify", kNotifySession}});
+  out["meters"] = json::array();
+  for (size_t p = 0; p < c.cfg.ports.size(); ++p) {
+    const datapath::PortConfig& port = c.cfg.ports[p];
+    const uint64_t line = port.rate_bps != 0 ? port.rate_bps : t.line_rate_bps;
+    if (line == 0) {
+      fail("[[ports]] '" + port.name +
+           "' has no rate: trim.p4's meters need a line rate (the "
+           "port's rate or [trimming] line_rate)");
+    }
+    const uint32_t session = kTrimSessionBase + static_cast<uint32_t>(p);
+    c.add(c.ig("trim_session"), entry({{"md.port_index", {{"exact", p}}}},
+                                      c.ingress + ".set_trim_session", {{"session", session}}));
+    c.add(c.ig("header_queue"),
+          entry({{"hdr.sb.port", {{"exact", p}}}}, c.ingress + ".to_header_queue",
+                {{"port", c.dev_ports[p]}, {"qid", port.trim_queue}}));
+    const int dscp = port.trim_dscp_toward >= 0 ? port.trim_dscp_toward : t.dscp;
+    const uint32_t total_len = t.size - 14;
+    c.add(c.eg("trimmed_rewrite"),
+          dscp >= 0 ? entry({{"md.meta.port_index", {{"exact", p}}}}, c.egress + ".rewrite",
+                            {{"dscp", dscp}, {"total_len", total_len}})
+                    : entry({{"md.meta.port_index", {{"exact", p}}}}, c.egress + ".keep_dscp",
+                            {{"total_len", total_len}}));
+    out["mirror_sessions"].push_back(
+        {{"id", session},
+         {"direction", "ingress"},
+         {"egress_port", c.dev_ports[p]},
+         {"queue", port.trim_queue},
+         {"max_pkt_len", t.size},
+         {"purpose", "trim at ingress into " + port.name + "'s header queue"}});
+    for (const auto& [name, share] : {std::pair{"meter_optimistic", 1.0},
+                                      {"meter_halftimistic", 0.5},
+                                      {"meter_pessimistic", 0.25}}) {
+      const uint64_t kbps = static_cast<uint64_t>(static_cast<double>(line) * share / 1000);
+      out["meters"].push_back({{"meter", c.ig(name)},
+                               {"index", p},
+                               {"cir_kbps", kbps},
+                               {"pir_kbps", kbps},
+                               {"cbs_bytes", t.meter_burst_bytes},
+                               {"pbs_bytes", t.meter_burst_bytes}});
+    }
+  }
+  recirculation_sessions(c, out, "update_session", c.egress + ".set_update_session");
+  for (json& s : out["mirror_sessions"]) {
+    if (s["direction"] == "egress") s["max_pkt_len"] = t.size + kSbHeaderBytes;
+  }
+  json group = json::array();
+  for (uint32_t pipe = 0; pipe < c.pipes; ++pipe)
+    group.push_back(c.recirc_port(pipe));
+  out["multicast_groups"].push_back({{"id", kNotifyMulticastGroup}, {"ports", group}});
+  out["mirror_sessions"].push_back({{"id", kNotifySession},
+                                    {"direction", "ingress"},
+                                    {"multicast_group", kNotifyMulticastGroup},
+                                    {"max_pkt_len", 64},
+                                    {"purpose", "a NOTIFY to every pipe's recirculation port"}});
+  json dod = json::array();
+  for (uint32_t pipe = 0; pipe < c.pipes; ++pipe)
+    dod.push_back({{"pipe", pipe}, {"deflect_on_drop_port", c.recirc_port(pipe)}});
+  out["tm"]["deflect_on_drop"] = dod;
+  out["software_twin"] =
+      "[trimming] mode = \"tofino-approx\", pipelines = " + std::to_string(c.pipes);
+}
+
+}  // namespace
+
+json generate_p4_tables(const datapath::SwitchConfig& config, const P4TablesOptions& options) {
+  static const std::map<std::string, std::pair<std::string, std::string>> controls = {
+      {"dt", {"DtIngress", "DtEgress"}},
+      {"protean", {"ProteanIngress", "ProteanEgress"}},
+      {"fb", {"FbIngress", "FbEgress"}},
+      {"trim", {"TrimIngress", "TrimEgress"}}};
+  const auto it = controls.find(options.program);
+  if (it == controls.end())
+    fail("unknown program '" + options.program + "' (dt, protean, fb, trim)");
+  Context c{config, options.program, it->second.first, it->second.second};
+  try {
+    check_hardware(c, options);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  json out = {{"program", options.program},
+              {"p4", "p4/" + options.program + ".p4"},
+              {"config", config.source},
+              {"compile", {{"defines", json::object()}}},
+              {"pipes", c.pipes},
+              {"ports", json::array()},
+              {"mirror_sessions", json::array()},
+              {"multicast_groups", json::array()}};
+  for (size_t p = 0; p < config.ports.size(); ++p)
+    out["ports"].push_back(
+        {{"name", config.ports[p].name}, {"dev_port", c.dev_ports[p]}, {"index", p}});
+  if (options.program == "dt") dt(c, out);
+  if (options.program == "protean") protean(c, out);
+  if (options.program == "fb") fb(c, out);
+  if (options.program == "trim") trim(c, out);
+  out["tables"] = std::move(c.tables);
+  return out;
+}
+
+}  // namespace sharebuf::p4

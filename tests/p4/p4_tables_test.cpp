@@ -1,0 +1,268 @@
+// sharebuf-p4tables (p4/tables/p4_tables.h): the entries it generates are the tables the
+// software uses — a ternary match over the generated log2 entries and an exact match over the
+// exp2 entries give what TofinoArithmetic gives, and protean.p4's probe pass, run step by step
+// on nothing but the generated JSON, computes the thresholds ProteanPolicy computes with
+// `arithmetic = "tofino"` — FB's Shift entries are within a factor of sqrt(2) of Eq. 3, and a
+// configuration the program or the hardware cannot represent is refused by name.
+#include "p4/tables/p4_tables.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+
+#include "buffer/buffer_state.h"
+#include "mgmt/config_loader.h"
+#include "policies/protean.h"
+#include "policies/registry.h"
+#include "policies/tofino_arithmetic.h"
+#include "tests/fixtures/occupancy.h"
+
+namespace sharebuf::p4 {
+namespace {
+
+using nlohmann::json;
+
+mgmt::DaemonConfig example(const std::string& program) {
+  return mgmt::load_config_file(std::string(SHAREBUF_SOURCE_DIR) + "/p4/examples/" + program +
+                                ".toml");
+}
+
+const json& table(const json& tables, const std::string& name) {
+  for (const json& t : tables["tables"]) {
+    if (t["table"] == name) return t;
+  }
+  throw std::runtime_error("no table " + name);
+}
+
+uint64_t number(const json& v) {
+  return v.is_string() ? std::stoull(v.get<std::string>(), nullptr, 0) : v.get<uint64_t>();
+}
+
+// A table as the switch would hold it: ternary (value, mask) -> result, exact key -> result.
+struct Ternary {
+  std::map<uint32_t, std::map<uint32_t, int64_t>> by_mask;
+  explicit Ternary(const json& t) {
+    for (const json& e : t["entries"]) {
+      const json& k = e["match"].begin().value();
+      by_mask[static_cast<uint32_t>(number(k["mask"]))][static_cast<uint32_t>(number(k["value"]))] =
+          e["data"]["value"].get<int64_t>();
+    }
+  }
+  int64_t lookup(uint32_t x, int64_t miss) const {
+    int matches = 0;
+    int64_t out = miss;
+    for (const auto& [mask, entries] : by_mask) {
+      const auto it = entries.find(x & mask);
+      if (it != entries.end()) {
+        out = it->second;
+        ++matches;
+      }
+    }
+    EXPECT_LE(matches, 1) << x;
+    return out;
+  }
+};
+struct Exact {
+  std::map<uint64_t, int64_t> values;
+  explicit Exact(const json& t) {
+    for (const json& e : t["entries"])
+      values[number(e["match"].begin().value()["exact"])] = e["data"]["value"].get<int64_t>();
+  }
+  int64_t lookup(uint64_t k, int64_t miss) const {
+    const auto it = values.find(k);
+    return it == values.end() ? miss : it->second;
+  }
+};
+
+TEST(P4Tables, TheLogAndExpEntriesAreTheSoftwaresTables) {
+  const json tables = generate_p4_tables(example("protean").sw, {.program = "protean"});
+  const policies::TofinoArithmetic& a = policies::tofino_arithmetic();
+  for (const char* inst : {"log2_dq", "log2_dt", "log2_g", "log2_rem"}) {
+    const Ternary log2(table(tables, std::string("pipe.ProteanIngress.") + inst + ".log2"));
+    std::mt19937 rng(11);
+    for (int i = 0; i < 20000; ++i) {
+      const uint32_t x = static_cast<uint32_t>(rng()) >> (rng() % 32);
+      ASSERT_EQ(log2.lookup(x, policies::TofinoArithmetic::kLogOfZero), a.log2(x)) << inst << x;
+    }
+  }
+  const Exact gradient(table(tables, "pipe.ProteanIngress.exp_gradient.exp2"));
+  for (int32_t s = -2048; s < 5888; s += 7)
+    ASSERT_EQ(gradient.lookup(static_cast<uint64_t>(s + 2048), 0), a.exp_gradient(s)) << s;
+  for (const char* inst : {"exp_threshold", "exp_long"}) {
+    const Exact cells(table(tables, std::string("pipe.ProteanIngress.") + inst + ".exp2"));
+    for (int32_t t = 0; t < 8192; t += 5)
+      ASSERT_EQ(cells.lookup(static_cast<uint64_t>(t), 0), a.exp_cells(t)) << inst << t;
+  }
+}
+
+// One port with one queue, so each probe's batch is the whole buffer: the P4 program's Rem is
+// B - Q as the software's view gives it.
+const char* kOneQueue = R"([buffer]
+size = "20000 cells"
+[policy]
+name = "protean"
+arithmetic = "tofino"
+alpha_incast = 0.5
+alpha_long = 0.25
+beta = 0.125
+buildup = 1.5
+[[classes]]
+name = "incast"
+role = "incast"
+[[classes]]
+name = "long"
+role = "long"
+[[ports]]
+interface = "p1"
+rate = "10Gbit"
+)";
+
+TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
+  const mgmt::DaemonConfig cfg = mgmt::parse_config(kOneQueue, "one.toml");
+  const json tables = generate_p4_tables(cfg.sw, {.program = "protean"});
+  const std::string ig = "pipe.ProteanIngress.";
+  const json& params = table(tables, ig + "protean_params")["default_action"]["data"];
+  const int64_t capacity = params["b"], buildup = params["buildup"];
+  const int64_t log_incast = params["log_incast"], log_long = params["log_long"];
+  const int64_t log_rate =
+      table(tables, ig + "queue_rate")["entries"][0]["data"]["log_cells_per_ns"];
+  const int shift = tables["compile"]["defines"]["SB_BETA_SHIFT"];
+  const Ternary log2_dq(table(tables, ig + "log2_dq.log2")),
+      log2_dt(table(tables, ig + "log2_dt.log2"));
+  const Ternary log2_g(table(tables, ig + "log2_g.log2")),
+      log2_rem(table(tables, ig + "log2_rem.log2"));
+  const Exact exp_gradient(table(tables, ig + "exp_gradient.exp2"));
+  const Exact exp_threshold(table(tables, ig + "exp_threshold.exp2")),
+      exp_long(table(tables, ig + "exp_long.exp2"));
+  const int64_t kZero = policies::TofinoArithmetic::kLogOfZero;
+  auto cells = [](const Exact& t, int64_t k) -> int64_t {
+    if (k < 0) return 0;
+    return t.lookup(static_cast<uint64_t>(std::min<int64_t>(k, 8191)), 0);
+  };
+
+  // The software, fed the same samples.
+  const buffer::BufferConfig bc = datapath::buffer_config(cfg.sw);
+  buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
+  buffer::BufferState state(layout);
+  const buffer::BufferView view = buffer::BufferView::exact(state);
+  const policies::PolicyEnv env = datapath::policy_env(cfg.sw, layout);
+  policies::ProteanPolicy software(cfg.sw.policy_params, env);
+
+  // protean.p4's registers for queue 0.
+  int64_t q_prev = 0, t_prev = 0, g = 0;
+  std::mt19937 rng(3);
+  uint32_t q = 0;
+  uint64_t t = 0;
+  int scaled = 0;
+  for (int i = 0; i < 4000; ++i) {
+    t += 5000 + rng() % 20000;
+    // Bursts: rise at up to about 8x line rate (15.6 cells per us at 10 Gbit/s), then drain.
+    const uint32_t step = static_cast<uint32_t>(200 + rng() % 800);
+    q = (i / 40) % 2 == 0 ? std::min<uint32_t>(q + step, 15000) : q - std::min(q, step);
+    testing::set_queue_cells(state, 0, q);
+    software.on_dequeue({.now_ns = t, .queue = 0}, view);
+
+    // The probe pass of p4/protean.p4, on the JSON alone.
+    const int64_t rem = capacity - q;
+    const int64_t dq = std::llabs(static_cast<int64_t>(q) - q_prev);
+    const int64_t dt = static_cast<int64_t>(t) - t_prev;
+    int64_t g_raw = 0;
+    if (dq != 0) {
+      const int64_t s = log2_dq.lookup(static_cast<uint32_t>(dq), kZero) -
+                        log2_dt.lookup(static_cast<uint32_t>(dt), kZero) - log_rate;
+      const int64_t k = s + 2048;
+      g_raw = k < 0 ? 0 : exp_gradient.lookup(static_cast<uint64_t>(std::min<int64_t>(k, 7935)), 0);
+      if (q < q_prev) g_raw = -g_raw;
+    }
+    g = g - (g >> shift) + (g_raw >> shift);
+    q_prev = q;
+    t_prev = static_cast<int64_t>(t);
+    const int64_t log_b = log2_rem.lookup(static_cast<uint32_t>(rem), kZero);
+    const int64_t log_a = g > buildup ? log2_g.lookup(static_cast<uint32_t>(g), kZero) - 2048 : 0;
+    const int64_t thr = q == 0 ? cells(exp_threshold, log_incast + log_b)
+                               : cells(exp_threshold, log_a + log_incast + log_b);
+    const int64_t long_thr = cells(exp_long, log_long + log_b);
+    scaled += g > buildup ? 1 : 0;
+
+    ASSERT_EQ(std::lround(software.gradient(0) * 256), g) << "sample " << i;
+    ASSERT_EQ(static_cast<int64_t>(software.incast_threshold(0, view)), thr) << "sample " << i;
+    ASSERT_EQ(static_cast<int64_t>(software.threshold_cells(0, 1, view)), long_thr) << i;
+  }
+  EXPECT_GT(scaled, 100);  // the burst branch was exercised
+  testing::set_queue_cells(state, 0, 0);
+}
+
+TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
+  const mgmt::DaemonConfig cfg = example("fb");
+  const json tables = generate_p4_tables(cfg.sw, {.program = "fb"});
+  const json& shifts = table(tables, "pipe.FbIngress.fb_shift");
+  ASSERT_GT(shifts["entries"].size(), 100u);
+  for (const json& e : shifts["entries"]) {
+    const size_t c = e["match"]["md.class_id"]["exact"];
+    const double n_p = e["match"]["n_p"]["exact"], n = e["match"]["n"]["exact"];
+    const double alpha = c == 0 ? 0.8 : 0.6;  // tcp is high (0.8), udp* low (0.6)
+    const std::string action = e["action"];
+    const bool right = action.find("shift_right_") != std::string::npos;
+    const int k = std::stoi(action.substr(action.rfind('_') + 1));
+    const double factor = std::ldexp(1.0, right ? -k : k);
+    const double exact = alpha / (n_p * n);
+    EXPECT_LE(std::abs(std::log2(factor / exact)), 0.5 + 1e-9) << action << " " << n_p << " " << n;
+  }
+}
+
+TEST(P4Tables, WhatTheProgramsCannotRepresentIsRefusedByName) {
+  auto error = [](const std::string& program, const std::string& toml,
+                  std::vector<uint16_t> dev_ports = {}) -> std::string {
+    try {
+      generate_p4_tables(mgmt::parse_config(toml, "x.toml").sw,
+                         {.program = program, .dev_ports = std::move(dev_ports)});
+    } catch (const P4TablesError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string ports =
+      "[[ports]]\ninterface = \"a\"\nrate = \"1Gbit\"\nqueues = 2\n"
+      "[[ports]]\ninterface = \"b\"\nrate = \"1Gbit\"\nqueues = 2\n";
+  const std::string dt = "[buffer]\nsize = \"1000 cells\"\n[policy]\nname = \"dt\"\n" + ports;
+  EXPECT_EQ(error("dt", dt), "");
+  EXPECT_NE(error("dt", "[buffer]\nsize = \"1000 cells\"\ncell_bytes = 64\n" + ports)
+                .find("cell_bytes is 64: Tofino's cells are 80 bytes"),
+            std::string::npos);
+  EXPECT_NE(error("dt", "[buffer]\nsize = \"600000 cells\"\n" + ports).find("19-bit"),
+            std::string::npos);
+  EXPECT_NE(error("dt",
+                  "[buffer]\nsize = \"1000 cells\"\n[[ports]]\ninterface = \"a\"\nqueues = "
+                  "2\n[[ports]]\ninterface = \"b\"\nqueues = 3\n")
+                .find("every port needs the same number"),
+            std::string::npos);
+  EXPECT_NE(error("protean", dt).find("protean.p4 is the twin of 'protean'"), std::string::npos);
+  EXPECT_NE(error("protean",
+                  "[buffer]\nsize = \"1000 cells\"\n[policy]\nname = \"protean\"\n"
+                  "beta = 0.3\n" +
+                      ports)
+                .find("beta must be 1, 1/2, 1/4"),
+            std::string::npos);
+  EXPECT_NE(error("protean",
+                  "[buffer]\nsize = \"1000 cells\"\n[policy]\nname = \"protean\"\n"
+                  "[[classes]]\nname = \"x\"\nalpha = 2.0\n" +
+                      ports)
+                .find("'x' sets its own alpha"),
+            std::string::npos);
+  EXPECT_NE(error("fb",
+                  "[buffer]\nsize = \"1000 cells\"\n[policy]\nname = \"fb\"\n[[ports]]\n"
+                  "interface = \"a\"\nqueues = 2\nscheduler = \"sp\"\n")
+                .find("scheduler is 'sp'"),
+            std::string::npos);
+  EXPECT_NE(error("trim", dt).find("no class has overflow = \"trim\""), std::string::npos);
+  EXPECT_NE(error("dt", dt, {1}).find("--dev-ports lists 1 device ports for 2"), std::string::npos);
+  EXPECT_NE(error("dt", dt, {1, 68}).find("68 is not a free front-panel device port"),
+            std::string::npos);
+  EXPECT_NE(error("ecn", dt).find("unknown program 'ecn'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sharebuf::p4
