@@ -1,0 +1,275 @@
+#!/usr/bin/python3
+"""E8's tables and plots from the runs e8_runs.py made (OUT/index.json, OUT/runs/*/summary.json).
+
+For every figure: one Markdown table per metric (rows: policies, columns: the axis; each cell
+the median over the seeds with their range), the comparisons the paper states (ratios of tail
+FCTs), and a PNG with the metrics against the axis like the paper's figures. Writes
+OUT/<figure>.md and OUT/<figure>.png; with --readme also the figure's section of
+docs/experiments/e8-fabric.md (marker e8-<figure>).
+
+usage: e8_report.py OUT FIGURE[,FIGURE...] [--readme]
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "netns-scripts", "lib"))
+
+
+def short(stat):
+    return lambda s: s["traffic"]["background"]["short"]["fct_ms"].get(stat)
+
+
+def long_(stat):
+    return lambda s: s["traffic"]["background"]["long"]["fct_ms"].get(stat)
+
+
+def incast(stat):
+    return lambda s: s["traffic"]["incast"]["fct_ms"].get(stat)
+
+
+def qct(stat):
+    return lambda s: s["traffic"]["queries"]["qct_ms"].get(stat)
+
+
+def goodput(s):
+    return s["traffic"]["background"]["long"].get("goodput_gbps_mean")
+
+
+def leaf_occupancy(s):
+    """The leaves' p99 occupancy, as a share of their buffer (%), averaged over the leaves."""
+    shares = [x["occupancy"]["p99_share"] for x in s["switches"] if x["role"] == "leaf"]
+    return 100 * sum(shares) / len(shares) if shares else None
+
+
+def drops(s):
+    return sum(sum(v for k, v in x["dropped"].items()) for x in s["switches"])
+
+
+def completion(s):
+    t = s["traffic"]
+    return 100 * t["completed"] / t["flows"] if t["flows"] else None
+
+
+# figure -> [(metric id, label, extractor, lower is better)]
+METRICS = {
+    "protean": [
+        ("incast_p999", "incast flows' p99.9 FCT (ms)", incast("p999"), True),
+        ("incast_mean", "incast flows' mean FCT (ms)", incast("mean"), True),
+        ("short_p999", "short flows' (< 100 KB) p99.9 FCT (ms)", short("p999"), True),
+        ("short_mean", "short flows' mean FCT (ms)", short("mean"), True),
+        ("long_goodput", "long flows' (>= 1 MB) mean goodput (Gbit/s)", goodput, False),
+        ("drops", "frames dropped, all switches", drops, True),
+    ],
+    "smartbuf": [
+        ("short_p99", "short flows' (1-32 KB) p99 FCT (ms)", short("p99"), True),
+        ("qct_p99", "incast queries' p99 completion time (ms)", qct("p99"), True),
+        ("long_goodput", "long flows' (1-10 MB) mean goodput (Gbit/s)", goodput, False),
+        ("drops", "frames dropped, all switches", drops, True),
+    ],
+    "credence-load": [
+        ("incast_p95", "incast flows' p95 FCT (ms)", incast("p95"), True),
+        ("short_p95", "short flows' (< 100 KB) p95 FCT (ms)", short("p95"), True),
+        ("long_p95", "long flows' (>= 1 MB) p95 FCT (ms)", long_("p95"), True),
+        ("occupancy", "leaves' p99 buffer occupancy (% of the buffer)", leaf_occupancy, False),
+    ],
+    "credence-flip": [
+        ("incast_p95", "incast flows' p95 FCT (ms)", incast("p95"), True),
+        ("short_p95", "short flows' (< 100 KB) p95 FCT (ms)", short("p95"), True),
+        ("long_p95", "long flows' (>= 1 MB) p95 FCT (ms)", long_("p95"), True),
+        ("drops", "frames dropped, all switches", drops, True),
+    ],
+}
+METRICS["credence-burst"] = METRICS["credence-load"]
+
+# The comparisons each paper states: (metric, policy compared, baselines, how the paper says it).
+CLAIMS = {
+    "protean": [("incast_p999", "protean", ["dt", "cs"],
+                 "tail incast FCT 5x better than DT and 4.6x than CS with DCTCP, on average "
+                 "across loads"),
+                ("short_p999", "protean", ["dt", "cs"],
+                 "tail short-flow FCT up to 5x better than DT and 3.6x than CS with DCTCP")],
+    "smartbuf": [("short_p99", "smartbuf", ["dt", "edt", "cs", "static"],
+                  "p99 FCT about 8x better than the others at high load")],
+    "credence-load": [("incast_p95", "credence", ["dt", "abm", "lqd"],
+                       "p95 incast FCT 95.5 % lower than DT's and 95.5 % than ABM's; close to "
+                       "LQD")],
+    "credence-burst": [("incast_p95", "credence", ["dt", "abm", "lqd"],
+                        "p95 incast FCT 95 % lower than DT's and 96.9 % than ABM's on average "
+                        "across bursts; like DT and ABM at small bursts")],
+    "credence-flip": [("incast_p95", "credence", ["lqd"],
+                       "close to LQD up to a flip probability of 0.005, diverging at 0.01 and "
+                       "much worse at 0.1")],
+}
+
+
+def load_index(out):
+    with open(os.path.join(out, "index.json")) as f:
+        return json.load(f)
+
+
+def collect(out, cells, metric):
+    """{policy: {axis value: [metric per seed]}} for one figure's cells."""
+    table = {}
+    for policy, value, _seed, run in cells:
+        path = os.path.join(out, run, "summary.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            v = metric(json.load(f))
+        if v is not None:
+            table.setdefault(policy, {}).setdefault(str(value), []).append(v)
+    return table
+
+
+def fmt(v):
+    if v is None:
+        return "–"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def cell_text(values):
+    if not values:
+        return "–"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return fmt(med)
+    return f"{fmt(med)} ({fmt(min(values))}–{fmt(max(values))})"
+
+
+def ordered(values):
+    def key(v):
+        try:
+            return float(str(v).rstrip("%"))
+        except ValueError:
+            return 0
+    return sorted({str(v) for v in values}, key=key)
+
+
+def markdown_table(label, axis_name, axis_values, policies, table):
+    head = f"| {label} | " + " | ".join(f"{axis_name} {v}" for v in axis_values) + " |"
+    lines = [head, "|---|" + "---|" * len(axis_values)]
+    for p in policies:
+        row = table.get(p, {})
+        lines.append(f"| {p} | " + " | ".join(cell_text(row.get(v, [])) for v in axis_values)
+                     + " |")
+    return "\n".join(lines)
+
+
+def ratios(table, metric_lower_better, policy, baselines, axis_values):
+    """Per axis value, baseline median over the policy's median (> 1: the policy is better)."""
+    out = {}
+    for b in baselines:
+        rs = []
+        for v in axis_values:
+            a, c = table.get(policy, {}).get(v), table.get(b, {}).get(v)
+            if not a or not c:
+                continue
+            pa, pb = statistics.median(a), statistics.median(c)
+            if pa <= 0 or pb <= 0:
+                continue
+            rs.append((v, pb / pa if metric_lower_better else pa / pb))
+        out[b] = rs
+    return out
+
+
+def plot(path, title, axis_name, axis_values, policies, tables, metrics):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    n = len(metrics)
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    xs = list(range(len(axis_values)))
+    for i, (mid, label, _, lower) in enumerate(metrics):
+        ax = axes[i // cols][i % cols]
+        for p in policies:
+            row = tables[mid].get(p, {})
+            ys = [statistics.median(row[v]) if row.get(v) else float("nan") for v in axis_values]
+            lo = [min(row[v]) if row.get(v) else float("nan") for v in axis_values]
+            hi = [max(row[v]) if row.get(v) else float("nan") for v in axis_values]
+            ax.plot(xs, ys, marker="o", label=p)
+            ax.fill_between(xs, lo, hi, alpha=0.15)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(axis_values)
+        ax.set_xlabel(axis_name)
+        ax.set_title(label, fontsize=9)
+        if lower and mid != "drops":
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    for j in range(n, rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def report(out, figure, index):
+    """The figure's Markdown body; writes OUT/<figure>.md and OUT/<figure>.png."""
+    import e8_runs
+    fig = e8_runs.FIGURES[figure]
+    cells = index["figures"].get(figure, [])
+    axis_name = fig["axis"][0]
+    axis_values = ordered(v for _, v, _, _ in cells)
+    policies = list(fig["policies"])
+    metrics = METRICS[figure]
+    tables = {mid: collect(out, cells, f) for mid, _, f, _ in metrics}
+    seeds = sorted({s for _, _, s, _ in cells})
+    parts = [f"**{fig['title']}.** Scenario `{fig['scenario']}`, "
+             f"{'quick run: ' if index.get('quick') else ''}"
+             f"seeds {', '.join(map(str, seeds))}; each cell the median over the seeds "
+             "(their range in brackets)."]
+    for mid, label, _, _ in metrics:
+        parts.append(markdown_table(label, axis_name, axis_values, policies, tables[mid]))
+    comp = collect(out, cells, completion)
+    parts.append(markdown_table("flows completed (%)", axis_name, axis_values, policies, comp))
+    for mid, policy, baselines, claim in CLAIMS.get(figure, []):
+        lower = next(lo for m, _, _, lo in metrics if m == mid)
+        rs = ratios(tables[mid], lower, policy, baselines, axis_values)
+        lines = []
+        for b, vals in rs.items():
+            if not vals:
+                continue
+            each = ", ".join(f"{fmt(r)}x at {v}" for v, r in vals)
+            mean = sum(r for _, r in vals) / len(vals)
+            lines.append(f"{b}: {each} (mean {fmt(mean)}x)")
+        parts.append(f"Paper: {claim}. Measured, {mid} of {b_list(baselines)} over {policy}'s "
+                     f"(> 1: {policy} better): " + ("; ".join(lines) if lines else "no data") +
+                     ".")
+    body = "\n\n".join(parts) + "\n"
+    with open(os.path.join(out, f"{figure}.md"), "w") as f:
+        f.write(body)
+    png = os.path.join(out, f"{figure}.png")
+    plot(png, fig["title"], axis_name, axis_values, policies, tables, metrics)
+    return body, png
+
+
+def b_list(baselines):
+    return ", ".join(baselines)
+
+
+def main(argv):
+    out, figures = argv[1], argv[2].split(",")
+    readme = "--readme" in argv
+    index = load_index(out)
+    for figure in figures:
+        body, png = report(out, figure, index)
+        print(body)
+        if readme:
+            import doc_section
+            doc_section.write_section(f"e8-{figure}", body, [png])
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""E8: the papers' simulation figures, run with sharebuf-sim (docs/ns3.md).
+
+Each figure is a scenario file (experiments/e8/*.toml), an axis (load or burst size), the
+policies compared, and the seeds; every cell is one sharebuf-sim run with --set overrides. Runs
+are kept under OUT/runs/<key>/ (key: a hash of the scenario and the overrides), so a run shared
+by two figures is made once and an interrupted E8 resumes where it stopped. Two runs go side by
+side (one per core).
+
+usage: e8_runs.py OUT SIM REPLAY FIGURE[,FIGURE...] [--jobs N] [--quick]
+"""
+import concurrent.futures
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+# Policies as inline TOML tables for --set switches.policy=... ({model_leaf} / {model_spine}:
+# the forests trained for this E8, see train_credence()).
+DT_HALF = '{name = "dt", alpha = 0.5}'
+PROTEAN = '{name = "protean", alpha_incast = 1.0, alpha_long = 0.5, beta = 0.25, buildup = 2.0}'
+CREDENCE = ('{{name = "credence", oracle = "forest", model = "{model}", base_rtt_us = 25}}')
+FLIP = ('{{name = "credence", oracle = "flip", flip_base = "forest", model = "{model}", '
+        'flip_probability = {p}, base_rtt_us = 25}}')
+
+
+def credence_policy(flip=None):
+    """The policy overrides for Credence: leaves and spines each with the forest trained on
+    their own LQD traces (their buffers differ)."""
+    def table(model):
+        return CREDENCE.format(model=model) if flip is None else FLIP.format(model=model, p=flip)
+    return [f"switches.policy={table('{model_leaf}')}",
+            f"switches.spine.policy={table('{model_spine}')}"]
+
+
+FIGURES = {
+    # Protean section IV-A, Figures 5-7: DT, CS and Protean across loads, DCTCP.
+    "protean": {
+        "scenario": "experiments/e8/protean.toml",
+        "title": "Protean (section IV-A): incast and short flows across loads",
+        "axis": ("load", "workload.websearch.load", [0.2, 0.4, 0.6, 0.8]),
+        "policies": {
+            "dt": ["switches.policy={name = \"dt\"}"],
+            "cs": ["switches.policy={name = \"cs\"}"],
+            "protean": [f"switches.policy={PROTEAN}"],
+        },
+        "seeds": [1, 2],
+        "duration": "0.5s",
+    },
+    # Smartbuf section IV-B, Figure 3: p99 FCT across loads; the compared policy on the leaves,
+    # DT on the spines.
+    "smartbuf": {
+        "scenario": "experiments/e8/smartbuf.toml",
+        "title": "Smartbuf (section IV-B): 99th-percentile FCT across loads",
+        "axis": ("load", "workload.websearch.load", [0.2, 0.4, 0.6, 0.8]),
+        "policies": {
+            "static": ["switches.policy={name = \"static\"}"],
+            "cs": ["switches.policy={name = \"cs\"}"],
+            "dt": ["switches.policy={name = \"dt\", alpha = 1.0}"],
+            "edt": ["switches.policy={name = \"edt\", alpha = 1.0, time_limit_us = 80}"],
+            "smartbuf": ["switches.policy={name = \"smartbuf\", alpha = 1.0}"],
+        },
+        "seeds": [1, 2],
+        "duration": "0.1s",
+    },
+    # Credence section 4, Figure 6: across loads at a burst of 50 % of the buffer.
+    "credence-load": {
+        "scenario": "experiments/e8/credence.toml",
+        "title": "Credence (section 4.2, Figure 6): across loads, burst 50 % of the buffer",
+        "axis": ("load", "workload.websearch.load", [0.2, 0.4, 0.6, 0.8]),
+        "policies": {
+            "dt": ["switches.policy={name = \"dt\"}"],
+            "abm": ["switches.policy={name = \"abm\", base_rtt_us = 25}"],
+            "lqd": ["switches.policy={name = \"lqd\"}"],
+            "credence": credence_policy(),
+        },
+        "seeds": [1, 2],
+        "duration": "0.3s",
+    },
+    # Credence Figure 7: across burst sizes at load 0.4.
+    "credence-burst": {
+        "scenario": "experiments/e8/credence.toml",
+        "title": "Credence (section 4.2, Figure 7): across burst sizes, load 0.4",
+        "axis": ("burst", "workload.incast.size", ["25%", "50%", "75%", "100%"]),
+        "policies": {
+            "dt": ["switches.policy={name = \"dt\"}"],
+            "abm": ["switches.policy={name = \"abm\", base_rtt_us = 25}"],
+            "lqd": ["switches.policy={name = \"lqd\"}"],
+            "credence": credence_policy(),
+        },
+        "seeds": [1, 2],
+        "duration": "0.3s",
+    },
+    # Credence Figure 10: predictions flipped at a probability, against LQD; load 0.4, burst 50 %.
+    "credence-flip": {
+        "scenario": "experiments/e8/credence.toml",
+        "title": "Credence (section 4.2, Figure 10): the forest's answers flipped",
+        "axis": ("load", "workload.websearch.load", [0.4]),
+        "policies": {
+            "lqd": ["switches.policy={name = \"lqd\"}"],
+            "credence": credence_policy(),
+            "flip-0.001": credence_policy(0.001),
+            "flip-0.01": credence_policy(0.01),
+            "flip-0.1": credence_policy(0.1),
+        },
+        "seeds": [1, 2],
+        "duration": "0.3s",
+    },
+}
+
+# Credence's forests are trained as the paper trains them (section 4.1): on the LQD traces of the
+# fabric's switches at load 0.8 and a burst of 75 % of the buffer, with a seed the evaluation
+# does not use.
+TRAINING = {"seed": 100, "duration": "0.1s",
+            "overrides": ["workload.websearch.load=0.8", "workload.incast.size=75%",
+                          "switches.policy={name = \"lqd\"}"]}
+
+
+def run_key(scenario, overrides):
+    h = hashlib.sha1(json.dumps([scenario] + overrides).encode()).hexdigest()[:12]
+    return h
+
+
+def cells(name, quick=False):
+    """Every run of a figure: (policy, axis value, seed, overrides)."""
+    fig = FIGURES[name]
+    _, key, values = fig["axis"]
+    seeds = fig["seeds"][:1] if quick else fig["seeds"]
+    duration = "0.02s" if quick else fig["duration"]
+    out = []
+    for policy, pol in fig["policies"].items():
+        for v in values:
+            for seed in seeds:
+                val = f'"{v}"' if isinstance(v, str) else str(v)
+                out.append((policy, v, seed,
+                            pol + [f"{key}={val}", f"run.seed={seed}", f"run.duration={duration}"]))
+    return out
+
+
+def sim_command(sim, scenario, overrides, out_dir):
+    cmd = [sim, os.path.join(ROOT, scenario), "--quiet", "--out", out_dir]
+    for o in overrides:
+        cmd += ["--set", o]
+    return cmd
+
+
+def run_one(sim, scenario, overrides, out_dir):
+    """Runs sharebuf-sim unless out_dir already holds its summary; returns the wall time."""
+    if os.path.exists(os.path.join(out_dir, "summary.json")):
+        return 0.0
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "meta.json"), "w") as f:
+        json.dump({"scenario": scenario, "overrides": overrides}, f, indent=1)
+    t0 = time.time()
+    tmp = out_dir + ".tmp"
+    r = subprocess.run(sim_command(sim, scenario, overrides, tmp), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"e8: sharebuf-sim failed ({' '.join(overrides)}):\n{r.stderr}")
+    for f in os.listdir(tmp):
+        os.replace(os.path.join(tmp, f), os.path.join(out_dir, f))
+    os.rmdir(tmp)
+    return time.time() - t0
+
+
+def train_credence(out, sim, replay, quick):
+    """Forests for Credence's leaves and spines from LQD traces recorded in the fabric."""
+    models = {"leaf": os.path.join(out, "credence-forest-leaf.json"),
+              "spine": os.path.join(out, "credence-forest-spine.json")}
+    if all(os.path.exists(m) for m in models.values()):
+        return models
+    rec = os.path.join(out, "training")
+    scenario = "experiments/e8/credence.toml"
+    overrides = TRAINING["overrides"] + [f"run.seed={TRAINING['seed']}",
+                                         f"run.duration={'0.02s' if quick else TRAINING['duration']}"]
+    print(f"e8: recording LQD traces for Credence's forests ({' '.join(overrides)})", flush=True)
+    cmd = sim_command(sim, scenario, overrides, os.path.join(rec, "run")) + ["--record", rec]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    for role, model in models.items():
+        traces = []
+        for sw in sorted(os.listdir(rec)):
+            if not sw.startswith(role):
+                continue
+            d = os.path.join(rec, sw)
+            trace = os.path.join(d, "lqd-trace.csv")
+            subprocess.run([replay, "--config", os.path.join(d, "switch.toml"), "--csv",
+                            os.path.join(d, "arrivals.csv"), "--policies", "lqd",
+                            "--order", "arrivals-first", "--base-rtt-us", "25",
+                            "--lqd-trace", trace], check=True, stdout=subprocess.DEVNULL)
+            traces.append(trace)
+        subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "train_forest.py"),
+                        *traces, "-o", model, "--trees", "4", "--depth", "4", "--seed", "1",
+                        "--max-rows", "2000000"], check=True)
+        for t in traces:
+            os.remove(t)
+    return models
+
+
+def main(argv):
+    out, sim, replay, figures = argv[1], argv[2], argv[3], argv[4].split(",")
+    jobs, quick = 2, "--quick" in argv
+    if "--jobs" in argv:
+        jobs = int(argv[argv.index("--jobs") + 1])
+    for f in figures:
+        if f not in FIGURES:
+            raise SystemExit(f"e8: unknown figure '{f}' (known: {', '.join(FIGURES)})")
+    os.makedirs(out, exist_ok=True)
+    models = {}
+    if any(f.startswith("credence") for f in figures):
+        models = train_credence(out, sim, replay, quick)
+    # Every figure's cells, for the report: figure -> [(policy, value, seed, run dir)]; a run two
+    # figures share is made once.
+    todo, index = {}, {}
+    for f in figures:
+        scenario = FIGURES[f]["scenario"]
+        for policy, value, seed, overrides in cells(f, quick):
+            overrides = [o.replace("{model_leaf}", models.get("leaf", ""))
+                         .replace("{model_spine}", models.get("spine", "")) for o in overrides]
+            key = run_key(scenario, overrides)
+            todo.setdefault(key, (f, policy, value, seed, scenario, overrides))
+            index.setdefault(f, []).append([policy, value, seed, os.path.join("runs", key)])
+    with open(os.path.join(out, "index.json"), "w") as fh:
+        json.dump({"quick": quick, "figures": index}, fh, indent=1)
+    lock = threading.Lock()
+    done = [0]
+    started = time.time()
+
+    def work(key):
+        f, policy, value, seed, scenario, overrides = todo[key]
+        wall = run_one(sim, scenario, overrides, os.path.join(out, "runs", key))
+        with lock:
+            done[0] += 1
+            elapsed = time.time() - started
+            left = elapsed / done[0] * (len(todo) - done[0])
+            print(f"e8: {done[0]}/{len(todo)} {f} {policy} {FIGURES[f]['axis'][0]} {value} "
+                  f"seed {seed}: {wall:.0f} s (about {left / 60:.0f} min left)", flush=True)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for fut in [pool.submit(work, k) for k in todo]:
+            fut.result()
+    print(f"e8: {len(todo)} runs in {(time.time() - started) / 60:.1f} min", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
