@@ -13,6 +13,7 @@ import e4_report  # noqa: E402
 import e5_report  # noqa: E402
 import e6_checks  # noqa: E402
 import e7_report  # noqa: E402
+import e8_report  # noqa: E402
 import fct_collect  # noqa: E402
 import trim_rx  # noqa: E402
 
@@ -237,3 +238,37 @@ class E7Report(unittest.TestCase):
         self.assertEqual(r["headers"], 3)
         self.assertAlmostEqual(r["header_p50_ms"], 0.2)
         self.assertAlmostEqual(r["data_p50_ms"], 5.0)
+
+
+class E8Report(Scratch):
+    def summary(self, incast_p999, short_p999):
+        fct = lambda v: {"count": 10, "p50": v / 2, "p95": v / 1.5, "p99": v / 1.2, "p999": v,
+                         "mean": v / 3}
+        bucket = lambda v: {"flows": 10, "completed": 10, "fct_ms": fct(v), "slowdown": fct(1)}
+        return {"traffic": {"flows": 40, "completed": 30,
+                            "background": {"short": bucket(short_p999), "medium": bucket(1),
+                                           "long": dict(bucket(50), goodput_gbps_mean=5.0)},
+                            "incast": bucket(incast_p999),
+                            "queries": {"count": 5, "completed": 5, "qct_ms": fct(3)}},
+                "switches": [{"role": "leaf", "occupancy": {"p99_share": 0.5},
+                              "dropped": {"threshold": 7, "pool_full": 1}}]}
+
+    def test_medians_over_seeds_and_the_papers_ratio(self):
+        cells = []
+        runs = {("dt", 0.2, 1): (20.0, 4.0), ("dt", 0.2, 2): (40.0, 6.0),
+                ("protean", 0.2, 1): (4.0, 2.0), ("protean", 0.2, 2): (6.0, 2.0)}
+        for i, ((policy, load, seed), (inc, sh)) in enumerate(runs.items()):
+            os.makedirs(f"{self.dir}/runs/{i}")
+            with open(f"{self.dir}/runs/{i}/summary.json", "w") as f:
+                json.dump(self.summary(inc, sh), f)
+            cells.append([policy, load, seed, f"runs/{i}"])
+        index = {"quick": False, "figures": {"protean": cells}}
+        body, png = e8_report.report(self.dir, "protean", index)
+        # dt's p99.9 incast FCT: median of 20 and 40 = 30, range 20-40; Protean's 5 (4-6).
+        self.assertIn("| dt | 30.0 (20.0–40.0) |", body)
+        self.assertIn("| protean | 5.00 (4.00–6.00) |", body)
+        # The paper's comparison: dt's 30 over Protean's 5 = 6x; cs has no runs.
+        self.assertIn("dt: 6.00x at 0.2", body)
+        self.assertIn("| flows completed (%) | load 0.2 |", body)
+        self.assertIn("| dt | 75.0 (75.0–75.0) |", body)
+        self.assertTrue(os.path.exists(png))
