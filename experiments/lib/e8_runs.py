@@ -38,6 +38,14 @@ def credence_policy(flip=None):
             f"switches.spine.policy={table('{model_spine}')}"]
 
 
+# Credence's comparison (section 4.1): DT, ABM, LQD and Credence with the trained forests.
+CREDENCE_COMPARED = {
+    "dt": ["switches.policy={name = \"dt\"}"],
+    "abm": ["switches.policy={name = \"abm\", base_rtt_us = 25}"],
+    "lqd": ["switches.policy={name = \"lqd\"}"],
+    "credence": credence_policy(),
+}
+
 FIGURES = {
     # Protean section IV-A, Figures 5-7: DT, CS and Protean across loads, DCTCP.
     "protean": {
@@ -73,12 +81,7 @@ FIGURES = {
         "scenario": "experiments/e8/credence.toml",
         "title": "Credence (section 4.2, Figure 6): across loads, burst 50 % of the buffer",
         "axis": ("load", "workload.websearch.load", [0.2, 0.4, 0.6, 0.8]),
-        "policies": {
-            "dt": ["switches.policy={name = \"dt\"}"],
-            "abm": ["switches.policy={name = \"abm\", base_rtt_us = 25}"],
-            "lqd": ["switches.policy={name = \"lqd\"}"],
-            "credence": credence_policy(),
-        },
+        "policies": CREDENCE_COMPARED,
         "seeds": [1, 2],
         "duration": "0.3s",
     },
@@ -87,12 +90,7 @@ FIGURES = {
         "scenario": "experiments/e8/credence.toml",
         "title": "Credence (section 4.2, Figure 7): across burst sizes, load 0.4",
         "axis": ("burst", "workload.incast.size", ["25%", "50%", "75%", "100%"]),
-        "policies": {
-            "dt": ["switches.policy={name = \"dt\"}"],
-            "abm": ["switches.policy={name = \"abm\", base_rtt_us = 25}"],
-            "lqd": ["switches.policy={name = \"lqd\"}"],
-            "credence": credence_policy(),
-        },
+        "policies": CREDENCE_COMPARED,
         "seeds": [1, 2],
         "duration": "0.3s",
     },
