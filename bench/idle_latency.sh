@@ -64,7 +64,7 @@ measure() {
     idle_cpu=$(( $(cpu_ticks "$TB_SWITCH_PID") - t0 ))
   fi
   /usr/bin/python3 "$here/lib/idle_latency_row.py" "$name" "$rep" "$rtts" "$lat" "$idle_cpu" \
-    "$perf_json" "$(getconf CLK_TCK)" >>"$results"
+    "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" >>"$results"
   tail -1 "$results" | cut -c1-200 >&2
 }
 

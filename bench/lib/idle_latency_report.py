@@ -9,9 +9,6 @@ import platform
 import statistics
 import sys
 
-NAMES = {"bridge": "Linux bridge", "sharebufd": "sharebufd (defaults)",
-         "sharebufd-nopark": "sharebufd, rx_park_after = 0",
-         "sharebufd-1rx": "sharebufd, rx_threads = 1", "sharebufd-rt": "sharebufd, realtime_priority = 10"}
 # (label, port, hop): h1 -> h2 enters at p1 and leaves at p2; the reply the other way.
 HOPS = [("request: wake-up", "p1", "wakeup"), ("ring → RX", "p1", "ring_to_rx"),
         ("RX → queued", "p1", "rx_to_queued"), ("RX → sent", "p2", "rx_to_sent"),
@@ -32,7 +29,9 @@ def spread(xs):
 def main():
     rows = [json.loads(line) for line in open(sys.argv[1])]
     reps = sys.argv[2]
-    order = [k for k in NAMES if any(r["switch"] == k for r in rows)]
+    # The switches in the order they ran, named as bench/lib/switches.sh labels them.
+    order = list(dict.fromkeys(r["switch"] for r in rows))
+    NAMES = {r["switch"]: r.get("label", r["switch"]) for r in rows}
     print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
           f"{reps} repetitions (interleaved), each 500 pings 10 ms apart; two hosts, offloads off, "
           "no shaping.  ")

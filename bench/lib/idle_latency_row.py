@@ -3,7 +3,8 @@
 histograms per port (sharebufctl --json latency, "{}" for other switches), its idle CPU share and
 the perf sched summary (or null).
 
-usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ
+usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ LABEL
+(LABEL: what NAME is, from bench/lib/switches.sh, for the report's tables)
 """
 import json
 import os
@@ -14,7 +15,7 @@ from ping_rtts import percentile, rtts_us  # noqa: E402
 
 
 def row(argv):
-    name, rep, rtts, lat, idle, perf_json, hz = argv
+    name, rep, rtts, lat, idle, perf_json, hz, label = argv
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
     hops = {}
@@ -22,13 +23,13 @@ def row(argv):
         for hop, h in port["hops"].items():
             hops[f"{port['interface']}.{hop}"] = {"p50_us": h["p50_ns"] / 1e3, "p99_us": h["p99_ns"] / 1e3,
                                                  "count": h["count"]}
-    print(json.dumps({"switch": name, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
+    print(json.dumps({"switch": name, "label": label, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
                       "ping_p99_us": pct(99), "hops": hops,
                       "idle_cpu_pct": None if idle == "null" else int(idle) / int(hz) / 10 * 100,
                       "sched": json.loads(perf_json)}))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 8:
+    if len(sys.argv) != 9:
         sys.exit(__doc__)
     row(sys.argv[1:])
