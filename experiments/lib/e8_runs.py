@@ -3,8 +3,9 @@
 
 Each figure is a scenario file (experiments/e8/*.toml), an axis (load or burst size), the
 policies compared, and the seeds; every cell is one sharebuf-sim run with --set overrides. Runs
-are kept under OUT/runs/<key>/ (key: a hash of the scenario and the overrides), so a run shared
-by two figures is made once and an interrupted E8 resumes where it stopped. Two runs go side by
+are kept under OUT/runs/<key>/ (key: a hash of the scenario's name and the overrides; a run made
+from an older version of the scenario file is made again), so a run shared by two figures is
+made once and an interrupted E8 resumes where it stopped. Two runs go side by
 side (one per core).
 
 usage: e8_runs.py OUT SIM REPLAY FIGURE[,FIGURE...] [--jobs N] [--quick]
@@ -149,13 +150,24 @@ def sim_command(sim, scenario, overrides, out_dir):
     return cmd
 
 
+def scenario_sha1(scenario):
+    with open(os.path.join(ROOT, scenario), "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()
+
+
 def run_one(sim, scenario, overrides, out_dir):
-    """Runs sharebuf-sim unless out_dir already holds its summary; returns the wall time."""
+    """Runs sharebuf-sim unless out_dir already holds its summary from the same scenario file
+    (an edited scenario makes its runs again); returns the wall time."""
+    meta_path = os.path.join(out_dir, "meta.json")
+    digest = scenario_sha1(scenario)
     if os.path.exists(os.path.join(out_dir, "summary.json")):
-        return 0.0
+        with open(meta_path) as f:
+            if json.load(f).get("scenario_sha1", digest) == digest:
+                return 0.0
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "meta.json"), "w") as f:
-        json.dump({"scenario": scenario, "overrides": overrides}, f, indent=1)
+    with open(meta_path, "w") as f:
+        json.dump({"scenario": scenario, "scenario_sha1": digest, "overrides": overrides}, f,
+                  indent=1)
     t0 = time.time()
     tmp = out_dir + ".tmp"
     r = subprocess.run(sim_command(sim, scenario, overrides, tmp), stdout=subprocess.DEVNULL,
