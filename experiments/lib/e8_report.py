@@ -55,6 +55,22 @@ def completion(s):
     return 100 * t["completed"] / t["flows"] if t["flows"] else None
 
 
+def incast_timeouts(s, run_dir):
+    """Incast responses that took 10 ms (the minimum RTO) or more, or never completed, in % of
+    the incast responses: the ones that waited out a retransmission timeout."""
+    n = late = 0
+    with open(os.path.join(run_dir, "flows.csv")) as f:
+        for row in csv.DictReader(f):
+            if row["kind"] != "incast":
+                continue
+            n += 1
+            late += int(row["fct_ns"]) < 0 or int(row["fct_ns"]) >= 10_000_000
+    return 100 * late / n if n else None
+
+
+incast_timeouts.needs_run_dir = True
+
+
 # figure -> [(metric id, label, extractor, lower is better)]
 METRICS = {
     "protean": [
@@ -64,6 +80,7 @@ METRICS = {
         ("short_mean", "short flows' mean FCT (ms)", short("mean"), True),
         ("long_goodput", "long flows' (>= 1 MB) mean goodput (Gbit/s)", goodput, False),
         ("drops", "frames dropped, all switches", drops, True),
+        ("incast_rto", "incast responses at 10 ms or more (%)", incast_timeouts, True),
     ],
     "smartbuf": [
         ("short_p99", "short flows' (1-32 KB) p99 FCT (ms)", short("p99"), True),
@@ -76,6 +93,7 @@ METRICS = {
         ("short_p95", "short flows' (< 100 KB) p95 FCT (ms)", short("p95"), True),
         ("long_p95", "long flows' (>= 1 MB) p95 FCT (ms)", long_("p95"), True),
         ("occupancy", "leaves' p99 buffer occupancy (% of the buffer)", leaf_occupancy, False),
+        ("incast_rto", "incast responses at 10 ms or more (%)", incast_timeouts, True),
     ],
     "credence-flip": [
         ("incast_p95", "incast flows' p95 FCT (ms)", incast("p95"), True),
@@ -120,7 +138,11 @@ def collect(out, cells, metric):
         if not os.path.exists(path):
             continue
         with open(path) as f:
-            v = metric(json.load(f))
+            summary = json.load(f)
+        if getattr(metric, "needs_run_dir", False):
+            v = metric(summary, os.path.join(out, run))
+        else:
+            v = metric(summary)
         if v is not None:
             table.setdefault(policy, {}).setdefault(str(value), []).append(v)
     return table
@@ -203,7 +225,7 @@ def plot(path, title, axis_name, axis_values, policies, tables, metrics):
         ax.set_xticklabels(axis_values)
         ax.set_xlabel(axis_name)
         ax.set_title(label, fontsize=9)
-        if lower and mid != "drops":
+        if lower and mid not in ("drops", "incast_rto"):
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
     for j in range(n, rows * cols):
