@@ -63,15 +63,22 @@ std::string FabricStats::SummaryJson() const {
     for (uint32_t x : v)
       sum += x;
     const double cap = f.capacity_cells();
-    // Counters summed over the switch's queues.
+    // Counters summed over the switch's queues, and drops by queue index (the same index on
+    // every port: with classes in queues, drops by class).
     uint64_t received = 0, admitted = 0, transmitted = 0;
     nlohmann::json drops = nlohmann::json::object();
+    nlohmann::json by_queue = nlohmann::json::object();
     for (const nlohmann::json& q : nlohmann::json::parse(f.counters_json())) {
       received += q["received"].get<uint64_t>();
       admitted += q["admitted"].get<uint64_t>();
       transmitted += q["transmitted"].get<uint64_t>();
-      for (const auto& [reason, n] : q["dropped"].items())
+      nlohmann::json& k = by_queue[std::to_string(q["queue"].get<uint32_t>())];
+      if (!k.is_object()) k = nlohmann::json::object();
+      for (const auto& [reason, n] : q["dropped"].items()) {
         drops[reason] = drops.value(reason, uint64_t{0}) + n.get<uint64_t>();
+        if (n.get<uint64_t>() != 0) k[reason] = k.value(reason, uint64_t{0}) + n.get<uint64_t>();
+      }
+      if (k.empty()) by_queue.erase(std::to_string(q["queue"].get<uint32_t>()));
     }
     out.push_back({{"name", sws[i].name},
                    {"role", sws[i].role},
@@ -89,7 +96,8 @@ std::string FabricStats::SummaryJson() const {
                    {"received", received},
                    {"admitted", admitted},
                    {"transmitted", transmitted},
-                   {"dropped", drops}});
+                   {"dropped", drops},
+                   {"dropped_by_queue", by_queue}});
   }
   return out.dump();
 }

@@ -1,7 +1,8 @@
 // FabricStats: what every switch of a Fabric did (C++17, ns-3): its occupancy sampled every
 // sample interval (mean, p99, p99.99, max of the total, in cells and as a share of its buffer;
 // optionally every queue's occupancy and threshold into a CSV), and its counters (received,
-// admitted, transmitted, drops by reason, summed over its queues).
+// admitted, transmitted, drops by reason, summed over its queues, and drops by reason per queue
+// index: with classes in queues of their own, drops by class).
 #pragma once
 
 #include <cstdint>

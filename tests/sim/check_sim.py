@@ -76,6 +76,12 @@ def fabric(summary, flows_csv):
                      and x["admitted"] - x["dropped"].get("pushed_out", 0) >= x["transmitted"],
                      f"{x['name']}: received {x['received']} = admitted {x['admitted']} + "
                      f"refused; transmitted {x['transmitted']}")
+        by_queue = {}
+        for reasons in x["dropped_by_queue"].values():
+            for reason, n in reasons.items():
+                by_queue[reason] = by_queue.get(reason, 0) + n
+        ok &= report(by_queue == {r: n for r, n in x["dropped"].items() if n},
+                     f"{x['name']}: drops by queue {x['dropped_by_queue']} add up to {x['dropped']}")
     drops = sum(x["dropped"].get("threshold", 0) for x in s["switches"] if x["role"] == "leaf")
     ok &= report(drops > 0, f"the incast into host 0 overflows its leaf port: {drops} threshold drops")
     q = s["traffic"]["queries"]
