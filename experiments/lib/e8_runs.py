@@ -213,6 +213,22 @@ def train_credence(out, sim, replay, quick):
     return models
 
 
+def write_index(out, quick, figures):
+    """Records the figures' cells in OUT/index.json beside the figures an earlier invocation
+    recorded (running one figure must not make the others' reports empty)."""
+    path = os.path.join(out, "index.json")
+    index = {"quick": quick, "figures": {}}
+    if os.path.exists(path):
+        with open(path) as fh:
+            old = json.load(fh)
+        if old.get("quick") == quick:
+            index["figures"] = old.get("figures", {})
+    index["figures"].update(figures)
+    with open(path + ".tmp", "w") as fh:
+        json.dump(index, fh, indent=1)
+    os.replace(path + ".tmp", path)
+
+
 def main(argv):
     out, sim, replay, figures = argv[1], argv[2], argv[3], argv[4].split(",")
     jobs, quick = 2, "--quick" in argv
@@ -236,8 +252,7 @@ def main(argv):
             key = run_key(scenario, overrides)
             todo.setdefault(key, (f, policy, value, seed, scenario, overrides))
             index.setdefault(f, []).append([policy, value, seed, os.path.join("runs", key)])
-    with open(os.path.join(out, "index.json"), "w") as fh:
-        json.dump({"quick": quick, "figures": index}, fh, indent=1)
+    write_index(out, quick, index)
     lock = threading.Lock()
     done = [0]
     started = time.time()

@@ -14,6 +14,7 @@ import e5_report  # noqa: E402
 import e6_checks  # noqa: E402
 import e7_report  # noqa: E402
 import e8_report  # noqa: E402
+import e8_runs  # noqa: E402
 import fct_collect  # noqa: E402
 import trim_rx  # noqa: E402
 
@@ -282,3 +283,21 @@ class E8Report(Scratch):
         self.assertIn("| dt | 50.0 (50.0–50.0) |", body)
         self.assertIn("| protean | 0.00 (0.00–0.00) |", body)
         self.assertTrue(os.path.exists(png))
+
+
+class E8Index(Scratch):
+    def test_running_one_figure_keeps_the_others_cells(self):
+        e8_runs.write_index(self.dir, False, {"protean": [["dt", 0.2, 1, "runs/a"]]})
+        e8_runs.write_index(self.dir, False, {"smartbuf": [["cs", 0.5, 1, "runs/b"]]})
+        with open(f"{self.dir}/index.json") as f:
+            figures = json.load(f)["figures"]
+        self.assertEqual(figures, {"protean": [["dt", 0.2, 1, "runs/a"]],
+                                   "smartbuf": [["cs", 0.5, 1, "runs/b"]]})
+        # A figure run again replaces its own cells; a quick index does not mix with a full one.
+        e8_runs.write_index(self.dir, False, {"protean": [["cs", 0.2, 1, "runs/c"]]})
+        with open(f"{self.dir}/index.json") as f:
+            self.assertEqual(json.load(f)["figures"]["protean"], [["cs", 0.2, 1, "runs/c"]])
+        e8_runs.write_index(self.dir, True, {"credence-load": []})
+        with open(f"{self.dir}/index.json") as f:
+            index = json.load(f)
+        self.assertEqual(index, {"quick": True, "figures": {"credence-load": []}})
