@@ -65,13 +65,14 @@ std::string FabricStats::SummaryJson() const {
     const double cap = f.capacity_cells();
     // Counters summed over the switch's queues, and drops by queue index (the same index on
     // every port: with classes in queues, drops by class).
-    uint64_t received = 0, admitted = 0, transmitted = 0;
+    uint64_t received = 0, admitted = 0, transmitted = 0, marked = 0;
     nlohmann::json drops = nlohmann::json::object();
     nlohmann::json by_queue = nlohmann::json::object();
     for (const nlohmann::json& q : nlohmann::json::parse(f.counters_json())) {
       received += q["received"].get<uint64_t>();
       admitted += q["admitted"].get<uint64_t>();
       transmitted += q["transmitted"].get<uint64_t>();
+      marked += q["ecn_marked"].get<uint64_t>();
       nlohmann::json& k = by_queue[std::to_string(q["queue"].get<uint32_t>())];
       if (!k.is_object()) k = nlohmann::json::object();
       for (const auto& [reason, n] : q["dropped"].items()) {
@@ -96,6 +97,7 @@ std::string FabricStats::SummaryJson() const {
                    {"received", received},
                    {"admitted", admitted},
                    {"transmitted", transmitted},
+                   {"ecn_marked", marked},
                    {"dropped", drops},
                    {"dropped_by_queue", by_queue}});
   }

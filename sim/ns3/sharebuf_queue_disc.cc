@@ -3,6 +3,7 @@
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "sim/ns3/dscp_tag.h"
 
 namespace sharebuf::sim {
 
@@ -54,7 +55,7 @@ bool SharebufQueueDisc::DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) {
   uint8_t dscp = 0;
   bool ect = false;
   if (auto ip = ns3::DynamicCast<ns3::Ipv4QueueDiscItem>(item)) {
-    dscp = static_cast<uint8_t>(ip->GetHeader().GetDscp());
+    dscp = DscpTag::Of(static_cast<uint8_t>(ip->GetHeader().GetDscp()), *item->GetPacket());
     ect = ip->GetHeader().GetEcn() != ns3::Ipv4Header::ECN_NotECT;
   }
   const uint64_t now = static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds());

@@ -78,6 +78,8 @@ class SwitchImpl final : public SwitchFacade {
     if (evicted_.skipped != 0)
       throw std::logic_error("SwitchFacade: a push-out evicted more frames than reserved for");
     out.admitted = r.enqueued;
+    if (r.enqueued && out.mark_ce)
+      buffer_.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
     if (!r.enqueued) {
       out.mark_ce = false;
       out.drop_reason = std::string(buffer::to_string(r.reason));
@@ -148,6 +150,7 @@ class SwitchImpl final : public SwitchFacade {
                      {"received", s.received_pkts.load()},
                      {"admitted", s.enqueued_pkts.load()},
                      {"transmitted", s.dequeued_pkts.load()},
+                     {"ecn_marked", s.ecn_marked_pkts.load()},
                      {"dropped", dropped},
                      {"peak_cells", buffer_.state().peak_queue_cells(q)}});
     }

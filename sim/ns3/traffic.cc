@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ns3/applications-module.h"
+#include "sim/ns3/dscp_tag.h"
 
 namespace sharebuf::sim {
 
@@ -66,9 +67,9 @@ class TcpSender {
 
   void Start(ns3::Ptr<ns3::Node> node, ns3::Ipv4Address src, ns3::Ipv4Address dst, uint8_t dscp,
              uint32_t initial_cwnd) {
+    dscp_ = dscp;
     socket_ = ns3::Socket::CreateSocket(node, ns3::TcpSocketFactory::GetTypeId());
     if (initial_cwnd != 0) socket_->SetAttribute("InitialCwnd", ns3::UintegerValue(initial_cwnd));
-    if (dscp != 0) socket_->SetIpTos(static_cast<uint8_t>(dscp << 2));
     socket_->Bind();
     ns3::Address local;
     socket_->GetSockName(local);
@@ -93,7 +94,9 @@ class TcpSender {
       const uint32_t room = socket_->GetTxAvailable();
       if (room == 0) return;
       const uint64_t n = std::min<uint64_t>({room, endless_ ? room : remaining_, 1u << 16});
-      const int sent = socket_->Send(ns3::Create<ns3::Packet>(static_cast<uint32_t>(n)));
+      ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(static_cast<uint32_t>(n));
+      if (dscp_ != 0) p->AddByteTag(DscpTag(dscp_));  // dscp_tag.h: why not the IP header's
+      const int sent = socket_->Send(p);
       if (sent <= 0) return;
       if (!endless_) remaining_ -= static_cast<uint64_t>(sent);
     }
@@ -109,6 +112,7 @@ class TcpSender {
   bool endless_;
   bool connected_ = false, closed_ = false;
   ns3::Ptr<ns3::Socket> socket_;
+  uint8_t dscp_ = 0;
 };
 
 // A constant-rate UDP sender (fixed flows): 1500-byte packets at `rate_bps`.
@@ -118,12 +122,12 @@ class UdpSender : public ns3::SimpleRefCount<UdpSender> {
                     ns3::Ipv4Address dst, uint8_t dscp, double rate_bps) {
     ns3::Ptr<UdpSender> u = ns3::Create<UdpSender>();
     u->socket_ = ns3::Socket::CreateSocket(node, ns3::UdpSocketFactory::GetTypeId());
-    if (dscp != 0) u->socket_->SetIpTos(static_cast<uint8_t>(dscp << 2));
     u->socket_->Bind();
     ns3::Address local;
     u->socket_->GetSockName(local);
     traffic->Register(flow, src, ns3::InetSocketAddress::ConvertFrom(local).GetPort());
     u->socket_->Connect(ns3::InetSocketAddress(dst, kUdpPort));
+    u->dscp_ = dscp;
     u->gap_ =
         ns3::NanoSeconds(static_cast<int64_t>(std::llround((kUdpPayload + 28) * 8e9 / rate_bps)));
     u->Send();
@@ -131,11 +135,14 @@ class UdpSender : public ns3::SimpleRefCount<UdpSender> {
 
  private:
   void Send() {
-    socket_->Send(ns3::Create<ns3::Packet>(kUdpPayload));
+    ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(kUdpPayload);
+    if (dscp_ != 0) p->AddByteTag(DscpTag(dscp_));
+    socket_->Send(p);
     ns3::Simulator::Schedule(gap_, &UdpSender::Send, ns3::Ptr<UdpSender>(this));
   }
   ns3::Ptr<ns3::Socket> socket_;
   ns3::Time gap_;
+  uint8_t dscp_ = 0;
 };
 
 Traffic::Traffic(const Scenario& scenario, Fabric& fabric)

@@ -116,12 +116,34 @@ def websearch(summary, flows_csv, queries_csv):
     return ok
 
 
+def classes(summary, occupancy_csv):
+    """Three flows with DSCP 10, 20 and 30 into one port: each in its class's queue; DCTCP's
+    marks hold the class with an ECN threshold (30 KB) near it, the other TCP class grows."""
+    s = json.load(open(summary))
+    peak = {}
+    for r in csv.DictReader(open(occupancy_csv)):
+        if r["port"] == "0":
+            q = int(r["queue"])
+            peak[q] = max(peak.get(q, 0), int(r["cells"]))
+    cell = s["switches"][0]["cell_bytes"]
+    peak_kb = {q: round(c * cell / 1000, 1) for q, c in sorted(peak.items())}
+    ok = report(all(peak.get(q, 0) > 0 for q in (0, 1, 2)),
+                f"every class's queue on the receiver's port holds its flow: peaks {peak_kb} KB")
+    marked = s["switches"][0]["ecn_marked"]
+    ok &= report(marked > 0, f"the switch marked {marked} packets CE")
+    ok &= report(0 < peak_kb.get(0, 0) < 90 and peak_kb.get(1, 0) > 2 * peak_kb.get(0, 0),
+                 f"DCTCP holds the marked queue near its 30 KB threshold ({peak_kb.get(0)} KB) "
+                 f"while the unmarked one grows ({peak_kb.get(1)} KB)")
+    return ok
+
+
 def main(argv):
     cmd, args = argv[1], argv[2:]
     ok = {"dt-steady": lambda: dt_steady(args[0], args[1], args[2], args[3], args[4:]),
           "agreement": lambda: agreement(*args),
           "fabric": lambda: fabric(*args),
-          "websearch": lambda: websearch(*args)}[cmd]()
+          "websearch": lambda: websearch(*args),
+          "classes": lambda: classes(*args)}[cmd]()
     return 0 if ok else 1
 
 

@@ -1,0 +1,41 @@
+// DscpTag: the DSCP of a flow's payload bytes, carried as an ns-3 byte tag (C++17, ns-3).
+//
+// Why not the IP header's DSCP: ns-3.37's TCP sends a socket with a DSCP set (SetIpTos, or the
+// TOS of the address given to Connect) as Not-ECT, so a DCTCP flow with a DSCP is never marked
+// (TcpSocketBase::AddSocketTags marks ECT only when the socket's TOS is zero or already ECT,
+// and a stream socket's SetIpTos clears the ECN bits). A byte tag on the payload follows every
+// segment the TCP stack cuts from it, retransmissions included, and leaves ECN to DCTCP.
+// Segments without payload (SYN, FIN, pure ACKs) carry none: the switch sees DSCP 0 for them.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "ns3/packet.h"
+#include "ns3/tag.h"
+
+namespace sharebuf::sim {
+
+class DscpTag : public ns3::Tag {
+ public:
+  DscpTag() = default;
+  explicit DscpTag(uint8_t dscp) : dscp_(dscp) {}
+
+  static ns3::TypeId GetTypeId();
+  ns3::TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+  uint32_t GetSerializedSize() const override { return 1; }
+  void Serialize(ns3::TagBuffer i) const override { i.WriteU8(dscp_); }
+  void Deserialize(ns3::TagBuffer i) override { dscp_ = i.ReadU8(); }
+  void Print(std::ostream& os) const override { os << "dscp=" << unsigned{dscp_}; }
+
+  uint8_t dscp() const { return dscp_; }
+
+  // The DSCP a packet's payload was sent with: its IP header's if set, else its first DscpTag's
+  // (0 without either).
+  static uint8_t Of(uint8_t header_dscp, const ns3::Packet& p);
+
+ private:
+  uint8_t dscp_ = 0;
+};
+
+}  // namespace sharebuf::sim
