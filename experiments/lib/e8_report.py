@@ -50,6 +50,23 @@ def drops(s):
     return sum(sum(v for k, v in x["dropped"].items()) for x in s["switches"])
 
 
+def marks(s):
+    """ECN marks of all switches, in thousands: DCTCP at work (None for runs made before the
+    switches counted them)."""
+    n = [x.get("ecn_marked") for x in s["switches"]]
+    return None if None in n else sum(n) / 1000
+
+
+def queue_drops(queue):
+    """Frames dropped from one queue index of every port, all switches (with a class per queue:
+    that class's drops)."""
+    def f(s):
+        if any("dropped_by_queue" not in x for x in s["switches"]):
+            return None
+        return sum(sum(x["dropped_by_queue"].get(queue, {}).values()) for x in s["switches"])
+    return f
+
+
 def completion(s):
     t = s["traffic"]
     return 100 * t["completed"] / t["flows"] if t["flows"] else None
@@ -80,13 +97,16 @@ METRICS = {
         ("short_mean", "short flows' mean FCT (ms)", short("mean"), True),
         ("long_goodput", "long flows' (>= 1 MB) mean goodput (Gbit/s)", goodput, False),
         ("drops", "frames dropped, all switches", drops, True),
+        ("incast_drops", "incast-class frames dropped, all switches", queue_drops("0"), True),
         ("incast_rto", "incast responses at 10 ms or more (%)", incast_timeouts, True),
+        ("marks", "ECN marks, all switches (thousands)", marks, False),
     ],
     "smartbuf": [
         ("short_p99", "short flows' (1-32 KB) p99 FCT (ms)", short("p99"), True),
         ("qct_p99", "incast queries' p99 completion time (ms)", qct("p99"), True),
         ("long_goodput", "long flows' (1-10 MB) mean goodput (Gbit/s)", goodput, False),
         ("drops", "frames dropped, all switches", drops, True),
+        ("marks", "ECN marks, all switches (thousands)", marks, False),
     ],
     "credence-load": [
         ("incast_p95", "incast flows' p95 FCT (ms)", incast("p95"), True),
@@ -94,12 +114,15 @@ METRICS = {
         ("long_p95", "long flows' (>= 1 MB) p95 FCT (ms)", long_("p95"), True),
         ("occupancy", "leaves' p99 buffer occupancy (% of the buffer)", leaf_occupancy, False),
         ("incast_rto", "incast responses at 10 ms or more (%)", incast_timeouts, True),
+        ("drops", "frames dropped, all switches", drops, True),
+        ("marks", "ECN marks, all switches (thousands)", marks, False),
     ],
     "credence-flip": [
         ("incast_p95", "incast flows' p95 FCT (ms)", incast("p95"), True),
         ("short_p95", "short flows' (< 100 KB) p95 FCT (ms)", short("p95"), True),
         ("long_p95", "long flows' (>= 1 MB) p95 FCT (ms)", long_("p95"), True),
         ("drops", "frames dropped, all switches", drops, True),
+        ("incast_rto", "incast responses at 10 ms or more (%)", incast_timeouts, True),
     ],
 }
 METRICS["credence-burst"] = METRICS["credence-load"]
@@ -225,7 +248,7 @@ def plot(path, title, axis_name, axis_values, policies, tables, metrics):
         ax.set_xticklabels(axis_values)
         ax.set_xlabel(axis_name)
         ax.set_title(label, fontsize=9)
-        if lower and mid not in ("drops", "incast_rto"):
+        if lower and mid not in ("drops", "incast_drops", "incast_rto"):
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
     for j in range(n, rows * cols):

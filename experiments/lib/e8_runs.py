@@ -104,6 +104,11 @@ FIGURES = {
         "axis": ("load", "workload.websearch.load", [0.4]),
         "policies": {
             "lqd": ["switches.policy={name = \"lqd\"}"],
+            # FollowLQD (section 3): Credence's thresholds and safeguard without an oracle, so
+            # the gap between it and LQD is the thresholds' and the gap between it and Credence
+            # the predictions'.
+            "followlqd": ["switches.policy={name = \"credence\", oracle = \"none\", "
+                          "base_rtt_us = 25}"],
             "credence": credence_policy(),
             "flip-0.001": credence_policy(0.001),
             "flip-0.01": credence_policy(0.01),

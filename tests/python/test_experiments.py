@@ -252,7 +252,9 @@ class E8Report(Scratch):
                             "incast": bucket(incast_p999),
                             "queries": {"count": 5, "completed": 5, "qct_ms": fct(3)}},
                 "switches": [{"role": "leaf", "occupancy": {"p99_share": 0.5},
-                              "dropped": {"threshold": 7, "pool_full": 1}}]}
+                              "dropped": {"threshold": 7, "pool_full": 1}, "ecn_marked": 2500,
+                              "dropped_by_queue": {"0": {"threshold": 6},
+                                                   "1": {"threshold": 1, "pool_full": 1}}}]}
 
     def test_medians_over_seeds_and_the_papers_ratio(self):
         cells = []
@@ -282,6 +284,11 @@ class E8Report(Scratch):
         self.assertIn("| incast responses at 10 ms or more (%) | load 0.2 |", body)
         self.assertIn("| dt | 50.0 (50.0–50.0) |", body)
         self.assertIn("| protean | 0.00 (0.00–0.00) |", body)
+        # Drops of the incast class (queue 0) only, and marks in thousands.
+        self.assertIn("| incast-class frames dropped, all switches | load 0.2 |\n|---|---|\n"
+                      "| dt | 6.00 (6.00–6.00) |", body)
+        self.assertIn("| ECN marks, all switches (thousands) | load 0.2 |\n|---|---|\n"
+                      "| dt | 2.50 (2.50–2.50) |", body)
         self.assertTrue(os.path.exists(png))
 
 
