@@ -1,9 +1,9 @@
 // DscpTag: the DSCP of a flow's payload bytes, carried as an ns-3 byte tag (C++17, ns-3).
 //
-// Why not the IP header's DSCP: ns-3.37's TCP sends a socket with a DSCP set (SetIpTos, or the
-// TOS of the address given to Connect) as Not-ECT, so a DCTCP flow with a DSCP is never marked
-// (TcpSocketBase::AddSocketTags marks ECT only when the socket's TOS is zero or already ECT,
-// and a stream socket's SetIpTos clears the ECN bits). A byte tag on the payload follows every
+// Why not the IP header's DSCP: SetIpTos before Connect is undone (Connect takes the TOS of the
+// address it is given), and with the TOS set through that address ns-3.37's DCTCP sends its data
+// Not-ECT (observed at the switch: no packet ECN-capable, no marks; tests/sim/ns3_classes.sh),
+// so a DCTCP flow with a DSCP would never be marked. A byte tag on the payload follows every
 // segment the TCP stack cuts from it, retransmissions included, and leaves ECN to DCTCP.
 // Segments without payload (SYN, FIN, pure ACKs) carry none: the switch sees DSCP 0 for them.
 #pragma once
