@@ -13,7 +13,7 @@ ns3::TypeId DscpTag::GetTypeId() {
 uint8_t DscpTag::Of(uint8_t header_dscp, const ns3::Packet& p) {
   if (header_dscp != 0) return header_dscp;
   DscpTag tag;
-  return p.FindFirstMatchingByteTag(tag) ? tag.dscp() : 0;
+  return p.PeekPacketTag(tag) ? tag.dscp() : 0;
 }
 
 }  // namespace sharebuf::sim

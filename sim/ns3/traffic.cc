@@ -95,7 +95,7 @@ class TcpSender {
       if (room == 0) return;
       const uint64_t n = std::min<uint64_t>({room, endless_ ? room : remaining_, 1u << 16});
       ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(static_cast<uint32_t>(n));
-      if (dscp_ != 0) p->AddByteTag(DscpTag(dscp_));  // dscp_tag.h: why not the IP header's
+      if (dscp_ != 0) p->AddPacketTag(DscpTag(dscp_));  // dscp_tag.h: why not the IP header's
       const int sent = socket_->Send(p);
       if (sent <= 0) return;
       if (!endless_) remaining_ -= static_cast<uint64_t>(sent);
@@ -136,7 +136,7 @@ class UdpSender : public ns3::SimpleRefCount<UdpSender> {
  private:
   void Send() {
     ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(kUdpPayload);
-    if (dscp_ != 0) p->AddByteTag(DscpTag(dscp_));
+    if (dscp_ != 0) p->AddPacketTag(DscpTag(dscp_));
     socket_->Send(p);
     ns3::Simulator::Schedule(gap_, &UdpSender::Send, ns3::Ptr<UdpSender>(this));
   }
