@@ -52,8 +52,7 @@ FIGURES = {
     "protean": {
         "scenario": "experiments/e8/protean.toml",
         "title": "Protean (section IV-A): incast and short flows across loads",
-        # Three loads of 0.3 s: the 16-host leaves make these the slowest runs (about 17 minutes
-        # for the figure on 2 cores).
+        # Three loads of 0.3 s: 12 minutes for the figure on 2 cores (measured 2026-11-24).
         "axis": ("load", "workload.websearch.load", [0.2, 0.5, 0.8]),
         "policies": {
             "dt": ["switches.policy={name = \"dt\"}"],
@@ -64,11 +63,13 @@ FIGURES = {
         "duration": "0.3s",
     },
     # Smartbuf section IV-B, Figure 3: p99 FCT across loads; the compared policy on the leaves,
-    # DT on the spines.
+    # DT on the spines. Three loads of 80 ms: its 2:1 fabric carries twice the traffic of the
+    # others' 4:1 at a load, and four loads of 100 ms would take about 27 minutes on 2 cores
+    # (their runs' walls: 25, 53, 100 and 152 s).
     "smartbuf": {
         "scenario": "experiments/e8/smartbuf.toml",
         "title": "Smartbuf (section IV-B): 99th-percentile FCT across loads",
-        "axis": ("load", "workload.websearch.load", [0.2, 0.4, 0.6, 0.8]),
+        "axis": ("load", "workload.websearch.load", [0.2, 0.5, 0.8]),
         "policies": {
             "static": ["switches.policy={name = \"static\"}"],
             "cs": ["switches.policy={name = \"cs\"}"],
@@ -77,7 +78,7 @@ FIGURES = {
             "smartbuf": ["switches.policy={name = \"smartbuf\", alpha = 1.0}"],
         },
         "seeds": [1, 2],
-        "duration": "0.1s",
+        "duration": "0.08s",
     },
     # Credence section 4, Figure 6: across loads at a burst of 50 % of the buffer.
     "credence-load": {
