@@ -7,13 +7,16 @@
 // local experimental), which the receiving host's kernel discards right away: with UDP, most of
 // the time goes into the receiver's stack (routing, ICMP port unreachable), not the switch.
 // AF_PACKET with PACKET_QDISC_BYPASS and sendmmsg batches of 64: on the development machine one
-// core sends roughly 0.5-1 Mpps into a veth, which is what limits it.
+// core sends roughly 0.5-1 Mpps into a veth, which is what limits it. --tx-ring sends through a
+// PACKET_TX_RING instead (each frame copied into a ring slot, one send() per batch), to measure
+// what a switch would save by sending that way (bench/host_bounds.sh).
 //   sharebuf-blaster --interface eth0 --dst-mac 02:5b:00:00:00:02 --src-ip 198.18.0.1
 //                    --dst-ip 198.18.0.2 --seconds 5 [--pps N]
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,6 +93,7 @@ int main(int argc, char** argv) {
   uint16_t dst_port = 9;
   std::vector<uint16_t> frame_bytes{60};
   std::string ethertype_text;
+  bool tx_ring = false;
   app.add_option("--interface", iface, "interface to send on")->required();
   app.add_option("--dst-mac", dst_mac_text, "destination MAC")->required();
   app.add_option("--src-ip", src_ip_text, "source IPv4 address")->required();
@@ -106,6 +110,9 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::Range(60, 1514))
       ->capture_default_str();
+  app.add_flag("--tx-ring", tx_ring,
+               "send through a PACKET_TX_RING (copy into a slot, one send() per batch) instead of "
+               "sendmmsg");
   CLI11_PARSE(app, argc, argv);
 
   const auto dst_mac = sharebuf::datapath::parse_mac(dst_mac_text);
@@ -126,6 +133,28 @@ int main(int argc, char** argv) {
   if (addr.sll_ifindex == 0) {
     std::fprintf(stderr, "sharebuf-blaster: no interface '%s'\n", iface.c_str());
     return 1;
+  }
+  // The TX ring (when asked for) is set up before bind, as packet(7) wants.
+  constexpr uint32_t kSlotBytes = 2048;
+  constexpr uint32_t kSlots = 1024;
+  uint8_t* ring = nullptr;
+  if (tx_ring) {
+    const int version = TPACKET_V2;
+    tpacket_req req{};
+    req.tp_block_size = 64 * kSlotBytes;
+    req.tp_block_nr = kSlots / 64;
+    req.tp_frame_size = kSlotBytes;
+    req.tp_frame_nr = kSlots;
+    void* mem = MAP_FAILED;
+    if (setsockopt(fd, SOL_PACKET, PACKET_VERSION, &version, sizeof version) == 0 &&
+        setsockopt(fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof req) == 0) {
+      mem = mmap(nullptr, size_t{kSlots} * kSlotBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    if (mem == MAP_FAILED) {
+      std::perror("sharebuf-blaster: PACKET_TX_RING");
+      return 1;
+    }
+    ring = static_cast<uint8_t*>(mem);
   }
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     std::perror("sharebuf-blaster: bind");
@@ -185,7 +214,25 @@ int main(int argc, char** argv) {
       }
       batch = static_cast<int>(std::min<uint64_t>(kBatch, due - sent));
     }
-    const int n = sendmmsg(fd, msgs.data(), static_cast<unsigned>(batch), 0);
+    int n = 0;
+    if (ring != nullptr) {
+      // Fill up to `batch` free slots (the kernel frees a slot when its skb is gone), then one
+      // send() hands them all to the kernel.
+      static uint32_t next = 0;
+      for (; n < batch; ++n) {
+        auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring + size_t{next} * kSlotBytes);
+        if (__atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE) break;
+        const auto& frame = frames[(sent + static_cast<uint64_t>(n)) % frames.size()];
+        std::memcpy(reinterpret_cast<uint8_t*>(hdr) + TPACKET2_HDRLEN - sizeof(sockaddr_ll),
+                    frame.data(), frame.size());
+        hdr->tp_len = static_cast<uint32_t>(frame.size());
+        __atomic_store_n(&hdr->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
+        next = (next + 1) % kSlots;
+      }
+      if (send(fd, nullptr, 0, 0) < 0 && errno != EINTR) ++errors;
+    } else {
+      n = sendmmsg(fd, msgs.data(), static_cast<unsigned>(batch), 0);
+    }
     if (n > 0) {
       sent += static_cast<uint64_t>(n);
     } else if (errno != EINTR) {
@@ -195,6 +242,7 @@ int main(int argc, char** argv) {
   const double elapsed = static_cast<double>(now_ns() - start) * 1e-9;
   std::printf("{\"sent\": %lu, \"seconds\": %.3f, \"pps\": %.0f, \"send_errors\": %lu}\n", sent,
               elapsed, static_cast<double>(sent) / elapsed, errors);
+  if (ring != nullptr) munmap(ring, size_t{kSlots} * kSlotBytes);
   close(fd);
   return 0;
 }

@@ -12,6 +12,7 @@
 #   sharebufd-1rx      rx_threads = 1: one RX thread for both ports
 #   sharebufd-rt       realtime_priority = 10: the datapath threads at SCHED_FIFO
 #   sharebufd-spin     rx_threads = 1, rx_busy_poll = 200us
+#   sharebufd-spinshort rx_busy_poll = 100us: spin-then-block, so a busy worker skips wake-ups
 #   sharebufd-spinlong rx_busy_poll = 20ms (spins across a 10 ms ping gap: a polling floor)
 #   bridge             a Linux bridge
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
@@ -29,6 +30,7 @@ bench_switch_label() {
     sharebufd-1rx) echo "sharebufd, rx_threads = 1" ;;
     sharebufd-rt) echo "sharebufd, realtime_priority = 10" ;;
     sharebufd-spin) echo "sharebufd, rx_threads = 1, rx_busy_poll = 200us" ;;
+    sharebufd-spinshort) echo "sharebufd, rx_busy_poll = 100us" ;;
     sharebufd-spinlong) echo "sharebufd, rx_busy_poll = 20ms" ;;
     bridge) echo "Linux bridge" ;;
     ovs) echo "OVS userspace (netdev, AF_PACKET)" ;;
@@ -53,6 +55,7 @@ bench_start_switch() {
         sharebufd-1rx) extra='rx_threads = 1' ;;
         sharebufd-rt) extra='realtime_priority = 10' ;;
         sharebufd-spin) extra='rx_threads = 1\nrx_busy_poll = "200us"' ;;
+        sharebufd-spinshort) extra='rx_busy_poll = "100us"' ;;
         sharebufd-spinlong) extra='rx_busy_poll = "20ms"' ;;
       esac
       [ -z "$extra" ] || sed -i "s/^\[switch\]/[switch]\n$extra/" "$conf"

@@ -10,6 +10,7 @@ import unittest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
 import forwarding_report  # noqa: E402
+import host_bounds_report  # noqa: E402
 import loss_sweep_report  # noqa: E402
 
 
@@ -49,6 +50,43 @@ class ForwardingReport(unittest.TestCase):
             os.unlink(f.name)
         self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 | 60 | 108 |", text)
         self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream)", text)
+
+
+class HostBoundsReport(unittest.TestCase):
+    CPUS = os.cpu_count() or 1
+
+    def blast(self, kpps, busy, switch_ticks=0):
+        # 5 s at 100 jiffies per second per CPU; host 2 counts kpps*5000 frames.
+        return {"blaster": {"sent": kpps * 5000, "seconds": 5.0, "pps": kpps * 1000},
+                "rx": [0, kpps * 5000], "jiffies": [[0, 0], [busy, 500 * self.CPUS]],
+                "switch_ticks": [0, switch_ticks], "hz": 100}
+
+    def test_row_computes_cpu_per_frame_busy_cores_and_switch_capacity(self):
+        tcp = {"bps": 5e9, "jiffies": [[0, 0], [700, 500 * self.CPUS]]}
+        r = host_bounds_report.make_row("sharebufd", "sb", 1, self.blast(1000, 1000, 250), tcp)
+        self.assertEqual(r["delivered_kpps"], 1000)
+        self.assertAlmostEqual(r["busy_cores_64b"], 2.0)
+        # 1000 jiffies = 10 s of CPU over 5e6 frames; sharebufd's 250 ticks = 2.5 s of it.
+        self.assertAlmostEqual(r["cpu_ns_per_frame"], 2000)
+        self.assertAlmostEqual(r["switch_ns_per_frame"], 500)
+        self.assertAlmostEqual(r["switch_capacity_kpps"], 2000)
+        self.assertAlmostEqual(r["busy_cores_tcp"], 1.4)
+        self.assertNotIn("switch_ns_per_frame",
+                         host_bounds_report.make_row("bridge", "b", 1, self.blast(500, 500), None))
+
+    def test_table_gives_the_bounds_against_the_bridge(self):
+        rows = [host_bounds_report.make_row("bridge", "Linux bridge", 1, self.blast(500, 500),
+                                            {"bps": 5e9, "jiffies": [[0, 0], [650, 500 * self.CPUS]]}),
+                host_bounds_report.make_row("tx-only", "tx", 1, self.blast(900, 500), None),
+                host_bounds_report.make_row("tx-ring", "ring", 1, self.blast(800, 500), None),
+                host_bounds_report.make_row("sharebufd", "sb", 1, self.blast(700, 1000, 350),
+                                            {"bps": 2.5e9, "jiffies": [[0, 0], [850, 500 * self.CPUS]]})]
+        text = host_bounds_report.table(rows, "1", "5")
+        self.assertIn("delivers 1.80x the bridge's 64 B rate", text)
+        self.assertIn("TX ring instead of sendmmsg: 0.89x the rate, 139 ns more CPU per frame", text)
+        self.assertIn("- sb: 1.40x the bridge's 64 B rate, 0.50x its TCP goodput; 0.78x what the "
+                      "sending core alone delivers; its own CPU per frame would carry 2.00x", text)
+        self.assertIn("1.30 of", text)
 
 
 class LossSweepReport(unittest.TestCase):
