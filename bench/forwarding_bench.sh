@@ -14,6 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
+# shellcheck source=lib/host_counters.sh
+source "$here/lib/host_counters.sh"
 
 build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
@@ -36,10 +38,6 @@ fi
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
-rx_packets() { tb_exec 2 awk '$1 == "eth0:" { print $3 }' /proc/net/dev; }
-# Busy jiffies of all CPUs (user + nice + system + irq + softirq + steal): the switch, the sender
-# and the kernel's forwarding alike, so every switch is charged the same way.
-busy_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 
 measure() {
   local name=$1 rep=$2

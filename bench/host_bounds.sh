@@ -20,6 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
+# shellcheck source=lib/host_counters.sh
+source "$here/lib/host_counters.sh"
 
 build=$TB_ROOT/build reps=3 seconds=5 switches=sharebufd
 while [ $# -gt 0 ]; do
@@ -40,9 +42,6 @@ tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
 : >"$results"
-rx_packets() { tb_exec 2 awk '$1 == "eth0:" { print $3 }' /proc/net/dev; }
-# Busy and total jiffies of all CPUs together (busy: user nice system irq softirq steal).
-jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 
 # CPU ticks sharebufd used so far (all its threads; softirq work run inside its system calls,
 # e.g. the receiving host's kernel inside sendmmsg, included), or 0 when no sharebufd runs.

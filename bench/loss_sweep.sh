@@ -16,6 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
+# shellcheck source=lib/host_counters.sh
+source "$here/lib/host_counters.sh"
 
 build=$TB_ROOT/build seconds=3 rates="200,400,600,800,1000,1200,0" only="sharebufd,bridge"
 while [ $# -gt 0 ]; do
@@ -37,8 +39,6 @@ tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
 : >"$results"
 
-rx_packets() { tb_exec 2 awk '$1 == "eth0:" { print $3 }' /proc/net/dev; }
-busy_jiffies() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 
 IFS=, read -r -a switches <<<"$only"
 IFS=, read -r -a kpps_list <<<"$rates"
