@@ -203,6 +203,7 @@ int main(int argc, char** argv) {
   const uint64_t end = start + static_cast<uint64_t>(seconds * 1e9);
   uint64_t sent = 0;
   uint64_t errors = 0;
+  uint32_t next = 0;  // --tx-ring: the next slot to fill
   for (uint64_t now = start; now < end; now = now_ns()) {
     int batch = kBatch;
     if (pps != 0) {
@@ -218,7 +219,6 @@ int main(int argc, char** argv) {
     if (ring != nullptr) {
       // Fill up to `batch` free slots (the kernel frees a slot when its skb is gone), then one
       // send() hands them all to the kernel.
-      static uint32_t next = 0;
       for (; n < batch; ++n) {
         auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring + size_t{next} * kSlotBytes);
         if (__atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE) break;
