@@ -15,6 +15,7 @@ WHAT = {
     "BM_QueuePushPop<MutexDeque>": "baseline: std::deque under std::mutex",
     "BM_CredenceForestDecide": "credence decision with a 4-tree depth-4 forest oracle consulted",
     "BM_ForestScore": "random-forest inference alone, 4 trees of depth 4",
+    "BM_DecideBurstThenWork": "32 decisions in a burst, then other work outside the lock",
 }
 
 
@@ -24,7 +25,9 @@ def describe(name, label):
     args = [p for p in parts[1:] if p not in ("real_time",) and not p.startswith("threads:")]
     threads = next((p.split(":")[1] for p in parts if p.startswith("threads:")), "1")
     what = WHAT.get(base, base)
-    if base in ("BM_Decide", "BM_DecideReserveRelease") and args:
+    if base == "BM_DecideBurstThenWork" and len(args) == 2:
+        what = f"{label or args[0]}: {what} ({args[1]} steps per decision)"
+    elif base in ("BM_Decide", "BM_DecideReserveRelease") and args:
         what = f"{label or args[0]}: {what}"
     elif args:
         what = f"{what}, {args[0]} B"
@@ -95,6 +98,31 @@ def main():
             line += (f"; two threads {ratio:.2f}x one per decision, "
                      f"{'meets' if ratio <= 1.5 else 'MISSES'} the target of 1.5x")
         print(line + ".")
+    print_work_ratios(med, labels)
+
+
+def work_ratios(med, labels):
+    """(policy, steps, w_ns, ratio) of BM_DecideBurstThenWork: the other work per decision in ns
+    (one thread's time over the same policy's without work) and two threads' cost per decision
+    over one thread's."""
+    out = []
+    for name, policy in labels.items():
+        parts = name.split("/")
+        if parts[0] != "BM_DecideBurstThenWork" or not name.endswith("threads:1"):
+            continue
+        two = name.replace("threads:1", "threads:2")
+        base = "/".join(parts[:2] + ["0"] + parts[3:])
+        if two in med and base in med:
+            out.append((policy, int(parts[2]), (med[name] - med[base]) / 32,
+                        2 * med[two] / med[name]))
+    return out
+
+
+def print_work_ratios(med, labels):
+    for policy, steps, w_ns, ratio in work_ratios(med, labels):
+        if steps:
+            print(f"- {policy} with {w_ns:.1f} ns of other work per decision outside the lock: "
+                  f"two threads {ratio:.2f}x one per decision.")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 // counters, and with 2 threads on the same queues shows the cost of the shared cache lines.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -73,6 +74,49 @@ void BM_DecideBurst(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBurst);
 }
 BENCHMARK(BM_DecideBurst)->DenseRange(0, kLastPolicy)->Threads(1)->Threads(2)->UseRealTime();
+
+// The index of a built-in policy by name (the registry is known at static-init time).
+int64_t policy_index(std::string_view name) {
+  const auto all = builtin_policies();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].name == name) return static_cast<int64_t>(i);
+  return 0;
+}
+
+// What bounds two threads on one exact Credence, measured: bursts of 32 decisions as above, then
+// range(1) steps of other per-frame work per decision outside the policy's lock, as an RX worker
+// sends its burst after end_burst(). With a serialised part s per decision and other work w, two
+// threads cost each max(2s, s + w) per decision against s + w for one: 2x with no other work,
+// 1.5x at w = s/3, 1x from w = s (docs/datapath-latency.md). One step is a 64-bit multiply-add
+// (its latency, a few cycles); the one-thread rows give w in ns.
+void BM_DecideBurstThenWork(benchmark::State& state) {
+  constexpr int kBurst = 32;
+  Fixture& f = fixture();
+  Policy& policy = f.get(state.range(0));
+  const auto view = buffer::BufferView::exact(f.state);
+  state.SetLabel(std::string(policy.name()));
+  const int64_t steps = state.range(1) * kBurst;
+  uint64_t x = static_cast<uint64_t>(state.thread_index()) + 1;
+  uint32_t q = 0;
+  for (auto _ : state) {
+    policy.begin_burst();
+    for (int i = 0; i < kBurst; ++i) {
+      const Verdict v = policy.admit(ArrivalContext{.queue = q, .cells = 1, .bytes = 64}, view);
+      benchmark::DoNotOptimize(v);
+      q = (q + 1) & 31;
+    }
+    policy.end_burst();
+    for (int64_t i = 0; i < steps; ++i)
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+    benchmark::DoNotOptimize(x);
+  }
+  state.SetItemsProcessed(state.iterations() * kBurst);
+}
+BENCHMARK(BM_DecideBurstThenWork)
+    ->ArgsProduct({{policy_index("dt"), policy_index("credence")}, {0, 2, 8, 32, 128}})
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
 
 void BM_DecideReserveRelease(benchmark::State& state) {
   Fixture& f = fixture();
