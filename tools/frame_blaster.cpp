@@ -6,10 +6,10 @@
 // The frames are IPv4/UDP, or with --ethertype raw frames of that EtherType (e.g. 0x88b5, IEEE
 // local experimental), which the receiving host's kernel discards right away: with UDP, most of
 // the time goes into the receiver's stack (routing, ICMP port unreachable), not the switch.
-// AF_PACKET with PACKET_QDISC_BYPASS and sendmmsg batches of 64: on the development machine one
-// core sends roughly 0.5-1 Mpps into a veth, which is what limits it. --tx-ring sends through a
-// PACKET_TX_RING instead (each frame copied into a ring slot, one send() per batch), to measure
-// what a switch would save by sending that way (bench/host_bounds.sh).
+// AF_PACKET with PACKET_QDISC_BYPASS and sendmmsg batches of 64 (--batch): on the development
+// machine one core sends roughly 0.5-1 Mpps into a veth, which is what limits it. --tx-ring sends
+// through a PACKET_TX_RING instead (each frame copied into a ring slot, one send() per batch), to
+// measure what a switch would save by sending that way (bench/host_bounds.sh).
 //   sharebuf-blaster --interface eth0 --dst-mac 02:5b:00:00:00:02 --src-ip 198.18.0.1
 //                    --dst-ip 198.18.0.2 --seconds 5 [--pps N]
 #include <arpa/inet.h>
@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   std::vector<uint16_t> frame_bytes{60};
   std::string ethertype_text;
   bool tx_ring = false;
+  int max_batch = 64;
   app.add_option("--interface", iface, "interface to send on")->required();
   app.add_option("--dst-mac", dst_mac_text, "destination MAC")->required();
   app.add_option("--src-ip", src_ip_text, "source IPv4 address")->required();
@@ -113,6 +114,11 @@ int main(int argc, char** argv) {
   app.add_flag("--tx-ring", tx_ring,
                "send through a PACKET_TX_RING (copy into a slot, one send() per batch) instead of "
                "sendmmsg");
+  app.add_option("--batch", max_batch,
+                 "frames per sendmmsg (or per send() with --tx-ring): what a call's own cost is "
+                 "spread over")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   const auto dst_mac = sharebuf::datapath::parse_mac(dst_mac_text);
@@ -205,7 +211,7 @@ int main(int argc, char** argv) {
   uint64_t errors = 0;
   uint32_t next = 0;  // --tx-ring: the next slot to fill
   for (uint64_t now = start; now < end; now = now_ns()) {
-    int batch = kBatch;
+    int batch = max_batch;
     if (pps != 0) {
       const uint64_t due =
           static_cast<uint64_t>(static_cast<double>(now - start) * 1e-9 * static_cast<double>(pps));
@@ -213,7 +219,7 @@ int main(int argc, char** argv) {
         usleep(50);
         continue;
       }
-      batch = static_cast<int>(std::min<uint64_t>(kBatch, due - sent));
+      batch = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(max_batch), due - sent));
     }
     int n = 0;
     if (ring != nullptr) {

@@ -9,6 +9,8 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import format_results  # noqa: E402
 import forwarding_report  # noqa: E402
 import host_bounds_report  # noqa: E402
 import loss_sweep_report  # noqa: E402
@@ -78,15 +80,34 @@ class HostBoundsReport(unittest.TestCase):
         rows = [host_bounds_report.make_row("bridge", "Linux bridge", 1, self.blast(500, 500),
                                             {"bps": 5e9, "jiffies": [[0, 0], [650, 500 * self.CPUS]]}),
                 host_bounds_report.make_row("tx-only", "tx", 1, self.blast(900, 500), None),
+                host_bounds_report.make_row("tx-8", "tx8", 1, self.blast(800, 500), None),
                 host_bounds_report.make_row("tx-ring", "ring", 1, self.blast(800, 500), None),
                 host_bounds_report.make_row("sharebufd", "sb", 1, self.blast(700, 1000, 350),
                                             {"bps": 2.5e9, "jiffies": [[0, 0], [850, 500 * self.CPUS]]})]
         text = host_bounds_report.table(rows, "1", "5")
         self.assertIn("delivers 1.80x the bridge's 64 B rate", text)
+        # 500 jiffies over 5 s: 1111 ns per frame at 900 kpps, 1250 ns at 800 kpps.
+        self.assertIn("8 frames per sendmmsg instead of 64 costs 139 ns more per frame", text)
+        self.assertNotIn("- tx8:", text)
         self.assertIn("TX ring instead of sendmmsg: 0.89x the rate, 139 ns more CPU per frame", text)
         self.assertIn("- sb: 1.40x the bridge's 64 B rate, 0.50x its TCP goodput; 0.78x what the "
                       "sending core alone delivers; its own CPU per frame would carry 2.00x", text)
         self.assertIn("1.30 of", text)
+
+
+class FormatResults(unittest.TestCase):
+    def test_work_ratios_give_other_work_in_ns_and_two_threads_over_one(self):
+        name = "BM_DecideBurstThenWork/10/{}/real_time/threads:{}"
+        # One thread: 320 ns per burst of 32 alone, 640 ns with 8 steps per decision (10 ns
+        # each); two threads: wall time over both threads' iterations, 320 ns = 640 ns each.
+        med = {name.format(0, 1): 320.0, name.format(0, 2): 320.0,
+               name.format(8, 1): 640.0, name.format(8, 2): 400.0}
+        labels = {k: "credence" for k in med}
+        ratios = format_results.work_ratios(med, labels)
+        self.assertEqual([(p, s) for p, s, _, _ in ratios], [("credence", 0), ("credence", 8)])
+        self.assertAlmostEqual(ratios[0][3], 2.0)
+        self.assertAlmostEqual(ratios[1][2], 10.0)
+        self.assertAlmostEqual(ratios[1][3], 1.25)
 
 
 class LossSweepReport(unittest.TestCase):
