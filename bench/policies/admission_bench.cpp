@@ -54,22 +54,28 @@ void BM_Decide(benchmark::State& state) {
 BENCHMARK(BM_Decide)->DenseRange(0, kLastPolicy)->Threads(1)->Threads(2)->UseRealTime();
 
 // As the RX workers call it: decisions in bursts of 32 bracketed by begin_burst()/end_burst(), so
-// a policy with one lock (Credence) takes it once per burst. Time per decision.
+// a policy with one lock (Credence) takes it once per burst. Returns the next queue.
+constexpr int kBurst = 32;
+uint32_t decide_burst(Policy& policy, const buffer::BufferView& view, uint32_t q) {
+  policy.begin_burst();
+  for (int i = 0; i < kBurst; ++i) {
+    const Verdict v = policy.admit(ArrivalContext{.queue = q, .cells = 1, .bytes = 64}, view);
+    benchmark::DoNotOptimize(v);
+    q = (q + 1) & 31;
+  }
+  policy.end_burst();
+  return q;
+}
+
+// Time per decision, bursts as above.
 void BM_DecideBurst(benchmark::State& state) {
-  constexpr int kBurst = 32;
   Fixture& f = fixture();
   Policy& policy = f.get(state.range(0));
   const auto view = buffer::BufferView::exact(f.state);
   state.SetLabel(std::string(policy.name()));
   uint32_t q = 0;
   for (auto _ : state) {
-    policy.begin_burst();
-    for (int i = 0; i < kBurst; ++i) {
-      const Verdict v = policy.admit(ArrivalContext{.queue = q, .cells = 1, .bytes = 64}, view);
-      benchmark::DoNotOptimize(v);
-      q = (q + 1) & 31;
-    }
-    policy.end_burst();
+    q = decide_burst(policy, view, q);
   }
   state.SetItemsProcessed(state.iterations() * kBurst);
 }
@@ -90,7 +96,6 @@ int64_t policy_index(std::string_view name) {
 // 1.5x at w = s/3, 1x from w = s (docs/datapath-latency.md). One step is a 64-bit multiply-add
 // (its latency, a few cycles); the one-thread rows give w in ns.
 void BM_DecideBurstThenWork(benchmark::State& state) {
-  constexpr int kBurst = 32;
   Fixture& f = fixture();
   Policy& policy = f.get(state.range(0));
   const auto view = buffer::BufferView::exact(f.state);
@@ -99,13 +104,7 @@ void BM_DecideBurstThenWork(benchmark::State& state) {
   uint64_t x = static_cast<uint64_t>(state.thread_index()) + 1;
   uint32_t q = 0;
   for (auto _ : state) {
-    policy.begin_burst();
-    for (int i = 0; i < kBurst; ++i) {
-      const Verdict v = policy.admit(ArrivalContext{.queue = q, .cells = 1, .bytes = 64}, view);
-      benchmark::DoNotOptimize(v);
-      q = (q + 1) & 31;
-    }
-    policy.end_burst();
+    q = decide_burst(policy, view, q);
     for (int64_t i = 0; i < steps; ++i)
       x = x * 6364136223846793005ull + 1442695040888963407ull;
     benchmark::DoNotOptimize(x);
