@@ -53,8 +53,9 @@ void BM_Decide(benchmark::State& state) {
 }
 BENCHMARK(BM_Decide)->DenseRange(0, kLastPolicy)->Threads(1)->Threads(2)->UseRealTime();
 
-// As the RX workers call it: decisions in bursts of 32 bracketed by begin_burst()/end_burst(), so
-// a policy with one lock (Credence) takes it once per burst. Returns the next queue.
+// As the RX workers call it: decisions in a burst bracketed by begin_burst()/end_burst(), so a
+// policy with one lock (Credence) takes it once per burst. An RX worker's burst is whatever its
+// ring holds, at most RxWorker::kBurst (64); 32 here. Returns the next queue.
 constexpr int kBurst = 32;
 uint32_t decide_burst(Policy& policy, const buffer::BufferView& view, uint32_t q) {
   policy.begin_burst();
