@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Forwarding benchmark: the same two-host testbed (offloads off, unshaped) switched by sharebufd,
 # by a Linux bridge, and by Open vSwitch with its userspace datapath (netdev, AF_PACKET ports),
-# back to back in one run. For each: iperf3 TCP goodput with 1 and 4 streams, the 64-byte frame
-# rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT p50/p99. Each
-# measurement is repeated and the median reported, with the CPU time of both cores per 64-byte
-# frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
+# in one run, the repetitions interleaved. For each: iperf3 TCP goodput with 1 and 4 streams, the
+# 64-byte frame rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT
+# p50/p99. Each measurement is repeated and the median reported, with the CPU time of both cores
+# per 64-byte frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
 # and docs/img/fwd-ping-cdf.png (ping RTT CDFs side by side).
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 # Needs root; installs openvswitch-switch if missing.
@@ -34,6 +34,9 @@ blaster=$build/tools/sharebuf-blaster
 if [[ $only == *ovs* ]] && ! command -v ovs-vswitchd >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openvswitch-switch >/dev/null
 fi
+
+IFS=, read -r -a switches <<<"$only"
+for name in "${switches[@]}"; do bench_switch_label "$name" >/dev/null || tb_die "unknown switch '$name'"; done
 
 tb_init
 tb_create 2 cubic 0 200ms
@@ -69,12 +72,15 @@ measure() {
   tail -1 "$results" >&2
 }
 
-IFS=, read -r -a switches <<<"$only"
-for name in "${switches[@]}"; do
-  tb_log "== $name"
-  bench_start_switch "$name"
-  for rep in $(seq 1 "$reps"); do measure "$name" "$rep"; done
-  bench_stop_switch "$name"
+# Interleaved: every repetition runs each switch in turn (started afresh), so a spell of noise
+# from the host falls on one repetition of every switch rather than on all of one switch.
+for rep in $(seq 1 "$reps"); do
+  for name in "${switches[@]}"; do
+    tb_log "== repetition $rep: $name"
+    bench_start_switch "$name"
+    measure "$name" "$rep"
+    bench_stop_switch "$name"
+  done
 done
 
 /usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" \
