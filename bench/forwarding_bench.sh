@@ -72,16 +72,7 @@ measure() {
   tail -1 "$results" >&2
 }
 
-# Interleaved: every repetition runs each switch in turn (started afresh), so a spell of noise
-# from the host falls on one repetition of every switch rather than on all of one switch.
-for rep in $(seq 1 "$reps"); do
-  for name in "${switches[@]}"; do
-    tb_log "== repetition $rep: $name"
-    bench_start_switch "$name"
-    measure "$name" "$rep"
-    bench_stop_switch "$name"
-  done
-done
+bench_interleave "$reps" measure "${switches[@]}"
 
 /usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" \
   >"$here/forwarding-results.md"

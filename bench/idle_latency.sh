@@ -69,15 +69,7 @@ measure() {
 }
 
 IFS=, read -r -a switches <<<"$only"
-for rep in $(seq 1 "$reps"); do
-  # Interleaved: a burst of host noise hits one repetition of every switch, not all of one.
-  for name in "${switches[@]}"; do
-    tb_log "== $name, repetition $rep"
-    bench_start_switch "$name"
-    measure "$name" "$rep"
-    bench_stop_switch "$name"
-  done
-done
+bench_interleave "$reps" measure "${switches[@]}"
 cp "$results" "$here/idle-latency-results.jsonl"
 /usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" >"$here/idle-latency-results.md"
 cat "$here/idle-latency-results.md"

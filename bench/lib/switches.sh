@@ -5,6 +5,10 @@
 #                             host 1 reaches host 2 (learning, OVS flow setup)
 #   bench_stop_switch NAME    stop it and leave the ports as they were
 #   bench_switch_label NAME   what NAME is, for tables
+#   bench_interleave REPS FN NAME...
+#                             for each repetition, each NAME in turn: start it, FN NAME REP, stop
+#                             it, so a spell of host noise falls on one repetition of every
+#                             switch rather than on all repetitions of one
 # NAMEs:
 #   sharebufd          cs, unshaped, defaults
 #   sharebufd-credence policy credence (oracle none)
@@ -113,4 +117,17 @@ bench_stop_switch() {
       tb_exec sw ip link set p2 xdp off 2>/dev/null || true
       ;;
   esac
+}
+
+bench_interleave() {
+  local reps=$1 fn=$2 rep name
+  shift 2
+  for rep in $(seq 1 "$reps"); do
+    for name in "$@"; do
+      tb_log "== repetition $rep: $name"
+      bench_start_switch "$name"
+      "$fn" "$name" "$rep"
+      bench_stop_switch "$name"
+    done
+  done
 }
