@@ -46,6 +46,19 @@ inline std::string model_dir() {
       .string();
 }
 
+// Both folders go when the test process exits, so test runs leave nothing in the temp folder.
+struct TempDirsRemover {
+  TempDirsRemover() = default;
+  TempDirsRemover(const TempDirsRemover&) = delete;
+  TempDirsRemover& operator=(const TempDirsRemover&) = delete;
+  ~TempDirsRemover() {
+    std::error_code ec;
+    std::filesystem::remove_all(capture_dir(), ec);
+    std::filesystem::remove_all(model_dir(), ec);
+  }
+};
+inline TempDirsRemover temp_dirs_remover;
+
 struct ControlFixture {
   explicit ControlFixture(const char* toml = kControlConfig)
       : config(with_capture_dir(mgmt::parse_config(toml, "ctl.toml"))),
