@@ -5,8 +5,14 @@
 # histograms (`sharebufctl latency`: wake-up, ring → RX, RX → queued, RX → sent, per direction)
 # and its CPU time over 10 s with no traffic. With --perf, `perf sched` records one sharebufd
 # repetition and reports how long its woken threads waited for a CPU (sch_delay) and how long
-# they were off CPU. Writes bench/idle-latency-results.md (and DIR/results.jsonl).
-#   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf]
+# they were off CPU. With --trace, the first repetition of every switch (the bridge too) is
+# recorded with kernel tracepoints (network receive/transmit, wake-ups, context switches, poll and
+# sendmmsg) and each exchange split into phases: host 1 sends, the switch forwards the request
+# (for sharebufd: the wake-up, the wait for a CPU, poll()'s return, its own code, sendmmsg),
+# host 2 answers, the switch forwards the reply (bench/lib/exchange_phases.py). --ping-cpu N pins
+# the ping to CPU N. Writes bench/idle-latency-results.md (and DIR/results.jsonl).
+#   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf] [--trace]
+#                         [--ping-cpu N]
 # NAMEs: bridge, sharebufd (defaults), sharebufd-nopark (rx_park_after = 0: one RX worker per
 # port at idle too), sharebufd-1rx (rx_threads = 1), sharebufd-rt (realtime_priority = 10), and
 # the others of bench/lib/switches.sh.
@@ -18,20 +24,26 @@ source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 
-build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0
+build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0 trace=0
+ping_cpu=
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --perf) perf=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --trace) trace=1; shift ;;
+    --ping-cpu)
+      [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -lt "$(nproc)" ] || { echo "--ping-cpu: a CPU number below $(nproc)" >&2; exit 2; }
+      ping_cpu=$2; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "idle_latency.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
 [ -x "$SHAREBUFD" ] || { echo "build first: ./run.sh build" >&2; exit 1; }
-[ "$perf" -eq 0 ] || command -v perf >/dev/null || { echo "--perf needs perf (linux-perf)" >&2; exit 1; }
+[ "$perf$trace" = 00 ] || command -v perf >/dev/null || { echo "--perf and --trace need perf (linux-perf)" >&2; exit 1; }
+[ "$perf$trace" != 11 ] || { echo "--perf and --trace each record a repetition; use one" >&2; exit 2; }
 
 tb_init
 tb_create 2 cubic 0 200ms
@@ -41,20 +53,35 @@ results="$TB_DIR/results.jsonl"
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 measure() {
-  local name=$1 rep=$2 rtts lat="{}" idle_cpu=null perf_json=null
+  local name=$1 rep=$2 rtts lat="{}" idle_cpu=null perf_json=null phases=null trace_pid=""
   if [[ $name == sharebufd* ]]; then tb_ctl counters.reset >/dev/null; fi
   if [ "$perf" -eq 1 ] && [[ $name == sharebufd* ]] && [ "$rep" -eq 1 ]; then
     perf sched record -q -o "$TB_DIR/perf.data" -- sleep 6 >/dev/null 2>&1 &
     local perf_pid=$!
     sleep 0.5
   fi
-  rtts=$(tb_exec 1 ping -c 500 -i 0.01 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
+  if [ "$trace" -eq 1 ] && [ "$rep" -eq 1 ]; then
+    # poll (7) and sendmmsg (307) only: every other system call would add its own overhead.
+    perf record -q -a -o "$TB_DIR/trace.data" -e net:netif_rx -e net:net_dev_start_xmit \
+      -e sched:sched_wakeup -e sched:sched_switch \
+      -e raw_syscalls:sys_enter --filter 'id == 7 || id == 307' \
+      -e raw_syscalls:sys_exit --filter 'id == 7 || id == 307' -- sleep 8 >/dev/null 2>&1 &
+    trace_pid=$!
+    sleep 1  # perf needs a moment to open its events on every CPU
+  fi
+  rtts=$(tb_exec 1 ${ping_cpu:+taskset -c "$ping_cpu"} ping -c 500 -i 0.01 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
   if [ -n "${perf_pid:-}" ]; then
     wait "$perf_pid" || true
     perf_pid=""
     perf sched timehist -i "$TB_DIR/perf.data" --pid "$TB_SWITCH_PID" 2>/dev/null \
       >"$TB_DIR/timehist-$name.txt" || true
     perf_json=$(/usr/bin/python3 "$here/lib/sched_delays.py" "$TB_DIR/timehist-$name.txt")
+  fi
+  if [ -n "$trace_pid" ]; then
+    wait "$trace_pid" || true
+    perf script --ns -F comm,tid,cpu,time,event,trace -i "$TB_DIR/trace.data" 2>/dev/null \
+      >"$TB_DIR/trace-$name.txt" || true
+    phases=$(/usr/bin/python3 "$here/lib/exchange_phases.py" "$TB_DIR/trace-$name.txt")
   fi
   if [[ $name == sharebufd* ]]; then
     lat=$(tb_ctl --json latency 2>/dev/null || echo "{}")  # "{}": a daemon without hop histograms
@@ -64,12 +91,12 @@ measure() {
     idle_cpu=$(( $(cpu_ticks "$TB_SWITCH_PID") - t0 ))
   fi
   /usr/bin/python3 "$here/lib/idle_latency_row.py" "$name" "$rep" "$rtts" "$lat" "$idle_cpu" \
-    "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" >>"$results"
+    "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" "$phases" >>"$results"
   tail -1 "$results" | cut -c1-200 >&2
 }
 
 IFS=, read -r -a switches <<<"$only"
 bench_interleave "$reps" measure "${switches[@]}"
 cp "$results" "$here/idle-latency-results.jsonl"
-/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" >"$here/idle-latency-results.md"
+/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" >"$here/idle-latency-results.md"
 cat "$here/idle-latency-results.md"

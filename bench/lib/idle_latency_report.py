@@ -1,6 +1,6 @@
 """The idle-latency table (bench/idle_latency.sh) from its results.jsonl.
 
-usage: idle_latency_report.py RESULTS_JSONL REPS
+usage: idle_latency_report.py RESULTS_JSONL REPS [PING_CPU]
 """
 import datetime
 import json
@@ -8,6 +8,9 @@ import os
 import platform
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exchange_phases import PHASES  # noqa: E402
 
 # (label, port, hop): h1 -> h2 enters at p1 and leaves at p2; the reply the other way.
 HOPS = [("request: wake-up", "p1", "wakeup"), ("ring → RX", "p1", "ring_to_rx"),
@@ -29,12 +32,13 @@ def spread(xs):
 def main():
     rows = [json.loads(line) for line in open(sys.argv[1])]
     reps = sys.argv[2]
+    ping_cpu = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
     # The switches in the order they ran, named as bench/lib/switches.sh labels them.
     order = list(dict.fromkeys(r["switch"] for r in rows))
     NAMES = {r["switch"]: r.get("label", r["switch"]) for r in rows}
     print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
           f"{reps} repetitions (interleaved), each 500 pings 10 ms apart; two hosts, offloads off, "
-          "no shaping.  ")
+          f"no shaping{f'; ping pinned to CPU {ping_cpu}' if ping_cpu else ''}.  ")
     print("Command: `bench/idle_latency.sh` (as root, after `./run.sh build`).")
     print()
     print("| switch | ping p50 (µs) | ping p99 (µs) | p50 range | p99 range | idle CPU (% of a core) |")
@@ -87,6 +91,33 @@ def main():
                 print(f"| {NAMES[name]} | {kind} | {v['runs']} | {v['sch_delay_p50_us']:.0f} | "
                       f"{v['sch_delay_p99_us']:.0f} | {v['sch_delay_max_us']:.0f} | "
                       f"{v['run_p50_us']:.0f} | {v['run_p99_us']:.0f} |")
+    traced = [(r["switch"], r["phases"]) for r in rows if r.get("phases", {}) and r["phases"].get("exchanges")]
+    if traced:
+        print()
+        print("Each exchange of one traced repetition, split at kernel tracepoints (µs, p50 / p99 over "
+              "the exchanges, and in brackets the median over the slowest 1 %; in square brackets how "
+              "many exchanges had the phase, where not all: a wake-up onto an idle CPU is not always "
+              "recorded; tracing adds its own cost to every event, so compare the columns rather "
+              "than the absolute figures):")
+        print()
+        print("| phase | " + " | ".join(f"{NAMES[n]} ({p['exchanges']} exchanges)" for n, p in traced) + " |")
+        print("|---|" + "---|" * len(traced))
+        for key, _a, _b, what in PHASES:
+            cells = []
+            for _n, p in traced:
+                v = p["phases"].get(key)
+                if v is None:
+                    cells.append("–")
+                    continue
+                part = "" if v["n"] == p["exchanges"] else f" [{v['n']} exchanges]"
+                cells.append(f"{v['p50']:.1f} / {v['p99']:.1f} ({p['slowest'].get(key, 0):.1f}){part}")
+            if any(c != "–" for c in cells):
+                print(f"| {what} | " + " | ".join(cells) + " |")
+        shares = [(n, p["same_cpu"]) for n, p in traced if "same_cpu" in p]
+        if shares:
+            print()
+            print("Share of exchanges whose woken datapath thread ran on the ping's CPU: " +
+                  ", ".join(f"{NAMES[n]} {s:.0%}" for n, s in shares) + ".")
     return 0
 
 

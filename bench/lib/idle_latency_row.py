@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """One repetition of bench/idle_latency.sh as a JSON line: ping RTT p50/p99, the daemon's hop
-histograms per port (sharebufctl --json latency, "{}" for other switches), its idle CPU share and
-the perf sched summary (or null).
+histograms per port (sharebufctl --json latency, "{}" for other switches), its idle CPU share,
+the perf sched summary (or null) and the traced exchange phases (exchange_phases.py, or null).
 
-usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ LABEL
+usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ LABEL [PHASES_JSON]
 (LABEL: what NAME is, from bench/lib/switches.sh, for the report's tables)
 """
 import json
@@ -15,7 +15,8 @@ from ping_rtts import percentile, rtts_us  # noqa: E402
 
 
 def row(argv):
-    name, rep, rtts, lat, idle, perf_json, hz, label = argv
+    name, rep, rtts, lat, idle, perf_json, hz, label, *rest = argv
+    phases = json.loads(rest[0]) if rest else None
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
     hops = {}
@@ -26,10 +27,10 @@ def row(argv):
     print(json.dumps({"switch": name, "label": label, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
                       "ping_p99_us": pct(99), "hops": hops,
                       "idle_cpu_pct": None if idle == "null" else int(idle) / int(hz) / 10 * 100,
-                      "sched": json.loads(perf_json)}))
+                      "sched": json.loads(perf_json), "phases": phases}))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 9:
+    if len(sys.argv) not in (9, 10):
         sys.exit(__doc__)
     row(sys.argv[1:])

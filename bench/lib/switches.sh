@@ -18,6 +18,10 @@
 #   sharebufd-spin     rx_threads = 1, rx_busy_poll = 200us
 #   sharebufd-spinshort rx_busy_poll = 100us: spin-then-block, so a busy worker skips wake-ups
 #   sharebufd-spinlong rx_busy_poll = 20ms (spins across a 10 ms ping gap: a polling floor)
+#   sharebufd-cpu0, sharebufd-cpu1
+#                      defaults, every thread pinned to CPU 0 (1) with taskset after the start
+#   sharebufd-rtcpu0   realtime_priority = 10 and every thread on CPU 0: with the ping on CPU 0
+#                      (idle_latency.sh --ping-cpu 0) the request's wake-up preempts the ping
 #   bridge             a Linux bridge
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
 #   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
@@ -36,6 +40,9 @@ bench_switch_label() {
     sharebufd-spin) echo "sharebufd, rx_threads = 1, rx_busy_poll = 200us" ;;
     sharebufd-spinshort) echo "sharebufd, rx_busy_poll = 100us" ;;
     sharebufd-spinlong) echo "sharebufd, rx_busy_poll = 20ms" ;;
+    sharebufd-cpu0) echo "sharebufd, all threads on CPU 0" ;;
+    sharebufd-cpu1) echo "sharebufd, all threads on CPU 1" ;;
+    sharebufd-rtcpu0) echo "sharebufd, realtime_priority = 10, all threads on CPU 0" ;;
     bridge) echo "Linux bridge" ;;
     ovs) echo "OVS userspace (netdev, AF_PACKET)" ;;
     ovs-afxdp) echo "OVS userspace (netdev, AF_XDP ports)" ;;
@@ -57,13 +64,17 @@ bench_start_switch() {
       case "$1" in
         sharebufd-nopark) extra='rx_park_after = 0' ;;
         sharebufd-1rx) extra='rx_threads = 1' ;;
-        sharebufd-rt) extra='realtime_priority = 10' ;;
+        sharebufd-rt | sharebufd-rtcpu0) extra='realtime_priority = 10' ;;
         sharebufd-spin) extra='rx_threads = 1\nrx_busy_poll = "200us"' ;;
         sharebufd-spinshort) extra='rx_busy_poll = "100us"' ;;
         sharebufd-spinlong) extra='rx_busy_poll = "20ms"' ;;
       esac
       [ -z "$extra" ] || sed -i "s/^\[switch\]/[switch]\n$extra/" "$conf"
       tb_start_switch "$conf"
+      case "$1" in
+        sharebufd-cpu0 | sharebufd-rtcpu0) taskset -a -p -c 0 "$TB_SWITCH_PID" >/dev/null ;;
+        sharebufd-cpu1) taskset -a -p -c 1 "$TB_SWITCH_PID" >/dev/null ;;
+      esac
       ;;
     bridge)
       tb_exec sw ip link add br0 type bridge

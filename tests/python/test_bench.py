@@ -10,6 +10,7 @@ import unittest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import exchange_phases  # noqa: E402
 import format_results  # noqa: E402
 import forwarding_report  # noqa: E402
 import host_bounds_report  # noqa: E402
@@ -132,6 +133,60 @@ class LossSweepReport(unittest.TestCase):
         finally:
             os.unlink(f.name)
         self.assertIn("highest offered rate delivered with less than 1 % loss 400 kpps", text)
+
+
+class ExchangePhases(unittest.TestCase):
+    # perf script lines: comm tid [cpu] seconds: event: fields. Times below are in µs from 100 s.
+    @staticmethod
+    def ev(comm, tid, cpu, us, event, fields):
+        return f"{comm:>16} {tid} [{cpu:03d}] {100 + us / 1e6:.9f}: {event}: {fields}"
+
+    def sharebufd_exchange(self, t0, wait):
+        e = self.ev
+        return [
+            e("ping", 50, 0, t0, "net:net_dev_start_xmit", "dev=eth0 skbaddr=0x1 len=98"),
+            e("ping", 50, 0, t0 + 3, "net:netif_rx", "dev=p1 skbaddr=0x1 len=84"),
+            e("ping", 50, 0, t0 + 13, "sched:sched_wakeup", "comm=sb-rx0 pid=40 prio=120 target_cpu=001"),
+            # Another thread's switch-in and poll exit are not the woken one's.
+            e("swapper", 0, 1, t0 + 14, "sched:sched_switch", "prev_comm=swapper/1 prev_pid=0 ==> next_comm=sb-tx-p2 next_pid=41"),
+            e("swapper", 0, 1, t0 + 13 + wait, "sched:sched_switch", "prev_comm=swapper/1 prev_pid=0 ==> next_comm=sb-rx0 next_pid=40"),
+            e("sb-tx-p2", 41, 0, t0 + 15 + wait, "raw_syscalls:sys_exit", "NR 7 = 1"),
+            e("sb-rx0", 40, 1, t0 + 23 + wait, "raw_syscalls:sys_exit", "NR 7 = 1"),
+            e("sb-rx0", 40, 1, t0 + 43 + wait, "raw_syscalls:sys_enter", "NR 307 (9, 5, 1, 40, 0, 0)"),
+            e("sb-rx0", 40, 1, t0 + 50 + wait, "net:netif_rx", "dev=eth0 skbaddr=0x1 len=84"),
+            # Host 2's reply is sent in the daemon's context: not a new exchange (not the ping).
+            e("sb-rx0", 40, 1, t0 + 60 + wait, "net:net_dev_start_xmit", "dev=eth0 skbaddr=0x2 len=98"),
+            e("sb-rx0", 40, 1, t0 + 61 + wait, "net:netif_rx", "dev=p2 skbaddr=0x2 len=84"),
+            e("sb-rx0", 40, 1, t0 + 70 + wait, "net:netif_rx", "dev=eth0 skbaddr=0x2 len=84"),
+        ]
+
+    def test_a_switched_exchange_is_split_at_its_wakeup_poll_and_send(self):
+        lines = self.sharebufd_exchange(0, 10) + self.sharebufd_exchange(10000, 30)
+        xs = list(exchange_phases.exchanges(exchange_phases.events(lines)))
+        self.assertEqual(len(xs), 2)
+        d = lambda x, a, b: round(x[b] - x[a], 3)  # noqa: E731
+        self.assertEqual([d(xs[0], a, b) for a, b in (("E1", "E2"), ("E2", "E3"), ("E3", "E4"),
+                                                     ("E4", "E5"), ("E5", "E6"), ("E6", "E7"),
+                                                     ("E7", "E8"))], [10, 10, 10, 20, 7, 11, 9])
+        self.assertEqual(d(xs[1], "E2", "E3"), 30)
+        self.assertEqual((xs[0]["cpu_ping"], xs[0]["cpu_rx"]), (0, 1))
+
+    def test_through_a_bridge_the_reply_sent_in_the_pings_context_does_not_start_an_exchange(self):
+        e = self.ev
+        lines = [
+            e("ping", 50, 0, 0, "net:net_dev_start_xmit", "dev=eth0 skbaddr=0x1 len=98"),
+            e("ping", 50, 0, 2, "net:netif_rx", "dev=p1 skbaddr=0x1 len=84"),
+            e("ping", 50, 0, 6, "net:net_dev_start_xmit", "dev=p2 skbaddr=0x1 len=98"),
+            e("ping", 50, 0, 7, "net:netif_rx", "dev=eth0 skbaddr=0x1 len=84"),
+            e("ping", 50, 0, 20, "net:net_dev_start_xmit", "dev=eth0 skbaddr=0x2 len=98"),
+            e("ping", 50, 0, 21, "net:netif_rx", "dev=p2 skbaddr=0x2 len=84"),
+            e("ping", 50, 0, 25, "net:netif_rx", "dev=eth0 skbaddr=0x2 len=84"),
+        ]
+        xs = list(exchange_phases.exchanges(exchange_phases.events(lines)))
+        self.assertEqual(len(xs), 1)
+        self.assertAlmostEqual(xs[0]["E8"] - xs[0]["E0"], 25, places=3)
+        self.assertAlmostEqual(xs[0]["E6"] - xs[0]["E1"], 5, places=3)
+        self.assertNotIn("E2", xs[0])
 
 
 if __name__ == "__main__":
