@@ -44,6 +44,9 @@ export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
 [ -x "$SHAREBUFD" ] || { echo "build first: ./run.sh build" >&2; exit 1; }
 [ "$perf$trace" = 00 ] || command -v perf >/dev/null || { echo "--perf and --trace need perf (linux-perf)" >&2; exit 1; }
 [ "$perf$trace" != 11 ] || { echo "--perf and --trace each record a repetition; use one" >&2; exit 2; }
+# The trace filters poll and sendmmsg by their x86-64 system call numbers (7, 307), as does
+# bench/lib/exchange_phases.py.
+[ "$trace" -eq 0 ] || [ "$(uname -m)" = x86_64 ] || { echo "--trace knows x86-64 system call numbers only" >&2; exit 2; }
 
 tb_init
 tb_create 2 cubic 0 200ms
