@@ -5,7 +5,9 @@
 # 64-byte frame rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT
 # p50/p99. Each measurement is repeated and the median reported, with the CPU time of both cores
 # per 64-byte frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
-# and docs/img/fwd-ping-cdf.png (ping RTT CDFs side by side).
+# and docs/img/fwd-ping-cdf.png (ping RTT CDFs side by side). For sharebufd, also its hop
+# histograms (wake-up, ring → RX, RX → queued, RX → sent per port) over the 64-byte flood and
+# over the pings, each reset before.
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 # Needs root; installs openvswitch-switch if missing.
 set -euo pipefail
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
     *) echo "forwarding_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-export SHAREBUFD=$build/mgmt/sharebufd
+export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
 blaster=$build/tools/sharebuf-blaster
 [ -x "$blaster" ] || { echo "build first: ./run.sh build" >&2; exit 1; }
 if [[ $only == *ovs* ]] && ! command -v ovs-vswitchd >/dev/null; then
@@ -41,6 +43,12 @@ for name in "${switches[@]}"; do bench_switch_label "$name" >/dev/null || tb_die
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
+
+# sharebufd's hop histograms over one phase: reset before it, read after ("{}" for the others).
+hops_reset() { [[ $1 != sharebufd* ]] || tb_ctl counters.reset >/dev/null; }
+hops_read() {
+  if [[ $1 == sharebufd* ]]; then tb_ctl --json latency 2>/dev/null || echo "{}"; else echo "{}"; fi
+}
 
 measure() {
   local name=$1 rep=$2
@@ -56,7 +64,8 @@ measure() {
     /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
-  local before after blast busy0 busy1
+  local before after blast busy0 busy1 flood_lat
+  hops_reset "$name"
   before=$(rx_packets)
   busy0=$(busy_jiffies)
   blast=$(tb_exec 1 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
@@ -64,11 +73,13 @@ measure() {
   busy1=$(busy_jiffies)
   sleep 0.5
   after=$(rx_packets)
+  flood_lat=$(hops_read "$name")
+  hops_reset "$name"
   local rtts
   rtts=$(tb_exec 1 ping -c 300 -i 0.005 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
   /usr/bin/python3 "$here/lib/forwarding_report.py" row "$name" "$rep" "$tcp1" "$tcp4" "$before" \
     "$after" "$blast" "$seconds" "$rtts" "$((busy1 - busy0))" "$(getconf CLK_TCK)" \
-    "$(bench_switch_label "$name")" >>"$results"
+    "$(bench_switch_label "$name")" "$flood_lat" "$(hops_read "$name")" >>"$results"
   tail -1 "$results" >&2
 }
 

@@ -2,9 +2,10 @@
 """The forwarding benchmark's rows, table and plot (bench/forwarding_bench.sh).
 
 usage: forwarding_report.py row NAME REP TCP1_BPS TCP4_BPS RX_BEFORE RX_AFTER BLAST_JSON SECONDS
-                                RTTS_MS BUSY_JIFFIES HZ LABEL
+                                RTTS_MS BUSY_JIFFIES HZ LABEL [FLOOD_LATENCY_JSON PING_LATENCY_JSON]
          one JSON line: goodputs, offered and delivered 64 B rates, ping p50/p99 and RTTs, CPU
-         time of both cores per delivered frame
+         time of both cores per delivered frame, and sharebufd's hop histograms
+         (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none)
        forwarding_report.py table RESULTS_JSONL REPS SECONDS
          the Markdown table (medians per switch) and the ratios against OVS and the bridge
        forwarding_report.py plot RESULTS_JSONL PNG
@@ -18,6 +19,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hop_histograms import hop_table, hops_of  # noqa: E402
 from ping_rtts import percentile, rtts_us  # noqa: E402
 
 
@@ -27,7 +29,8 @@ def read_rows(path):
 
 
 def row(argv):
-    name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz, label = argv
+    name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz, label, *lat = argv
+    flood_lat, ping_lat = lat if lat else ("{}", "{}")
     blast = json.loads(blast)
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
@@ -38,7 +41,8 @@ def row(argv):
         "delivered_kpps": (int(after) - int(before)) / blast["seconds"] / 1e3,
         "ping_p50_us": pct(50), "ping_p99_us": pct(99), "pings": len(r), "rtts_us": r,
         # CPU time of the whole machine (both cores) per frame delivered during the 64 B run.
-        "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, int(after) - int(before))}))
+        "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, int(after) - int(before)),
+        "hops_flood": hops_of(flood_lat), "hops_ping": hops_of(ping_lat)}))
 
 
 def table(argv):
@@ -86,6 +90,16 @@ def table(argv):
           "the switches rather than the receiver's UDP stack. CPU per frame is the busy time of both "
           "cores (sender and kernel included) over the frames delivered, so it holds when the host is "
           "noisy and the rates move.")
+    shown = [k for k in ours if k in med]
+    for field, what in (("hops_flood", "during the 64 B flood"),
+                        ("hops_ping", "during the pings (300, 5 ms apart)")):
+        if not any(r.get(field) for r in rows if r["switch"] in shown):
+            continue
+        print()
+        print(f"Per hop inside sharebufd {what} (µs, p50 / p99 of the daemon's histograms, reset "
+              "before; median over the runs; buckets are within about 12 %):")
+        print()
+        print("\n".join(hop_table(rows, shown, names, field)))
 
 
 def plot(argv):
@@ -108,10 +122,10 @@ def plot(argv):
 
 
 def main(argv):
-    commands = {"row": (row, 12), "table": (table, 3), "plot": (plot, 2)}
-    if not argv or argv[0] not in commands or len(argv) - 1 != commands[argv[0]][1]:
+    commands = {"row": ((12, 14), row), "table": ((3,), table), "plot": ((2,), plot)}
+    if not argv or argv[0] not in commands or len(argv) - 1 not in commands[argv[0]][0]:
         sys.exit(__doc__)
-    commands[argv[0]][0](argv[1:])
+    commands[argv[0]][1](argv[1:])
 
 
 if __name__ == "__main__":

@@ -11,12 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from exchange_phases import PHASES  # noqa: E402
-
-# (label, port, hop): h1 -> h2 enters at p1 and leaves at p2; the reply the other way.
-HOPS = [("request: wake-up", "p1", "wakeup"), ("ring → RX", "p1", "ring_to_rx"),
-        ("RX → queued", "p1", "rx_to_queued"), ("RX → sent", "p2", "rx_to_sent"),
-        ("reply: wake-up", "p2", "wakeup"), ("ring → RX", "p2", "ring_to_rx"),
-        ("RX → queued", "p2", "rx_to_queued"), ("RX → sent", "p1", "rx_to_sent")]
+from hop_histograms import hop_table  # noqa: E402
 
 
 def med(xs):
@@ -66,18 +61,7 @@ def main():
         print("Per hop inside sharebufd (µs, p50 / p99 of the daemon's histograms, median over the "
               "repetitions; buckets are within about 12 %):")
         print()
-        print("| hop | " + " | ".join(NAMES[k] for k in shown) + " |")
-        print("|---|" + "---|" * len(shown))
-        for label, port, hop in HOPS:
-            cells = []
-            for k in shown:
-                rs = [r["hops"].get(f"{port}.{hop}") for r in rows if r["switch"] == k]
-                rs = [h for h in rs if h]
-                if not rs:
-                    cells.append("–")
-                    continue
-                cells.append(f"{med([h['p50_us'] for h in rs]):.1f} / {med([h['p99_us'] for h in rs]):.1f}")
-            print(f"| {label} ({port}) | " + " | ".join(cells) + " |")
+        print("\n".join(hop_table(rows, shown, NAMES)))
         print()
     sched = [(r["switch"], r["sched"]) for r in rows if r.get("sched")]
     if sched:

@@ -11,6 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hop_histograms import hops_of  # noqa: E402
 from ping_rtts import percentile, rtts_us  # noqa: E402
 
 
@@ -19,11 +20,7 @@ def row(argv):
     phases = json.loads(rest[0]) if rest else None
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
-    hops = {}
-    for port in json.loads(lat) if lat != "{}" else []:
-        for hop, h in port["hops"].items():
-            hops[f"{port['interface']}.{hop}"] = {"p50_us": h["p50_ns"] / 1e3, "p99_us": h["p99_ns"] / 1e3,
-                                                 "count": h["count"]}
+    hops = hops_of(lat)
     print(json.dumps({"switch": name, "label": label, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
                       "ping_p99_us": pct(99), "hops": hops,
                       "idle_cpu_pct": None if idle == "null" else int(idle) / int(hz) / 10 * 100,
