@@ -10,6 +10,7 @@ import unittest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import cold_path_report  # noqa: E402
 import exchange_phases  # noqa: E402
 import format_results  # noqa: E402
 import forwarding_report  # noqa: E402
@@ -25,14 +26,23 @@ def run(fn, argv):
 
 
 class ForwardingReport(unittest.TestCase):
-    def measure(self, name, label, rep, tcp1, kpps, busy_jiffies):
+    def measure(self, name, label, rep, tcp1, kpps, busy_jiffies, latency=None):
         # 5 s of blasting, RX counter +kpps*5000 frames; 100 pings of 10..109 µs.
         rtts = " ".join(f"{(10 + i) / 1000:.3f}" for i in range(100))
         blast = json.dumps({"sent": kpps * 5000, "seconds": 5.0, "pps": kpps * 1000})
         line = run(forwarding_report.row,
                    [name, str(rep), str(tcp1 * 1e6), str(tcp1 * 1e6), "0", str(kpps * 5000), blast,
-                    "5", rtts, str(busy_jiffies), "100", label])
+                    "5", rtts, str(busy_jiffies), "100", label] + (list(latency) if latency else []))
         return json.loads(line)
+
+    @staticmethod
+    def latency(p1_wakeup_ns, p2_sent_ns):
+        """`sharebufctl --json latency` with two hops set (the others never recorded)."""
+        def hop(p50, count=10):
+            return {"p50_ns": p50, "p99_ns": 2 * p50, "count": count}
+        return json.dumps([
+            {"interface": "p1", "hops": {"wakeup": hop(p1_wakeup_ns), "ring_to_rx": hop(0, 0)}},
+            {"interface": "p2", "hops": {"rx_to_sent": hop(p2_sent_ns)}}])
 
     def test_row_computes_rates_percentiles_and_cpu_per_frame(self):
         r = self.measure("bridge", "Linux bridge", 1, 7000, 1000, 500)
@@ -53,6 +63,80 @@ class ForwardingReport(unittest.TestCase):
             os.unlink(f.name)
         self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 | 60 | 108 |", text)
         self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream)", text)
+
+    def test_hop_histograms_per_phase_for_sharebufd_only(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            for rep, wake in enumerate((1000, 3000, 2000)):
+                lat = (self.latency(wake, 5000), self.latency(40000 + wake, 7000))
+                f.write(json.dumps(self.measure("sharebufd", "sharebufd (cs)", rep, 3000, 1200,
+                                                1000, lat)) + "\n")
+            f.write(json.dumps(self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)) + "\n")
+        try:
+            text = run(forwarding_report.table, [f.name, "3", "5"])
+        finally:
+            os.unlink(f.name)
+        flood, ping = text.split("during the 64 B flood")[1].split("during the pings")
+        # Medians over the runs: wake-up 2 µs (flood), 42 µs (pings); p99 twice that.
+        self.assertIn("| hop | sharebufd (cs) |", flood)
+        self.assertIn("| request: wake-up (p1) | 2.0 / 4.0 |", flood)
+        self.assertIn("| RX → sent (p2) | 5.0 / 10.0 |", flood)
+        self.assertIn("| request: wake-up (p1) | 42.0 / 84.0 |", ping)
+        self.assertIn("| RX → sent (p2) | 7.0 / 14.0 |", ping)
+        # A hop never recorded (count 0) or not reported is a dash, not 0.0.
+        self.assertIn("| ring → RX (p1) | – |", ping)
+        self.assertNotIn("Linux bridge |", text.split("during the 64 B flood")[1])
+
+    def test_rows_without_histograms_print_no_hop_tables(self):
+        r = self.measure("bridge", "Linux bridge", 1, 7000, 1000, 500)
+        self.assertEqual((r["hops_flood"], r["hops_ping"]), ({}, {}))
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.write(json.dumps(self.measure("sharebufd", "sharebufd (cs)", 1, 3000, 1200, 1000)) + "\n")
+        try:
+            text = run(forwarding_report.table, [f.name, "1", "5"])
+        finally:
+            os.unlink(f.name)
+        self.assertNotIn("Per hop", text)
+
+
+class ColdPathReport(unittest.TestCase):
+    @staticmethod
+    def wakeup(step_ns, skip=()):
+        """Marks of one wake-up: step i takes step_ns(i) ns; marks in `skip` not reached (-1)."""
+        row, t = [0.0], 0.0
+        for i in range(1, len(cold_path_report.STEPS)):
+            t += step_ns(i)
+            row.append(-1.0 if i in skip else t)
+        return row
+
+    def test_steps_are_differences_to_the_previous_mark_reached(self):
+        # Step 5 not reached: its time falls to step 6 (from mark 4 to mark 6).
+        rows = [self.wakeup(lambda i: 100 * i, skip={5}) for _ in range(3)]
+        steps = cold_path_report.step_times(rows)
+        self.assertEqual(steps[4], [400.0] * 3)
+        self.assertEqual(steps[5], [])
+        self.assertEqual(steps[6], [1100.0] * 3)
+
+    def test_report_gives_percentiles_and_shares_and_ignores_unsent_wakeups(self):
+        rows = [self.wakeup(lambda i, k=k: 1000 if i == 13 else 100 * k) for k in (1, 2, 3)]
+        rows.append(self.wakeup(lambda i: 5, skip={len(cold_path_report.STEPS) - 1}))  # no send
+        text = cold_path_report.report(rows)
+        n = len(cold_path_report.STEPS) - 1  # steps; step 13 takes 1000 ns, the others 100·k
+        total = 1000 + (n - 1) * 200  # the median wake-up (k = 2)
+        self.assertIn(f"3 wake-ups; poll()'s return → sendmmsg(): p50 {total / 1000:.1f} µs", text)
+        self.assertIn(f"| 13. cells reserved and written, queue linked | 1000 | 1000 | "
+                      f"{100 * 1000 / total:.0f} % |", text)
+        self.assertIn("| 7. frame parsed | 200 | 300 |", text)
+
+    def test_the_marks_patch_applies_to_this_tree(self):
+        # bench/cold_path.sh applies it to a copy of the tree; a datapath change that moves its
+        # context must update the patch with it.
+        patch = os.path.join(ROOT, "bench", "cold_path", "marks.patch")
+        if not os.path.exists(os.path.join(ROOT, ".git")):
+            self.skipTest("not a git checkout: git apply --check needs one")
+        import subprocess
+        r = subprocess.run(["git", "apply", "--check", patch], cwd=ROOT, capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 class HostBoundsReport(unittest.TestCase):
