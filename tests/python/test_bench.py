@@ -51,30 +51,28 @@ class ForwardingReport(unittest.TestCase):
         # 500 jiffies at 100 Hz = 5 s of CPU over 5e6 frames = 1000 ns each.
         self.assertAlmostEqual(r["cpu_ns_per_frame"], 1000)
 
-    def test_table_takes_medians_and_the_ratios_against_the_bridge(self):
+    @staticmethod
+    def table_of(rows, reps):
+        """The report's table of these rows (written to a results file as the script does)."""
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-            for rep, tcp in enumerate((3000, 3600, 4000)):
-                f.write(json.dumps(self.measure("sharebufd", "sharebufd (cs)", rep, tcp, 1200,
-                                                1000)) + "\n")
-            f.write(json.dumps(self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)) + "\n")
+            f.writelines(json.dumps(r) + "\n" for r in rows)
         try:
-            text = run(forwarding_report.table, [f.name, "3", "5"])
+            return run(forwarding_report.table, [f.name, str(reps), "5"])
         finally:
             os.unlink(f.name)
+
+    def test_table_takes_medians_and_the_ratios_against_the_bridge(self):
+        rows = [self.measure("sharebufd", "sharebufd (cs)", rep, tcp, 1200, 1000)
+                for rep, tcp in enumerate((3000, 3600, 4000))]
+        text = self.table_of(rows + [self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)], 3)
         self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 | 60 | 108 |", text)
         self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream)", text)
 
     def test_hop_histograms_per_phase_for_sharebufd_only(self):
-        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-            for rep, wake in enumerate((1000, 3000, 2000)):
-                lat = (self.latency(wake, 5000), self.latency(40000 + wake, 7000))
-                f.write(json.dumps(self.measure("sharebufd", "sharebufd (cs)", rep, 3000, 1200,
-                                                1000, lat)) + "\n")
-            f.write(json.dumps(self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)) + "\n")
-        try:
-            text = run(forwarding_report.table, [f.name, "3", "5"])
-        finally:
-            os.unlink(f.name)
+        rows = [self.measure("sharebufd", "sharebufd (cs)", rep, 3000, 1200, 1000,
+                             (self.latency(wake, 5000), self.latency(40000 + wake, 7000)))
+                for rep, wake in enumerate((1000, 3000, 2000))]
+        text = self.table_of(rows + [self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)], 3)
         flood, ping = text.split("during the 64 B flood")[1].split("during the pings")
         # Medians over the runs: wake-up 2 µs (flood), 42 µs (pings); p99 twice that.
         self.assertIn("| hop | sharebufd (cs) |", flood)
@@ -89,12 +87,7 @@ class ForwardingReport(unittest.TestCase):
     def test_rows_without_histograms_print_no_hop_tables(self):
         r = self.measure("bridge", "Linux bridge", 1, 7000, 1000, 500)
         self.assertEqual((r["hops_flood"], r["hops_ping"]), ({}, {}))
-        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-            f.write(json.dumps(self.measure("sharebufd", "sharebufd (cs)", 1, 3000, 1200, 1000)) + "\n")
-        try:
-            text = run(forwarding_report.table, [f.name, "1", "5"])
-        finally:
-            os.unlink(f.name)
+        text = self.table_of([self.measure("sharebufd", "sharebufd (cs)", 1, 3000, 1200, 1000)], 1)
         self.assertNotIn("Per hop", text)
 
 
