@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Idle-path latency: where a ping's time goes through sharebufd, beside a Linux bridge on the same
 # two-host testbed (offloads off, no shaping), back to back in one run. For each switch and
-# repetition: 500 pings 10 ms apart (RTT p50/p99); for sharebufd variants also the daemon's hop
-# histograms (`sharebufctl latency`: wake-up, ring → RX, RX → queued, RX → sent, per direction)
-# and its CPU time over 10 s with no traffic. With --perf, `perf sched` records one sharebufd
-# repetition and reports how long its woken threads waited for a CPU (sch_delay) and how long
-# they were off CPU. With --trace, the first repetition of every switch (the bridge too) is
-# recorded with kernel tracepoints (network receive/transmit, wake-ups, context switches, poll and
-# sendmmsg) and each exchange split into phases: host 1 sends, the switch forwards the request
-# (for sharebufd: the wake-up, the wait for a CPU, poll()'s return, its own code, sendmmsg),
-# host 2 answers, the switch forwards the reply (bench/lib/exchange_phases.py). --ping-cpu N pins
-# the ping to CPU N. Writes bench/idle-latency-results.md (and DIR/results.jsonl).
+# repetition: 500 pings 10 ms apart (RTT p50/p99; --interval MS for another gap: how long the
+# vCPUs idle between pings changes what a wake-up costs); for sharebufd variants also the
+# daemon's hop histograms (`sharebufctl latency`: wake-up, ring → RX, RX → queued, RX → sent, per
+# direction) and its CPU time over 10 s with no traffic. With --perf, `perf sched` records one
+# sharebufd repetition and reports how long its woken threads waited for a CPU (sch_delay) and
+# how long they were off CPU. With --trace, the first repetition of every switch (the bridge too)
+# is recorded with kernel tracepoints (network receive/transmit, wake-ups, context switches, poll
+# and sendmmsg) and each exchange split into phases: host 1 sends, the switch forwards the
+# request (for sharebufd: the wake-up, the wait for a CPU, poll()'s return, its own code,
+# sendmmsg), host 2 answers, the switch forwards the reply (bench/lib/exchange_phases.py).
+# --ping-cpu N pins the ping to CPU N. Writes bench/idle-latency-results.md (and
+# DIR/results.jsonl).
 #   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf] [--trace]
-#                         [--ping-cpu N]
+#                         [--ping-cpu N] [--interval MS]
 # NAMEs: bridge, sharebufd (defaults), sharebufd-nopark (rx_park_after = 0: one RX worker per
 # port at idle too), sharebufd-1rx (rx_threads = 1), sharebufd-rt (realtime_priority = 10), and
 # the others of bench/lib/switches.sh.
@@ -25,7 +27,7 @@ source "$here/../netns-scripts/lib/testbed.sh"
 source "$here/lib/switches.sh"
 
 build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0 trace=0
-ping_cpu=
+ping_cpu= interval_ms=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -36,7 +38,10 @@ while [ $# -gt 0 ]; do
     --ping-cpu)
       [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -lt "$(nproc)" ] || { echo "--ping-cpu: a CPU number below $(nproc)" >&2; exit 2; }
       ping_cpu=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --interval)
+      [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -ge 2 ] && [ "$2" -le 1000 ] || { echo "--interval: milliseconds between pings, 2 to 1000" >&2; exit 2; }
+      interval_ms=$2; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "idle_latency.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -72,7 +77,7 @@ measure() {
     trace_pid=$!
     sleep 1  # perf needs a moment to open its events on every CPU
   fi
-  rtts=$(tb_exec 1 ${ping_cpu:+taskset -c "$ping_cpu"} ping -c 500 -i 0.01 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
+  rtts=$(tb_exec 1 ${ping_cpu:+taskset -c "$ping_cpu"} ping -c 500 -i "$(awk -v ms="$interval_ms" 'BEGIN { print ms / 1000 }')" -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
   if [ -n "${perf_pid:-}" ]; then
     wait "$perf_pid" || true
     perf_pid=""
@@ -84,7 +89,7 @@ measure() {
     wait "$trace_pid" || true
     perf script --ns -F comm,tid,cpu,time,event,trace -i "$TB_DIR/trace.data" 2>/dev/null \
       >"$TB_DIR/trace-$name.txt" || true
-    phases=$(/usr/bin/python3 "$here/lib/exchange_phases.py" "$TB_DIR/trace-$name.txt")
+    phases=$(/usr/bin/python3 "$here/lib/exchange_phases.py" "$TB_DIR/trace-$name.txt" "$interval_ms")
   fi
   if [[ $name == sharebufd* ]]; then
     lat=$(tb_ctl --json latency 2>/dev/null || echo "{}")  # "{}": a daemon without hop histograms
@@ -94,7 +99,7 @@ measure() {
     idle_cpu=$(( $(cpu_ticks "$TB_SWITCH_PID") - t0 ))
   fi
   /usr/bin/python3 "$here/lib/idle_latency_row.py" "$name" "$rep" "$rtts" "$lat" "$idle_cpu" \
-    "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" "$phases" >>"$results"
+    "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" "$phases" "$interval_ms" >>"$results"
   tail -1 "$results" | cut -c1-200 >&2
 }
 

@@ -1,13 +1,13 @@
 """Where each ping exchange's time goes, from kernel tracepoints recorded during the pings.
 
-usage: exchange_phases.py PERF_SCRIPT_TXT
+usage: exchange_phases.py PERF_SCRIPT_TXT [INTERVAL_MS]   (the pings' interval, default 10)
 
 Input: `perf script -F comm,tid,cpu,time,event,trace` of a `perf record -a` with net:netif_rx,
 net:net_dev_start_xmit, sched:sched_wakeup, sched:sched_switch and raw_syscalls:sys_enter/sys_exit
 (poll and sendmmsg only) on the two-host testbed (host 1 pings host 2 through ports p1 and p2;
 both hosts' interfaces are eth0). One exchange is the events from the ping's transmit to its
-reply's arrival at host 1, found by their order (pings are 10 ms apart, so exchanges do not
-overlap) and by the echo's IP length (84 bytes):
+reply's arrival at host 1, found by their order (pings are milliseconds apart, so exchanges do
+not overlap) and by the echo's IP length (84 bytes):
 
   E0 ping transmits on eth0      E1 netif_rx on p1 (the switch has the request)
   E6 netif_rx on eth0 (host 2)   E7 netif_rx on p2 (the switch has the reply)
@@ -26,7 +26,7 @@ import sys
 
 LINE = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
 ECHO_LEN = "len=84"
-STALE_US = 5000  # pings are 10 ms apart
+STALE_US = 5000  # half the default 10 ms between pings: an exchange without its reply is over
 PHASES = [
     ("host1_send", "E0", "E1", "host 1 sends the request (ping → veth → switch port p1)"),
     ("to_poll_exit", "E1", "E4", "the request in the ring → the datapath thread's poll() returns"),
@@ -55,14 +55,15 @@ def events(lines):
             yield comm.strip(), int(tid), int(cpu), float(t) * 1e6, ev, rest
 
 
-def exchanges(evs):
-    """Yields one dict of event times (µs) per exchange, plus the CPUs of E0 and E3."""
+def exchanges(evs, stale_us=STALE_US):
+    """Yields one dict of event times (µs) per exchange, plus the CPUs of E0 and E3. An exchange
+    still without its reply stale_us after it began is given up (half the pings' interval)."""
     cur = None
     for comm, tid, cpu, t, ev, rest in evs:
         if ev == "net:net_dev_start_xmit" and comm == "ping" and "dev=eth0" in rest:
             # Through a bridge, host 2's reply is sent in the ping's context too: an exchange
             # starts only when none is under way (or the last one lost its reply).
-            if cur is None or t - cur["E0"] > STALE_US:
+            if cur is None or t - cur["E0"] > stale_us:
                 cur = {"E0": t, "cpu_ping": cpu}
             continue
         if cur is None:
@@ -101,8 +102,9 @@ def exchanges(evs):
 
 
 def main():
+    stale_us = float(sys.argv[2]) * 500 if len(sys.argv) > 2 else STALE_US
     with open(sys.argv[1]) as f:
-        xs = list(exchanges(events(f)))
+        xs = list(exchanges(events(f), stale_us))
     if not xs:
         print(json.dumps({"exchanges": 0}))
         return

@@ -31,10 +31,12 @@ def main():
     # The switches in the order they ran, named as bench/lib/switches.sh labels them.
     order = list(dict.fromkeys(r["switch"] for r in rows))
     NAMES = {r["switch"]: r.get("label", r["switch"]) for r in rows}
+    interval = rows[0].get("interval_ms", 10) if rows else 10
     print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
-          f"{reps} repetitions (interleaved), each 500 pings 10 ms apart; two hosts, offloads off, "
+          f"{reps} repetitions (interleaved), each 500 pings {interval:g} ms apart; two hosts, offloads off, "
           f"no shaping{f'; ping pinned to CPU {ping_cpu}' if ping_cpu else ''}.  ")
-    print("Command: `bench/idle_latency.sh` (as root, after `./run.sh build`).")
+    print(f"Command: `bench/idle_latency.sh{f' --interval {interval:g}' if interval != 10 else ''}` "
+          "(as root, after `./run.sh build`).")
     print()
     print("| switch | ping p50 (µs) | ping p99 (µs) | p50 range | p99 range | idle CPU (% of a core) |")
     print("|---|---|---|---|---|---|")

@@ -3,7 +3,8 @@
 histograms per port (sharebufctl --json latency, "{}" for other switches), its idle CPU share,
 the perf sched summary (or null) and the traced exchange phases (exchange_phases.py, or null).
 
-usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ LABEL [PHASES_JSON]
+usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ LABEL [PHASES_JSON
+                           [INTERVAL_MS]]
 (LABEL: what NAME is, from bench/lib/switches.sh, for the report's tables)
 """
 import json
@@ -18,16 +19,17 @@ from ping_rtts import percentile, rtts_us  # noqa: E402
 def row(argv):
     name, rep, rtts, lat, idle, perf_json, hz, label, *rest = argv
     phases = json.loads(rest[0]) if rest else None
+    interval_ms = float(rest[1]) if len(rest) > 1 else 10.0
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
     hops = hops_of(lat)
     print(json.dumps({"switch": name, "label": label, "rep": int(rep), "pings": len(r), "ping_p50_us": pct(50),
-                      "ping_p99_us": pct(99), "hops": hops,
+                      "ping_p99_us": pct(99), "interval_ms": interval_ms, "hops": hops,
                       "idle_cpu_pct": None if idle == "null" else int(idle) / int(hz) / 10 * 100,
                       "sched": json.loads(perf_json), "phases": phases}))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (9, 10):
+    if len(sys.argv) not in (9, 10, 11):
         sys.exit(__doc__)
     row(sys.argv[1:])

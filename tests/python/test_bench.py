@@ -265,6 +265,18 @@ class ExchangePhases(unittest.TestCase):
         self.assertAlmostEqual(xs[0]["E6"] - xs[0]["E1"], 5, places=3)
         self.assertNotIn("E2", xs[0])
 
+    def test_an_exchange_without_its_reply_is_given_up_after_half_the_interval(self):
+        # A request lost after the switch took it, then the next ping 3 ms later (pings 5 ms
+        # apart would be given up after 2.5 ms; at the default 10 ms, only after 5 ms).
+        lost = [self.ev("ping", 50, 0, 0, "net:net_dev_start_xmit", "dev=eth0 skbaddr=0x1 len=98"),
+                self.ev("ping", 50, 0, 3, "net:netif_rx", "dev=p1 skbaddr=0x1 len=84")]
+        lines = lost + self.sharebufd_exchange(3000, 10)
+        totals = lambda xs: [round(x["E8"] - x["E0"]) for x in xs]  # noqa: E731
+        at_5ms = list(exchange_phases.exchanges(exchange_phases.events(lines), stale_us=2500))
+        self.assertEqual(totals(at_5ms), [80])
+        at_10ms = list(exchange_phases.exchanges(exchange_phases.events(lines)))
+        self.assertEqual(totals(at_10ms), [3080])  # the lost request's start is kept
+
 
 if __name__ == "__main__":
     unittest.main()
