@@ -37,7 +37,8 @@ tb_init
 scratch=$TB_DIR/src
 mkdir "$scratch"
 [ "$keep" -eq 0 ] || tb_log "keeping $TB_DIR (the marked build is in $scratch/build)"
-# The working tree as it is (local changes included), not the last commit.
+# The tracked files as they are in the working tree (local changes included, untracked files
+# not), not the last commit.
 (cd "$root" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$scratch/"
 (cd "$scratch" && git apply "$here/cold_path/marks.patch") ||
   tb_die "bench/cold_path/marks.patch no longer applies to this tree; update its context"
