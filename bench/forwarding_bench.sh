@@ -7,7 +7,8 @@
 # per 64-byte frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
 # and docs/img/fwd-ping-cdf.png (ping RTT CDFs side by side). For sharebufd, also its hop
 # histograms (wake-up, ring → RX, RX → queued, RX → sent per port) over the 64-byte flood and
-# over the pings, each reset before.
+# over the pings, each reset before, and how many frames it took out of their arrival order
+# during the TCP runs (rx_out_of_order: per-CPU RX).
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 # Needs root; installs openvswitch-switch if missing.
 set -euo pipefail
@@ -50,8 +51,22 @@ hops_read() {
   if [[ $1 == sharebufd* ]]; then tb_ctl --json latency 2>/dev/null || echo "{}"; else echo "{}"; fi
 }
 
+# sharebufd's RX counters over the TCP runs: frames, and frames taken out of their arrival
+# order (per-CPU RX, datapath/rx_worker.h), summed over the ports ("{}" for the others).
+order_read() {
+  if [[ $1 == sharebufd* ]]; then
+    tb_ctl --json ports 2>/dev/null | /usr/bin/python3 -c "import json,sys
+ps = json.load(sys.stdin)
+print(json.dumps({k: sum(p.get(k, 0) for p in ps) for k in ('rx_frames', 'rx_out_of_order')}))" ||
+      echo "{}"
+  else
+    echo "{}"
+  fi
+}
+
 measure() {
   local name=$1 rep=$2
+  hops_reset "$name"
   tb_bg 2 iperf3 -s -p 5201 -1 >/dev/null
   sleep 0.3
   local tcp1 tcp4
@@ -64,7 +79,8 @@ measure() {
     /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
-  local before after blast busy0 busy1 flood_lat
+  local before after blast busy0 busy1 flood_lat tcp_order
+  tcp_order=$(order_read "$name")
   hops_reset "$name"
   before=$(rx_packets)
   busy0=$(busy_jiffies)
@@ -79,7 +95,7 @@ measure() {
   rtts=$(tb_exec 1 ping -c 300 -i 0.005 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
   /usr/bin/python3 "$here/lib/forwarding_report.py" row "$name" "$rep" "$tcp1" "$tcp4" "$before" \
     "$after" "$blast" "$seconds" "$rtts" "$((busy1 - busy0))" "$(getconf CLK_TCK)" \
-    "$(bench_switch_label "$name")" "$flood_lat" "$(hops_read "$name")" >>"$results"
+    "$(bench_switch_label "$name")" "$flood_lat" "$(hops_read "$name")" "$tcp_order" >>"$results"
   tail -1 "$results" >&2
 }
 

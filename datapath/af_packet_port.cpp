@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace sharebuf::datapath {
 namespace {
@@ -83,20 +84,45 @@ AfPacketPort::Ring AfPacketPort::setup_ring(int fd, int option, uint32_t frame_s
   return ring;
 }
 
+void AfPacketPort::open_rx_lane(RxLane& lane, int ifindex, uint32_t frame_size,
+                                uint32_t rx_frames) {
+  lane.fd = open_socket(name_, ETH_P_ALL);
+  set_int(lane.fd, SOL_PACKET, PACKET_VERSION, TPACKET_V2, name_, "PACKET_VERSION");
+  set_int(lane.fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, name_, "PACKET_IGNORE_OUTGOING");
+  lane.ring = setup_ring(lane.fd, PACKET_RX_RING, frame_size, rx_frames, name_);
+  bind_socket(lane.fd, name_, ifindex, ETH_P_ALL);
+}
+
+void AfPacketPort::join_fanout(uint32_t lanes) {
+  // The first socket asks the kernel for a group id no other group in the namespace uses; the
+  // others join it in lane order, which is the order PACKET_FANOUT_CPU indexes them by
+  // (fanout_demux_cpu: smp_processor_id() % members).
+  const int first = (PACKET_FANOUT_CPU | PACKET_FANOUT_FLAG_UNIQUEID) << 16;
+  if (setsockopt(rx_[0].fd, SOL_PACKET, PACKET_FANOUT, &first, sizeof first) != 0)
+    throw sys_error(name_, "setsockopt PACKET_FANOUT (fanout by CPU)");
+  int group = 0;
+  socklen_t len = sizeof group;
+  if (getsockopt(rx_[0].fd, SOL_PACKET, PACKET_FANOUT, &group, &len) != 0)
+    throw sys_error(name_, "getsockopt PACKET_FANOUT");
+  const int join = (PACKET_FANOUT_CPU << 16) | (group & 0xffff);
+  for (uint32_t i = 1; i < lanes; ++i) {
+    if (setsockopt(rx_[i].fd, SOL_PACKET, PACKET_FANOUT, &join, sizeof join) != 0)
+      throw sys_error(name_, "setsockopt PACKET_FANOUT (joining lane " + std::to_string(i) + ")");
+  }
+}
+
 AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-                           uint32_t tx_batch)
-    : name_(ifname), mtu_(mtu) {
+                           uint32_t tx_batch, uint32_t rx_lanes)
+    : name_(ifname), mtu_(mtu), rx_(std::max<uint32_t>(1, rx_lanes)) {
   // Room for the TPACKET header, Ethernet + two VLAN tags, and the MTU.
   const uint32_t frame_size = round_up_pow2(TPACKET_ALIGN(TPACKET2_HDRLEN) + 14 + 8 + mtu + 64);
   try {
-    rx_fd_ = open_socket(ifname, ETH_P_ALL);
-    set_int(rx_fd_, SOL_PACKET, PACKET_VERSION, TPACKET_V2, ifname, "PACKET_VERSION");
-    set_int(rx_fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, ifname, "PACKET_IGNORE_OUTGOING");
-    rx_ = setup_ring(rx_fd_, PACKET_RX_RING, frame_size, rx_frames, ifname);
+    for (RxLane& lane : rx_)
+      open_rx_lane(lane, ifindex, frame_size, rx_frames);
+    if (rx_.size() > 1) join_fanout(static_cast<uint32_t>(rx_.size()));
     // The kernel puts the network header of a frame at TPACKET_ALIGN(header + 16) into the slot
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
     rx_capacity_ = frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14);
-    bind_socket(rx_fd_, ifname, ifindex, ETH_P_ALL);
 
     // Protocol 0: this socket receives nothing, it only sends.
     tx_fd_ = open_socket(ifname, 0);
@@ -115,7 +141,9 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     close_all();
     throw;
   }
-  rx_ring_drops();  // discard what was counted before the ring was ready
+  // Discard what was counted before the rings were ready.
+  for (uint32_t i = 0; i < rx_.size(); ++i)
+    rx_ring_drops(i);
 }
 
 AfPacketPort::~AfPacketPort() {
@@ -123,15 +151,19 @@ AfPacketPort::~AfPacketPort() {
 }
 
 void AfPacketPort::close_all() noexcept {
-  if (rx_.base != nullptr) munmap(rx_.base, rx_.bytes);
-  rx_.base = nullptr;
-  if (rx_fd_ >= 0) close(rx_fd_);
+  for (RxLane& lane : rx_) {
+    if (lane.ring.base != nullptr) munmap(lane.ring.base, lane.ring.bytes);
+    lane.ring.base = nullptr;
+    if (lane.fd >= 0) close(lane.fd);
+    lane.fd = -1;
+  }
   if (tx_fd_ >= 0) close(tx_fd_);
-  rx_fd_ = tx_fd_ = -1;
+  tx_fd_ = -1;
 }
 
-bool AfPacketPort::rx_peek(RxFrame& frame) noexcept {
-  auto* hdr = reinterpret_cast<tpacket2_hdr*>(rx_.frame(rx_.next));
+bool AfPacketPort::rx_peek(RxFrame& frame, uint32_t lane) noexcept {
+  const Ring& ring = rx_[lane].ring;
+  auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(ring.next));
   // acquire pairs with the kernel's release of the slot (smp_wmb before setting tp_status).
   const uint32_t status = __atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE);
   if ((status & TP_STATUS_USER) == 0) return false;
@@ -146,17 +178,18 @@ bool AfPacketPort::rx_peek(RxFrame& frame) noexcept {
   return true;
 }
 
-void AfPacketPort::rx_release() noexcept {
-  auto* hdr = reinterpret_cast<tpacket2_hdr*>(rx_.frame(rx_.next));
+void AfPacketPort::rx_release(uint32_t lane) noexcept {
+  Ring& ring = rx_[lane].ring;
+  auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(ring.next));
   __atomic_store_n(&hdr->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
-  rx_.next = (rx_.next + 1) % rx_.frames;
+  ring.next = (ring.next + 1) % ring.frames;
 }
 
-uint64_t AfPacketPort::rx_ring_drops() noexcept {
+uint64_t AfPacketPort::rx_ring_drops(uint32_t lane) noexcept {
   tpacket_stats stats{};
   socklen_t len = sizeof stats;
   // Reading the statistics resets them in the kernel, so each call returns the delta.
-  if (getsockopt(rx_fd_, SOL_PACKET, PACKET_STATISTICS, &stats, &len) != 0) return 0;
+  if (getsockopt(rx_[lane].fd, SOL_PACKET, PACKET_STATISTICS, &stats, &len) != 0) return 0;
   return stats.tp_drops;
 }
 

@@ -2,7 +2,9 @@
 //   RX: a TPACKET_V2 memory-mapped ring (V2 hands over frame by frame; V3's block-retire timeout
 //       would add milliseconds at light load — DESIGN.md, pitfalls), PACKET_IGNORE_OUTGOING so
 //       the switch does not receive its own transmissions, ring drops read from
-//       PACKET_STATISTICS.
+//       PACKET_STATISTICS. With rx_lanes > 1 ([switch] rx_mode = "per-cpu"), one such socket per
+//       lane, joined in that order into a PACKET_FANOUT_CPU group: the kernel puts a frame into
+//       lane (CPU it was received on) mod lanes, so lane c holds what arrived on CPU c.
 //   TX: a second socket that receives nothing, with PACKET_QDISC_BYPASS; the egress path gathers
 //       cells into staging slots and sends a burst with one sendmmsg. (A TPACKET TX ring was
 //       measured slower on veth: its zero-copy skbs are copied again by veth, an extra page
@@ -17,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "buffer/delay_histogram.h"
 #include "datapath/clocks.h"
@@ -37,9 +40,10 @@ struct RxFrame {
 class AfPacketPort {
  public:
   // Throws std::runtime_error naming the interface and the failing call.
-  // rx_frames: RX ring slots; tx_batch: staging slots, the most frames one sendmmsg carries.
+  // rx_frames: RX ring slots (per lane); tx_batch: staging slots, the most frames one sendmmsg
+  // carries; rx_lanes: RX sockets in one fanout-by-CPU group (1: a plain RX socket).
   AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-               uint32_t tx_batch);
+               uint32_t tx_batch, uint32_t rx_lanes = 1);
   ~AfPacketPort();
   AfPacketPort(const AfPacketPort&) = delete;
   AfPacketPort& operator=(const AfPacketPort&) = delete;
@@ -54,15 +58,17 @@ class AfPacketPort {
   uint32_t rx_capacity() const noexcept { return rx_capacity_; }
   // The longest frame a TX staging slot holds.
   uint32_t tx_capacity() const noexcept { return tx_slot_bytes_; }
-  int rx_fd() const noexcept { return rx_fd_; }
+  uint32_t rx_lanes() const noexcept { return static_cast<uint32_t>(rx_.size()); }
+  int rx_fd(uint32_t lane = 0) const noexcept { return rx_[lane].fd; }
   int tx_fd() const noexcept { return tx_fd_; }
 
-  // RX: the next frame the kernel handed over, without releasing it; false if none is ready.
-  bool rx_peek(RxFrame& frame) noexcept;
-  // Returns the current RX slot to the kernel and moves on.
-  void rx_release() noexcept;
-  // Frames the kernel dropped because the RX ring was full, since the last call.
-  uint64_t rx_ring_drops() noexcept;
+  // RX, per lane (each lane has one reader at a time): the next frame the kernel handed over,
+  // without releasing it; false if none is ready.
+  bool rx_peek(RxFrame& frame, uint32_t lane = 0) noexcept;
+  // Returns the lane's current RX slot to the kernel and moves on.
+  void rx_release(uint32_t lane = 0) noexcept;
+  // Frames the kernel dropped because the lane's RX ring was full, since the last call.
+  uint64_t rx_ring_drops(uint32_t lane = 0) noexcept;
 
   // TX: a free staging slot (capacity in *room), or nullptr if every slot holds a frame.
   uint8_t* tx_slot(uint32_t* room) noexcept;
@@ -86,17 +92,23 @@ class AfPacketPort {
     uint32_t next = 0;
     uint8_t* frame(uint32_t i) const noexcept { return base + size_t{i} * frame_size; }
   };
+  // One RX socket and its ring, on its own cache lines: lanes are read by different threads.
+  struct alignas(64) RxLane {
+    int fd = -1;
+    Ring ring;
+  };
   static Ring setup_ring(int fd, int option, uint32_t frame_size, uint32_t frames,
                          const std::string& what);
+  void open_rx_lane(RxLane& lane, int ifindex, uint32_t frame_size, uint32_t rx_frames);
+  void join_fanout(uint32_t lanes);
   void close_all() noexcept;
 
   std::string name_;
   std::atomic<uint32_t> mtu_;
   uint32_t rx_capacity_ = 0;
-  int rx_fd_ = -1;
   int tx_fd_ = -1;
   static constexpr uint32_t kMaxTxBatch = 64;
-  Ring rx_;
+  std::vector<RxLane> rx_;
   uint32_t tx_slot_bytes_ = 0;
   uint32_t tx_batch_ = 0;
   uint32_t tx_count_ = 0;

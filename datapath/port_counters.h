@@ -24,6 +24,9 @@ struct alignas(64) PortCounters {
   std::atomic<uint64_t> flooded{0};             // frames flooded (unknown or group destination)
   std::atomic<uint64_t> checksum_completed{0};  // partial L4 checksums completed in software
   std::atomic<uint64_t> malformed[kNumParseErrors] = {};
+  // Per-CPU RX only: frames taken after a frame of this port the kernel stamped later (read from
+  // another CPU's lane first). An upper bound on the reordering of any one flow through the port.
+  std::atomic<uint64_t> rx_out_of_order{0};
   // Copies refused at this port as egress: larger than its MTU (any RX worker).
   std::atomic<uint64_t> oversize{0};
   // TX side (this port's egress worker).

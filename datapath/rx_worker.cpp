@@ -30,7 +30,8 @@ void RxWorker::run() {
   evicted_.reserve(64 * (size_t{max_frame} + 4), 64);
   rng_ = core_.config.trim.seed * 0x9E3779B97F4A7C15ull + worker_ + 1;
   const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
-  const bool parking = core_.config.rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
+  const bool parking =
+      !per_cpu_ && core_.config.rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
   const bool leader = worker_ == 0;
   // Blocks at most this long when idle: a worker that may park parks after that.
   const int idle_ms = parking && !leader
@@ -77,7 +78,7 @@ void RxWorker::run() {
     core_.epochs.idle(slot_);
     fds.clear();
     for (uint32_t p : ports_)
-      fds.push_back({core_.ports[p]->io->rx_fd(), POLLIN, 0});
+      fds.push_back({core_.ports[p]->io->rx_fd(lane_), POLLIN, 0});
     if (parking && leader) {
       // seq_cst pairs with the parking worker's store: a worker that parked before this load
       // has its rings polled here; one that parks after it wakes us through wake_fd.
@@ -147,11 +148,12 @@ void RxWorker::park() {
 uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   PortRuntime& port = *core_.ports[p];
   // acquire pairs with the previous reader's release: its ring position is visible. Uncontended
-  // but for the moments another worker takes the answers to what it sent (run()).
-  if (port.rx_owned.exchange(true, std::memory_order_acquire)) return 0;
+  // but for the moments another worker takes the answers to what it sent (run()). A per-CPU
+  // lane has one reader only.
+  if (!per_cpu_ && port.rx_owned.exchange(true, std::memory_order_acquire)) return 0;
   RxFrame rx;
-  if (!port.io->rx_peek(rx)) {
-    port.rx_owned.store(false, std::memory_order_release);
+  if (!port.io->rx_peek(rx, lane_)) {
+    if (!per_cpu_) port.rx_owned.store(false, std::memory_order_release);
     return 0;
   }
   port_ = p;
@@ -163,13 +165,15 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   if (woke) port.latency.record_since_ring(HopLatency::kWakeup, rx.ring_realtime_ns, real_now);
   uint32_t n = 0;
   policy.begin_burst();  // nothing below calls the policy's egress hooks (flush_pending is after)
-  for (; n < static_cast<uint32_t>(kBurst) && port.io->rx_peek(rx); ++n) {
+  for (; n < static_cast<uint32_t>(kBurst) && port.io->rx_peek(rx, lane_); ++n) {
     port.latency.record_since_ring(HopLatency::kRingToRx, rx.ring_realtime_ns, real_now);
+    if (per_cpu_) note_arrival_order(rx.ring_realtime_ns);
     handle(rx, policy, view, now, cache);
-    port.io->rx_release();
+    port.io->rx_release(lane_);
   }
   policy.end_burst();
-  port.rx_owned.store(false, std::memory_order_release);
+  if (!per_cpu_) port.rx_owned.store(false, std::memory_order_release);
+  core_.rx_parking[worker_]->frames.fetch_add(n, std::memory_order_relaxed);
   flush_pending(cache);
   return n;
 }
@@ -177,8 +181,20 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
 void RxWorker::collect_ring_drops() {
   for (uint32_t p : ports_) {
     PortRuntime& port = *core_.ports[p];
-    port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(), std::memory_order_relaxed);
+    port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(lane_), std::memory_order_relaxed);
   }
+}
+
+void RxWorker::note_arrival_order(uint64_t ring_realtime_ns) noexcept {
+  PortRuntime& port = *core_.ports[port_];
+  uint64_t newest = port.rx_newest_stamp.load(std::memory_order_relaxed);
+  while (ring_realtime_ns > newest) {
+    if (port.rx_newest_stamp.compare_exchange_weak(newest, ring_realtime_ns,
+                                                   std::memory_order_relaxed))
+      return;
+  }
+  if (ring_realtime_ns < newest)
+    port.counters.rx_out_of_order.fetch_add(1, std::memory_order_relaxed);
 }
 
 void RxWorker::flush_pending(buffer::CellCache& cache) {
@@ -248,9 +264,14 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
   }
   const MacAddress src = mac_from_bytes(parsed.src_mac);
   if (!parsed.src_is_group()) core_.macs.learn(src, static_cast<uint16_t>(port_), now_ns);
-  if (parsed.dst_is_group() && port.storm.enabled() && !port.storm.allow(now_ns)) {
-    c.storm_dropped.fetch_add(1, std::memory_order_relaxed);
-    return;
+  if (parsed.dst_is_group() && port.storm.enabled()) {
+    port.storm_lock.lock();
+    const bool allowed = port.storm.allow(now_ns);
+    port.storm_lock.unlock();
+    if (!allowed) {
+      c.storm_dropped.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
   }
 
   const uint8_t class_id = core_.classifier.classify(parsed, static_cast<uint16_t>(port_));

@@ -14,6 +14,13 @@
 // polls and reads them beside its own, and sleeps until that worker finds one of them busy (a
 // burst of kUnparkBurst frames) and wakes it. At idle one thread serves every port; under load
 // each port has its worker again.
+//
+// Per-CPU RX ([switch] rx_mode = "per-cpu"): one worker per CPU, pinned there, reads lane `lane`
+// (its CPU) of every port, which holds the frames the kernel received on that CPU. No ring is
+// shared, so no parking and no rx_owned; an answer to what it sent inline arrives in its own lane
+// (the receiving host's kernel replies on the CPU that delivered the request) and is read on the
+// next round. Frames of one port can be taken out of their arrival order when its sender moves
+// between CPUs: counted per port (rx_out_of_order).
 #pragma once
 
 #include <cstdint>
@@ -35,9 +42,16 @@ class RxWorker {
   // worker is woken to read it again.
   static constexpr uint32_t kUnparkBurst = 16;
 
-  // `slot`: this thread's slot in core.epochs; `worker`: its index in core.rx_parking.
-  RxWorker(SwitchCore& core, std::vector<uint32_t> ports, uint32_t slot, uint32_t worker = 0)
-      : core_(core), ports_(std::move(ports)), slot_(slot), worker_(worker) {}
+  // `slot`: this thread's slot in core.epochs; `worker`: its index in core.rx_parking; `lane`:
+  // the RX lane of each port it reads (per-CPU mode: its CPU; else 0).
+  RxWorker(SwitchCore& core, std::vector<uint32_t> ports, uint32_t slot, uint32_t worker = 0,
+           uint32_t lane = 0)
+      : core_(core),
+        ports_(std::move(ports)),
+        slot_(slot),
+        worker_(worker),
+        lane_(lane),
+        per_cpu_(core.config.rx_mode == RxMode::kPerCpu) {}
   void run();
 
  private:
@@ -81,11 +95,15 @@ class RxWorker {
   void flush_pending(buffer::CellCache& cache);
 
   void collect_ring_drops();
+  // Per-CPU RX: counts a frame of port_ taken after one the kernel stamped later.
+  void note_arrival_order(uint64_t ring_realtime_ns) noexcept;
 
   SwitchCore& core_;
   std::vector<uint32_t> ports_;   // the ports this worker reads
   uint32_t slot_;                 // epoch slot
   uint32_t worker_;               // index in core.rx_parking (0: the first worker)
+  uint32_t lane_;                 // the lane of each port's RX ring this worker reads
+  bool per_cpu_;                  // per-CPU RX: lane_ of every port is this worker's alone
   uint32_t port_ = 0;             // the port of the burst being handled
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next

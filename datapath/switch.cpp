@@ -38,8 +38,10 @@ Switch::Switch(const SwitchConfig& config)
                           "switch; turn them off on both veth ends: ethtool -K " +
                           port->config.name + " tx off tso off gso off gro off");
     }
-    port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
-                                              port->config.rx_ring_frames, port->config.tx_batch);
+    const uint32_t lanes = core_->config.rx_mode == RxMode::kPerCpu ? rx_workers(core_->config) : 1;
+    port->io =
+        std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
+                                       port->config.rx_ring_frames, port->config.tx_batch, lanes);
     // Shaper depth when idle: two full frames, or 500 us at the port rate, whichever is larger,
     // so an idle port does not burst much. While backlogged: up to 20 ms at the rate, because on
     // a loaded 2-core host the egress thread wakes milliseconds late, and a plain bucket then
@@ -76,6 +78,21 @@ void apply_priority(int priority) {
   }
 }
 
+// Per-CPU RX: the worker of lane `cpu` runs on that CPU, where the kernel received its frames.
+// A CPU outside the daemon's affinity mask (taskset, cgroup cpuset) cannot be used; that worker
+// then runs anywhere, still correct but waking across CPUs again.
+void pin_to_cpu(uint32_t cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (const int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set); err != 0) {
+    spdlog::warn(
+        "rx_mode per-cpu: cannot pin the RX worker of CPU {} there ({}); it runs "
+        "unpinned",
+        cpu, std::strerror(err));
+  }
+}
+
 // Names the thread for top, perf sched and ps -L (at most 15 characters).
 void name_thread(const std::string& name) {
   pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
@@ -96,12 +113,14 @@ void Switch::start() {
     });
   }
   const uint32_t n_rx = rx_workers(core_->config);
+  const bool per_cpu = core_->config.rx_mode == RxMode::kPerCpu;
   if (core_->rx_parking.empty()) {
     for (uint32_t t = 0; t < n_rx; ++t) {
       auto parking = std::make_unique<SwitchCore::RxParking>();
       parking->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
       if (parking->wake_fd < 0) throw std::runtime_error("eventfd failed");
-      for (uint32_t p = t; p < n_ports; p += n_rx)
+      // Per-CPU: every worker reads its lane of every port.
+      for (uint32_t p = per_cpu ? 0 : t; p < n_ports; p += per_cpu ? 1 : n_rx)
         parking->ports.push_back(p);
       core_->rx_parking.push_back(std::move(parking));
     }
@@ -109,10 +128,11 @@ void Switch::start() {
   for (uint32_t t = 0; t < n_rx; ++t) {
     core_->rx_parking[t]->parked.store(false, std::memory_order_relaxed);
     const std::vector<uint32_t> ports = core_->rx_parking[t]->ports;
-    rx_threads_.emplace_back([this, ports, prio, t] {
+    rx_threads_.emplace_back([this, ports, prio, t, per_cpu] {
+      if (per_cpu) pin_to_cpu(t);
       apply_priority(prio);
-      name_thread("sb-rx" + std::to_string(t));
-      RxWorker(*core_, ports, core_->rx_slot(t), t).run();
+      name_thread((per_cpu ? "sb-rx-cpu" : "sb-rx") + std::to_string(t));
+      RxWorker(*core_, ports, core_->rx_slot(t), t, per_cpu ? t : 0).run();
     });
   }
 }

@@ -1,5 +1,7 @@
 #include "datapath/switch_config.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace sharebuf::datapath {
@@ -97,7 +99,15 @@ std::string_view to_string(OverflowAction a) noexcept {
   return "?";
 }
 
+uint32_t machine_cpus() noexcept {
+  // Configured, not online: the fanout group indexes by CPU id modulo its size, so a CPU that
+  // comes online later still maps to its own lane.
+  const long n = sysconf(_SC_NPROCESSORS_CONF);
+  return static_cast<uint32_t>(std::clamp<long>(n, 1, 64));
+}
+
 uint32_t rx_workers(const SwitchConfig& config) noexcept {
+  if (config.rx_mode == RxMode::kPerCpu) return machine_cpus();
   const uint32_t n = static_cast<uint32_t>(config.ports.size());
   return config.rx_threads == 0 ? n : std::min(config.rx_threads, n);
 }

@@ -102,6 +102,13 @@ struct StaticMacConfig {
   uint16_t port = 0;
 };
 
+// How RX work is split over threads ([switch] rx_mode). kPerPort: one RX worker per port (or
+// rx_threads of them, ports folded onto them), each reading its ports' rings. kPerCpu: one RX
+// worker per CPU, pinned there, reading that CPU's lane of every port (af_packet_port.h): a
+// frame is taken by a thread on the CPU the kernel received it on, so an idle exchange wakes no
+// thread on another CPU (docs/datapath-latency.md, "Per-CPU RX").
+enum class RxMode : uint8_t { kPerPort, kPerCpu };
+
 struct SwitchConfig {
   std::string name = "sharebuf";
   std::string source;  // where it was loaded from (for messages)
@@ -116,8 +123,9 @@ struct SwitchConfig {
   TrimConfig trim;
   uint64_t mac_ageing_ns = 300'000'000'000ull;
   uint32_t mac_table_size = 4096;
-  bool drain_on_stop = false;    // on SIGTERM: transmit what is queued (true) or drop it (false)
-  uint32_t rx_threads = 0;       // RX worker threads; 0 = one per port
+  bool drain_on_stop = false;  // on SIGTERM: transmit what is queued (true) or drop it (false)
+  RxMode rx_mode = RxMode::kPerPort;
+  uint32_t rx_threads = 0;       // RX worker threads (per-port mode); 0 = one per port
   uint64_t rx_busy_poll_ns = 0;  // an idle RX worker spins this long before blocking; 0 = never
   // An RX worker other than the first whose rings stay empty this long hands them to the first
   // (rx_worker.h: parking); 0 = never.
@@ -135,9 +143,11 @@ buffer::BufferConfig buffer_config(const SwitchConfig& config);
 // ABM's and FBA's gamma, Credence's idle drain). The live switch and the replay both use it.
 policies::PortScheduling port_scheduling(SchedulerKind kind, const std::vector<uint32_t>& weights);
 
-// How many RX workers (ingress pipelines) the switch runs: rx_threads, or one per port (at most
-// one per port).
+// How many RX workers (ingress pipelines) the switch runs: per-port mode: rx_threads, or one per
+// port (at most one per port); per-CPU mode: one per CPU of the machine (at most 64).
 uint32_t rx_workers(const SwitchConfig& config) noexcept;
+// The CPUs of the machine, as per-CPU RX counts them (CPU ids 0..n-1).
+uint32_t machine_cpus() noexcept;
 // Per port, the rate the Tofino approximation's meters take as 100 %: the port's shaped rate, else
 // [trimming] line_rate (0 when neither is set: tofino-approx cannot run).
 std::vector<uint64_t> meter_line_rates(const SwitchConfig& config);

@@ -148,6 +148,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"tx_errors", c.tx_errors.load(kRelaxed)},
                             {"shaper_catchup_bytes", c.shaper_catchup_bytes.load(kRelaxed)},
                             {"ring_drops", c.ring_drops.load(kRelaxed)},
+                            {"rx_out_of_order", c.rx_out_of_order.load(kRelaxed)},
                             {"truncated", c.truncated.load(kRelaxed)},
                             {"filtered", c.filtered.load(kRelaxed)},
                             {"flooded", c.flooded.load(kRelaxed)},
@@ -273,7 +274,8 @@ nlohmann::json SwitchControl::status() const {
     rx_workers.push_back({{"ports", ports},
                           {"parked", w->parked.load(std::memory_order_relaxed)},
                           {"parks", w->parks.load(std::memory_order_relaxed)},
-                          {"unparks", w->unparks.load(std::memory_order_relaxed)}});
+                          {"unparks", w->unparks.load(std::memory_order_relaxed)},
+                          {"frames", w->frames.load(std::memory_order_relaxed)}});
   }
   return {{"ports", core_.ports.size()},
           {"queues", buf.layout().num_queues()},
@@ -285,6 +287,7 @@ nlohmann::json SwitchControl::status() const {
           {"dropped", drops},
           {"retired_pending", core_.retired_pending()},
           {"retired_reclaimed", core_.reclaimed()},
+          {"rx_mode", core_.config.rx_mode == RxMode::kPerCpu ? "per-cpu" : "per-port"},
           {"rx_workers", rx_workers}};
 }
 

@@ -10,7 +10,7 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
     : config(cfg),
       buffer(buffer_config(cfg)),
       env(policy_env(cfg, buffer.layout())),
-      epochs(2 * static_cast<uint32_t>(cfg.ports.size()) + 1),
+      epochs(static_cast<uint32_t>(cfg.ports.size()) + rx_workers(cfg) + 1),
       macs(cfg.mac_table_size, cfg.mac_ageing_ns),
       classifier(cfg),
       trim(cfg),

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "buffer/shared_buffer.h"
+#include "common/spin_lock.h"
 #include "datapath/af_packet_port.h"
 #include "datapath/classifier.h"
 #include "datapath/clocks.h"
@@ -63,7 +64,8 @@ struct PortRuntime {
   std::unique_ptr<AfPacketPort> io;
   PortCounters counters;
   HopLatency latency;
-  StormControl storm;  // the port's RX worker
+  StormControl storm;  // under storm_lock: in per-CPU mode every RX worker reads the port
+  common::SpinLock storm_lock;
   EgressSignal signal;
   // Owned by whoever holds tx_owned (EgressPath): the egress worker, or an RX worker sending
   // inline while the egress worker sleeps.
@@ -72,6 +74,9 @@ struct PortRuntime {
   // the port's RX worker, or another RX worker taking the frames that arrived while it sent
   // inline to this port (rx_worker.cpp).
   std::atomic<bool> rx_owned{false};
+  // Per-CPU RX: the newest ring stamp any worker has taken from this port; a frame stamped
+  // before it was taken out of the order it arrived in (counters.rx_out_of_order).
+  alignas(64) std::atomic<uint64_t> rx_newest_stamp{0};
   Scheduler scheduler;
   TokenBucket shaper;
   DepartureClock clock;
@@ -89,7 +94,9 @@ struct SwitchCore {
   // t: ports + t; the daemon's main thread (stats on SIGUSR1): aux_slot().
   EpochDomain epochs;
   uint32_t rx_slot(uint32_t t) const noexcept { return static_cast<uint32_t>(ports.size()) + t; }
-  uint32_t aux_slot() const noexcept { return 2 * static_cast<uint32_t>(ports.size()); }
+  uint32_t aux_slot() const noexcept {
+    return static_cast<uint32_t>(ports.size()) + rx_workers(config);
+  }
   // Replaces the active policy live (control thread only): the new one is installed on the
   // current occupancy, then published; RX workers pick it up at their next batch, egress workers
   // at their next burst. The old one is retired and freed by reclaim() once no worker can hold
@@ -124,6 +131,9 @@ struct SwitchCore {
     std::atomic<bool> parked{false};
     std::atomic<uint64_t> parks{0};    // times it parked
     std::atomic<uint64_t> unparks{0};  // times the first worker found its rings busy and woke it
+    // Frames the worker took from rings (its own, parked workers', answers); its own cache line:
+    // written by the worker on every burst.
+    alignas(64) std::atomic<uint64_t> frames{0};
     int wake_fd = -1;
     std::vector<uint32_t> ports;  // the ports the worker reads
   };

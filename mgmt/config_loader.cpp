@@ -212,7 +212,14 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
     sw.mac_table_size =
         static_cast<uint32_t>(r.integer("mac_table_size", 16, 1 << 20).value_or(4096));
     sw.drain_on_stop = r.choice("on_stop", "drop", {"drop", "drain"}) == "drain";
+    sw.rx_mode = r.choice("rx_mode", "per-port", {"per-port", "per-cpu"}) == "per-cpu"
+                     ? datapath::RxMode::kPerCpu
+                     : datapath::RxMode::kPerPort;
     sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
+    if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_threads != 0)
+      r.fail("rx_threads",
+             "applies to rx_mode \"per-port\"; with \"per-cpu\" there is one RX "
+             "worker per CPU");
     sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
     if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
     sw.rx_park_after_ns =
@@ -307,6 +314,10 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
     sw.trim.tofino_approx =
         r.choice("mode", "ideal", {"ideal", "tofino-approx"}) == "tofino-approx";
     if (const auto pipelines = r.integer("pipelines", 1, 64)) {
+      if (sw.rx_mode == datapath::RxMode::kPerCpu)
+        r.fail("pipelines",
+               "cannot be set with [switch] rx_mode = \"per-cpu\": an ingress "
+               "pipeline is an RX worker, and there is one per CPU");
       if (sw.rx_threads != 0 && sw.rx_threads != *pipelines)
         r.fail("pipelines", "is " + std::to_string(*pipelines) + " but [switch] rx_threads is " +
                                 std::to_string(sw.rx_threads) +

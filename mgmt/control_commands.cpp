@@ -28,9 +28,9 @@ constexpr std::array kCounterKeys = {
     "received", "admitted", "admitted_cells", "transmitted", "transmitted_bytes", "ecn_marked",
     "trimmed", "trimmed_sent", "trimmed_dropped", "bounced",
     // per port
-    "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "truncated",
-    "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed", "malformed_total",
-    "shaper_catchup_bytes"};
+    "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "rx_out_of_order",
+    "truncated", "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed",
+    "malformed_total", "shaper_catchup_bytes"};
 
 bool is_counter(std::string_view key) {
   for (std::string_view k : kCounterKeys)

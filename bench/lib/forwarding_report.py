@@ -2,10 +2,13 @@
 """The forwarding benchmark's rows, table and plot (bench/forwarding_bench.sh).
 
 usage: forwarding_report.py row NAME REP TCP1_BPS TCP4_BPS RX_BEFORE RX_AFTER BLAST_JSON SECONDS
-                                RTTS_MS BUSY_JIFFIES HZ LABEL [FLOOD_LATENCY_JSON PING_LATENCY_JSON]
+                                RTTS_MS BUSY_JIFFIES HZ LABEL [FLOOD_LATENCY_JSON PING_LATENCY_JSON
+                                [TCP_ORDER_JSON]]
          one JSON line: goodputs, offered and delivered 64 B rates, ping p50/p99 and RTTs, CPU
-         time of both cores per delivered frame, and sharebufd's hop histograms
-         (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none)
+         time of both cores per delivered frame, sharebufd's hop histograms
+         (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none), and
+         its RX frames and frames taken out of arrival order over the TCP runs
+         ({"rx_frames": N, "rx_out_of_order": M}; "{}": none)
        forwarding_report.py table RESULTS_JSONL REPS SECONDS
          the Markdown table (medians per switch) and the ratios against OVS and the bridge
        forwarding_report.py plot RESULTS_JSONL PNG
@@ -29,8 +32,8 @@ def read_rows(path):
 
 
 def row(argv):
-    name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz, label, *lat = argv
-    flood_lat, ping_lat = lat if lat else ("{}", "{}")
+    name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz, label, *rest = argv
+    flood_lat, ping_lat, tcp_order = (rest + ["{}", "{}", "{}"][len(rest):])[:3]
     blast = json.loads(blast)
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
@@ -42,7 +45,8 @@ def row(argv):
         "ping_p50_us": pct(50), "ping_p99_us": pct(99), "pings": len(r), "rtts_us": r,
         # CPU time of the whole machine (both cores) per frame delivered during the 64 B run.
         "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, int(after) - int(before)),
-        "hops_flood": hops_of(flood_lat), "hops_ping": hops_of(ping_lat)}))
+        "hops_flood": hops_of(flood_lat), "hops_ping": hops_of(ping_lat),
+        "tcp_order": json.loads(tcp_order) if tcp_order.strip() else {}}))
 
 
 def table(argv):
@@ -56,8 +60,8 @@ def table(argv):
     print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns) | ping p50 (µs) | ping p99 (µs) |")
     print("|---|---|---|---|---|---|---|---|")
     med = {}
-    ours = ("sharebufd", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt", "sharebufd-1rx",
-            "sharebufd-spin")
+    ours = ("sharebufd", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
+            "sharebufd-1rx", "sharebufd-spin")
     for key in ours + ("bridge", "ovs", "ovs-afxdp"):
         rs = [r for r in rows if r["switch"] == key]
         if not rs:
@@ -91,6 +95,13 @@ def table(argv):
           "cores (sender and kernel included) over the frames delivered, so it holds when the host is "
           "noisy and the rates move.")
     shown = [k for k in ours if k in med]
+    for key in shown:
+        orders = [r["tcp_order"] for r in rows if r["switch"] == key and r.get("tcp_order")]
+        frames = sum(o.get("rx_frames", 0) for o in orders)
+        late = sum(o.get("rx_out_of_order", 0) for o in orders)
+        if frames:
+            print(f"- {names[key]}: frames taken out of their arrival order during the TCP runs "
+                  f"(rx_out_of_order, all runs): {late} of {frames} ({100 * late / frames:.3f} %).")
     for field, what in (("hops_flood", "during the 64 B flood"),
                         ("hops_ping", "during the pings (300, 5 ms apart)")):
         if not any(r.get(field) for r in rows if r["switch"] in shown):
@@ -122,7 +133,7 @@ def plot(argv):
 
 
 def main(argv):
-    commands = {"row": ((12, 14), row), "table": ((3,), table), "plot": ((2,), plot)}
+    commands = {"row": ((12, 14, 15), row), "table": ((3,), table), "plot": ((2,), plot)}
     if not argv or argv[0] not in commands or len(argv) - 1 not in commands[argv[0]][0]:
         sys.exit(__doc__)
     commands[argv[0]][1](argv[1:])

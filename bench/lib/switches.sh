@@ -18,6 +18,8 @@
 #   sharebufd-spin     rx_threads = 1, rx_busy_poll = 200us
 #   sharebufd-spinshort rx_busy_poll = 100us: spin-then-block, so a busy worker skips wake-ups
 #   sharebufd-spinlong rx_busy_poll = 20ms (spins across a 10 ms ping gap: a polling floor)
+#   sharebufd-percpu   rx_mode = "per-cpu": one RX worker per CPU, pinned, reading the frames the
+#                      kernel received on its CPU
 #   sharebufd-cpu0, sharebufd-cpu1
 #                      defaults, every thread pinned to CPU 0 (1) with taskset after the start
 #   sharebufd-rtcpu0   realtime_priority = 10 and every thread on CPU 0: with the ping on CPU 0
@@ -40,6 +42,7 @@ bench_switch_label() {
     sharebufd-spin) echo "sharebufd, rx_threads = 1, rx_busy_poll = 200us" ;;
     sharebufd-spinshort) echo "sharebufd, rx_busy_poll = 100us" ;;
     sharebufd-spinlong) echo "sharebufd, rx_busy_poll = 20ms" ;;
+    sharebufd-percpu) echo "sharebufd, rx_mode = per-cpu" ;;
     sharebufd-cpu0) echo "sharebufd, all threads on CPU 0" ;;
     sharebufd-cpu1) echo "sharebufd, all threads on CPU 1" ;;
     sharebufd-rtcpu0) echo "sharebufd, realtime_priority = 10, all threads on CPU 0" ;;
@@ -68,6 +71,7 @@ bench_start_switch() {
         sharebufd-spin) extra='rx_threads = 1\nrx_busy_poll = "200us"' ;;
         sharebufd-spinshort) extra='rx_busy_poll = "100us"' ;;
         sharebufd-spinlong) extra='rx_busy_poll = "20ms"' ;;
+        sharebufd-percpu) extra='rx_mode = "per-cpu"' ;;
       esac
       [ -z "$extra" ] || sed -i "s/^\[switch\]/[switch]\n$extra/" "$conf"
       tb_start_switch "$conf"

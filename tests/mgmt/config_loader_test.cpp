@@ -125,6 +125,19 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_NO_THROW(validate_config(sw));
 }
 
+TEST(ConfigLoader, PerCpuRxHasOneWorkerPerCpu) {
+  const DaemonConfig c = parse_config(
+      "[switch]\nrx_mode = \"per-cpu\"\n[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n",
+      "c.toml");
+  EXPECT_EQ(c.sw.rx_mode, datapath::RxMode::kPerCpu);
+  // One worker per CPU however many ports; per port, one worker per port.
+  EXPECT_EQ(datapath::rx_workers(c.sw), datapath::machine_cpus());
+  EXPECT_EQ(datapath::machine_cpus(), static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_CONF)));
+  DaemonConfig per_port = c;
+  per_port.sw.rx_mode = datapath::RxMode::kPerPort;
+  EXPECT_EQ(datapath::rx_workers(per_port.sw), 1u);
+}
+
 TEST(ConfigLoader, MinimalConfigGetsDefaults) {
   const DaemonConfig c =
       parse_config("[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n", "m.toml");
@@ -134,6 +147,7 @@ TEST(ConfigLoader, MinimalConfigGetsDefaults) {
   EXPECT_EQ(c.sw.ports[0].num_queues, 1u);
   EXPECT_EQ(c.sw.port_lock_dir, "/run/sharebuf/ports");
   EXPECT_EQ(c.sw.rx_park_after_ns, 2'000'000u);
+  EXPECT_EQ(c.sw.rx_mode, datapath::RxMode::kPerPort);
   EXPECT_EQ(c.sw.ports[0].storm_pps, 0u);
   EXPECT_EQ(c.sw.classes[0].overflow, datapath::OverflowAction::kDrop);
   EXPECT_EQ(c.sw.trim.size, 128u);
@@ -303,6 +317,15 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"pipelines against rx_threads",
        "[switch]\nrx_threads = 1\n" + with_ports("[trimming]\npipelines = 2\n"),
        {"key 'pipelines'", "rx_threads is 1"}},
+      {"rx_mode",
+       "[switch]\nrx_mode = \"per-core\"\n" + with_ports(""),
+       {"bad.toml:2:", "key 'rx_mode'", "per-port, per-cpu"}},
+      {"rx_threads with per-cpu RX",
+       "[switch]\nrx_mode = \"per-cpu\"\nrx_threads = 2\n" + with_ports(""),
+       {"bad.toml:3:", "key 'rx_threads'", "one RX worker per CPU"}},
+      {"pipelines with per-cpu RX",
+       "[switch]\nrx_mode = \"per-cpu\"\n" + with_ports("[trimming]\npipelines = 2\n"),
+       {"key 'pipelines'", "per-cpu"}},
       {"trim mode", with_ports("[trimming]\nmode = \"fast\"\n"), {"key 'mode'", "ideal"}},
       {"trim_newest", with_ports("[trimming]\ntrim_newest = 2\n"), {"key 'trim_newest'"}},
       {"overflow action",

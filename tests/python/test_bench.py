@@ -84,6 +84,18 @@ class ForwardingReport(unittest.TestCase):
         self.assertIn("| ring → RX (p1) | – |", ping)
         self.assertNotIn("Linux bridge |", text.split("during the 64 B flood")[1])
 
+    def test_out_of_order_frames_are_summed_over_the_runs(self):
+        empty = json.dumps([])
+        rows = [self.measure("sharebufd-percpu", "sharebufd, rx_mode = per-cpu", rep, 3000, 1200, 1000,
+                             (empty, empty, json.dumps({"rx_frames": 50000, "rx_out_of_order": late})))
+                for rep, late in enumerate((10, 0, 40))]
+        self.assertEqual(rows[0]["tcp_order"], {"rx_frames": 50000, "rx_out_of_order": 10})
+        text = self.table_of(rows + [self.measure("sharebufd", "sharebufd (cs)", 1, 3000, 1200, 1000)], 3)
+        self.assertIn("- sharebufd, rx_mode = per-cpu: frames taken out of their arrival order during "
+                      "the TCP runs (rx_out_of_order, all runs): 50 of 150000 (0.033 %).", text)
+        # A row without the counters (an older row, another switch) adds no line.
+        self.assertNotIn("sharebufd (cs): frames taken", text)
+
     def test_rows_without_histograms_print_no_hop_tables(self):
         r = self.measure("bridge", "Linux bridge", 1, 7000, 1000, 500)
         self.assertEqual((r["hops_flood"], r["hops_ping"]), ({}, {}))
