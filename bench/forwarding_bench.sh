@@ -7,8 +7,8 @@
 # per 64-byte frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
 # and docs/img/fwd-ping-cdf.png (ping RTT CDFs side by side). For sharebufd, also its hop
 # histograms (wake-up, ring → RX, RX → queued, RX → sent per port) over the 64-byte flood and
-# over the pings, each reset before, and how many frames it took out of their arrival order
-# during the TCP runs (rx_out_of_order: per-CPU RX).
+# over the pings, each reset before. Over the TCP runs, the segments the receiver queued out of
+# order (every switch) and, for sharebufd, the frames it took out of their arrival order.
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 # Needs root; installs openvswitch-switch if missing.
 set -euo pipefail
@@ -20,7 +20,7 @@ source "$here/lib/switches.sh"
 # shellcheck source=lib/host_counters.sh
 source "$here/lib/host_counters.sh"
 
-build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
+build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -51,22 +51,32 @@ hops_read() {
   if [[ $1 == sharebufd* ]]; then tb_ctl --json latency 2>/dev/null || echo "{}"; else echo "{}"; fi
 }
 
-# sharebufd's RX counters over the TCP runs: frames, and frames taken out of their arrival
-# order (per-CPU RX, datapath/rx_worker.h), summed over the ports ("{}" for the others).
+# Out-of-order segments the receiver (host 2) queued: TcpExt TCPOFOQueue from its namespace's
+# /proc/net/netstat. Losses cause them too, but a switch that reorders a flow adds many.
+receiver_ofo() {
+  tb_exec 2 awk '/^TcpExt:/ { if (!h) { for (i = 1; i <= NF; i++) col[$i] = i; h = 1 } else print $col["TCPOFOQueue"] }' /proc/net/netstat
+}
+
+# Reordering over the TCP runs: the receiver's out-of-order segments (OFO_BEFORE: before them),
+# and for sharebufd its RX frames and frames taken out of their arrival order (rx_out_of_order,
+# per-CPU RX: datapath/rx_worker.h), summed over the ports.
 order_read() {
-  if [[ $1 == sharebufd* ]]; then
+  local name=$1 ofo=$(($(receiver_ofo) - $2))
+  if [[ $name == sharebufd* ]]; then
     tb_ctl --json ports 2>/dev/null | /usr/bin/python3 -c "import json,sys
 ps = json.load(sys.stdin)
-print(json.dumps({k: sum(p.get(k, 0) for p in ps) for k in ('rx_frames', 'rx_out_of_order')}))" ||
-      echo "{}"
+r = {k: sum(p.get(k, 0) for p in ps) for k in ('rx_frames', 'rx_out_of_order')}
+r['receiver_ofo'] = int(sys.argv[1])
+print(json.dumps(r))" "$ofo" || echo "{\"receiver_ofo\": $ofo}"
   else
-    echo "{}"
+    echo "{\"receiver_ofo\": $ofo}"
   fi
 }
 
 measure() {
-  local name=$1 rep=$2
+  local name=$1 rep=$2 ofo0
   hops_reset "$name"
+  ofo0=$(receiver_ofo)
   tb_bg 2 iperf3 -s -p 5201 -1 >/dev/null
   sleep 0.3
   local tcp1 tcp4
@@ -80,7 +90,7 @@ measure() {
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
   local before after blast busy0 busy1 flood_lat tcp_order
-  tcp_order=$(order_read "$name")
+  tcp_order=$(order_read "$name" "$ofo0")
   hops_reset "$name"
   before=$(rx_packets)
   busy0=$(busy_jiffies)

@@ -7,8 +7,8 @@ usage: forwarding_report.py row NAME REP TCP1_BPS TCP4_BPS RX_BEFORE RX_AFTER BL
          one JSON line: goodputs, offered and delivered 64 B rates, ping p50/p99 and RTTs, CPU
          time of both cores per delivered frame, sharebufd's hop histograms
          (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none), and
-         its RX frames and frames taken out of arrival order over the TCP runs
-         ({"rx_frames": N, "rx_out_of_order": M}; "{}": none)
+         reordering over the TCP runs: {"receiver_ofo": segments the receiver queued out of
+         order} and for sharebufd "rx_frames", "rx_out_of_order" ("{}": none)
        forwarding_report.py table RESULTS_JSONL REPS SECONDS
          the Markdown table (medians per switch) and the ratios against OVS and the bridge
        forwarding_report.py plot RESULTS_JSONL PNG
@@ -95,13 +95,19 @@ def table(argv):
           "cores (sender and kernel included) over the frames delivered, so it holds when the host is "
           "noisy and the rates move.")
     shown = [k for k in ours if k in med]
-    for key in shown:
+    for key in med:
         orders = [r["tcp_order"] for r in rows if r["switch"] == key and r.get("tcp_order")]
+        if not orders:
+            continue
+        ofo = statistics.median(o.get("receiver_ofo", 0) for o in orders)
+        line = (f"- {names[key]}: segments the receiver queued out of order during the TCP runs "
+                f"(TcpExt TCPOFOQueue, median per run): {ofo:.0f}")
         frames = sum(o.get("rx_frames", 0) for o in orders)
         late = sum(o.get("rx_out_of_order", 0) for o in orders)
         if frames:
-            print(f"- {names[key]}: frames taken out of their arrival order during the TCP runs "
-                  f"(rx_out_of_order, all runs): {late} of {frames} ({100 * late / frames:.3f} %).")
+            line += (f"; frames sharebufd took after one its port received later (rx_out_of_order, "
+                     f"all runs): {late} of {frames} ({100 * late / frames:.3f} %)")
+        print(line + ".")
     for field, what in (("hops_flood", "during the 64 B flood"),
                         ("hops_ping", "during the pings (300, 5 ms apart)")):
         if not any(r.get(field) for r in rows if r["switch"] in shown):

@@ -84,17 +84,25 @@ class ForwardingReport(unittest.TestCase):
         self.assertIn("| ring → RX (p1) | – |", ping)
         self.assertNotIn("Linux bridge |", text.split("during the 64 B flood")[1])
 
-    def test_out_of_order_frames_are_summed_over_the_runs(self):
+    def test_reordering_receiver_median_and_switch_sum(self):
         empty = json.dumps([])
         rows = [self.measure("sharebufd-percpu", "sharebufd, rx_mode = per-cpu", rep, 3000, 1200, 1000,
-                             (empty, empty, json.dumps({"rx_frames": 50000, "rx_out_of_order": late})))
-                for rep, late in enumerate((10, 0, 40))]
-        self.assertEqual(rows[0]["tcp_order"], {"rx_frames": 50000, "rx_out_of_order": 10})
-        text = self.table_of(rows + [self.measure("sharebufd", "sharebufd (cs)", 1, 3000, 1200, 1000)], 3)
-        self.assertIn("- sharebufd, rx_mode = per-cpu: frames taken out of their arrival order during "
-                      "the TCP runs (rx_out_of_order, all runs): 50 of 150000 (0.033 %).", text)
-        # A row without the counters (an older row, another switch) adds no line.
-        self.assertNotIn("sharebufd (cs): frames taken", text)
+                             (empty, empty, json.dumps({"rx_frames": 50000, "rx_out_of_order": late,
+                                                        "receiver_ofo": ofo})))
+                for rep, late, ofo in ((1, 10, 300), (2, 0, 100), (3, 40, 900))]
+        self.assertEqual(rows[0]["tcp_order"]["rx_out_of_order"], 10)
+        bridge = self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500,
+                              (empty, empty, json.dumps({"receiver_ofo": 7})))
+        old = self.measure("sharebufd", "sharebufd (cs)", 1, 3000, 1200, 1000)
+        text = self.table_of(rows + [bridge, old], 3)
+        self.assertIn("- sharebufd, rx_mode = per-cpu: segments the receiver queued out of order during "
+                      "the TCP runs (TcpExt TCPOFOQueue, median per run): 300; frames sharebufd took "
+                      "after one its port received later (rx_out_of_order, all runs): 50 of 150000 "
+                      "(0.033 %).", text)
+        self.assertIn("- Linux bridge: segments the receiver queued out of order during the TCP runs "
+                      "(TcpExt TCPOFOQueue, median per run): 7.", text)
+        # A row without the counters (an older row) adds no line.
+        self.assertNotIn("sharebufd (cs): segments", text)
 
     def test_rows_without_histograms_print_no_hop_tables(self):
         r = self.measure("bridge", "Linux bridge", 1, 7000, 1000, 500)
