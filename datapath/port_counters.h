@@ -25,7 +25,8 @@ struct alignas(64) PortCounters {
   std::atomic<uint64_t> checksum_completed{0};  // partial L4 checksums completed in software
   std::atomic<uint64_t> malformed[kNumParseErrors] = {};
   // Per-CPU RX only: frames taken after a frame of this port the kernel stamped later (read from
-  // another CPU's lane first). An upper bound on the reordering of any one flow through the port.
+  // another CPU's lane first), across all flows of the port and by the kernel's receive stamps: a
+  // sign of reordering, not a count of what one flow saw (the receiver's TCP counters are).
   std::atomic<uint64_t> rx_out_of_order{0};
   // Copies refused at this port as egress: larger than its MTU (any RX worker).
   std::atomic<uint64_t> oversize{0};

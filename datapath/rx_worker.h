@@ -19,8 +19,10 @@
 // (its CPU) of every port, which holds the frames the kernel received on that CPU. No ring is
 // shared, so no parking and no rx_owned; an answer to what it sent inline arrives in its own lane
 // (the receiving host's kernel replies on the CPU that delivered the request) and is read on the
-// next round. Frames of one port can be taken out of their arrival order when its sender moves
-// between CPUs: counted per port (rx_out_of_order).
+// next round. A flow whose sender transmits from more than one CPU is split over lanes and can
+// leave out of order — TCP does (from its application's CPU and from the CPU that processes its
+// ACKs), which is why this mode is not the default (docs/datapath-latency.md, "Per-CPU RX");
+// counted per port (rx_out_of_order).
 #pragma once
 
 #include <cstdint>
