@@ -16,6 +16,7 @@ import format_results  # noqa: E402
 import forwarding_report  # noqa: E402
 import host_bounds_report  # noqa: E402
 import loss_sweep_report  # noqa: E402
+import tcp_reorder_report  # noqa: E402
 
 
 def run(fn, argv):
@@ -296,6 +297,43 @@ class ExchangePhases(unittest.TestCase):
         self.assertEqual(totals(at_5ms), [80])
         at_10ms = list(exchange_phases.exchanges(exchange_phases.events(lines)))
         self.assertEqual(totals(at_10ms), [3080])  # the lost request's start is kept
+
+
+class TcpReorderReport(unittest.TestCase):
+    def test_counters_read_both_files_by_name(self):
+        with tempfile.TemporaryDirectory() as d:
+            netstat, snmp = os.path.join(d, "netstat"), os.path.join(d, "snmp")
+            with open(netstat, "w") as f:
+                f.write("TcpExt: SyncookiesSent TCPOFOQueue TCPDSACKRecv\nTcpExt: 0 17 3\n"
+                        "IpExt: InNoRoutes\nIpExt: 9\n")
+            with open(snmp, "w") as f:
+                f.write("Ip: Forwarding\nIp: 1\nTcp: RtoAlgorithm RetransSegs\nTcp: 1 40\n")
+            c = tcp_reorder_report.read_counters(netstat, snmp)
+        self.assertEqual((c["TCPOFOQueue"], c["TCPDSACKRecv"], c["RetransSegs"]), (17, 3, 40))
+        self.assertNotIn("InNoRoutes", c)
+
+    def test_rows_take_differences_and_the_table_medians(self):
+        def one(rep, ofo, retrans, drops):
+            recv0, send0 = {"TCPOFOQueue": 100}, {"RetransSegs": 5, "TCPDSACKRecv": 1}
+            recv1 = {"TCPOFOQueue": 100 + ofo}
+            send1 = {"RetransSegs": 5 + retrans, "TCPDSACKRecv": 1 + retrans, "TCPSACKReorder": 2}
+            return json.loads(run(tcp_reorder_report.row,
+                                  ["sharebufd", "sharebufd (cs)", str(rep), "3e9", json.dumps(recv0),
+                                   json.dumps(recv1), json.dumps(send0), json.dumps(send1), drops]))
+        rows = [one(1, 10, 4, "0"), one(2, 30, 8, "2"), one(3, 20, 6, "0")]
+        self.assertEqual((rows[0]["ofo"], rows[0]["retrans"], rows[0]["dsack"], rows[0]["sack_reorder"]),
+                         (10, 4, 4, 2))
+        bridge = json.loads(run(tcp_reorder_report.row,
+                                ["bridge", "Linux bridge", "1", "5e9", "{}", "{}", "{}", "{}", "-"]))
+        self.assertIsNone(bridge["switch_drops"])
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows + [bridge])
+        try:
+            text = run(tcp_reorder_report.table, [f.name])
+        finally:
+            os.unlink(f.name)
+        self.assertIn("| sharebufd (cs) | 3000 | 20 | 6 | 6 | 2 | 0 |", text)
+        self.assertIn("| Linux bridge | 5000 | 0 | 0 | 0 | 0 | – |", text)
 
 
 if __name__ == "__main__":
