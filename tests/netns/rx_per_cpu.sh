@@ -35,7 +35,9 @@ for c in $(seq 0 $((cpus - 1))); do
     if [ "$w" -eq "$c" ]; then
       [ "$d" -ge 40 ] || fail "worker $c took $d frames of the 40 a ping on CPU $c sends and gets back"
     else
-      [ "$d" -le 2 ] || fail "worker $w took $d frames of a ping on CPU $c (only its own CPU's frames)"
+      # Background frames the hosts' kernels send from timers on any CPU (ARP, IPv6 neighbour
+      # discovery) may reach another worker; a ping's 40 frames must not.
+      [ "$d" -le 8 ] || fail "worker $w took $d frames during a ping on CPU $c (only its own CPU's frames)"
     fi
   done
 done
