@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -138,6 +140,41 @@ std::vector<std::string> risky_offloads(const OffloadState& s) {
   if (s.gso) out.emplace_back("generic-segmentation-offload");
   if (s.gro) out.emplace_back("generic-receive-offload");
   return out;
+}
+
+std::string read_driver(const std::string& name) noexcept {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {};
+  ethtool_drvinfo info{};
+  info.cmd = ETHTOOL_GDRVINFO;
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  ifr.ifr_data = reinterpret_cast<char*>(&info);
+  const int rc = ioctl(fd, SIOCETHTOOL, &ifr);
+  close(fd);
+  if (rc != 0) return {};
+  return std::string(info.driver, strnlen(info.driver, sizeof(info.driver)));
+}
+
+std::optional<bool> rps_steered(const std::string& name, int ifindex,
+                                const std::string& sysfs_net) {
+  namespace fs = std::filesystem;
+  const fs::path dev = fs::path(sysfs_net) / name;
+  int shown = -1;
+  if (std::ifstream f(dev / "ifindex"); !(f >> shown) || shown != ifindex) return std::nullopt;
+  std::error_code ec;
+  bool any_queue = false;
+  for (const auto& q : fs::directory_iterator(dev / "queues", ec)) {
+    if (q.path().filename().string().rfind("rx-", 0) != 0) continue;
+    std::ifstream f(q.path() / "rps_cpus");
+    std::string mask;
+    if (!std::getline(f, mask)) return std::nullopt;  // a kernel without CONFIG_RPS
+    any_queue = true;
+    // A hex bitmap in comma-separated 32-bit words ("3", "00000000,00000001").
+    if (mask.find_first_not_of("0,") != std::string::npos) return true;
+  }
+  if (ec || !any_queue) return std::nullopt;
+  return false;
 }
 
 }  // namespace sharebuf::datapath

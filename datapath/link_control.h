@@ -1,10 +1,12 @@
 // Interface control for the ports: look an interface up, bring it up and make it promiscuous with
 // libnl-route-3 (and undo exactly what was changed), read its MTU and MAC, and read its offload
 // settings with the ethtool ioctl so the daemon can warn when segmentation or checksum offloads
-// will hand it frames larger than the MTU or with partial checksums.
+// will hand it frames larger than the MTU or with partial checksums, and whether a veth port
+// steers what it receives (RPS), without which the kernel reorders a flow sent from two CPUs.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,18 @@ struct OffloadState {
 OffloadState read_offloads(const std::string& name) noexcept;
 // Human-readable names of the offloads that are on ("tx-checksum", "tso", ...).
 std::vector<std::string> risky_offloads(const OffloadState& s);
+
+// The interface's driver ("veth", "mlx5_core", ...) by the ethtool ioctl; empty if unreadable.
+std::string read_driver(const std::string& name) noexcept;
+
+// Whether any of the interface's receive queues steers frames to CPUs (a nonzero rps_cpus), read
+// from `sysfs_net`/NAME/queues/rx-*/rps_cpus. A veth without NAPI hands each frame to the backlog
+// of the CPU that transmitted it, so a sender transmitting one flow from two CPUs (a TCP sender
+// does: from its application's CPU and from the one its ACKs arrive on) has its frames race each
+// other to the switch's ring; RPS puts each flow on one CPU's backlog, in order. nullopt if it
+// cannot be read, or if `sysfs_net` shows another interface of that name (sysfs mounted for
+// another network namespace: its ifindex differs).
+std::optional<bool> rps_steered(const std::string& name, int ifindex,
+                                const std::string& sysfs_net = "/sys/class/net");
 
 }  // namespace sharebuf::datapath

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -37,6 +38,17 @@ Switch::Switch(const SwitchConfig& config)
                           "): frames larger than the MTU or with partial checksums may reach the "
                           "switch; turn them off on both veth ends: ethtool -K " +
                           port->config.name + " tx off tso off gso off gro off");
+    }
+    if (std::thread::hardware_concurrency() > 1 && read_driver(port->config.name) == "veth" &&
+        rps_steered(port->config.name, port->link.ifindex) == false) {
+      warnings_.push_back(
+          "port " + port->config.name +
+          " is a veth that steers nothing it receives (rps_cpus 0): the kernel processes each "
+          "frame on the CPU that sent it, so a sender transmitting from two CPUs (TCP does) has "
+          "its frames reordered before they reach the switch, which a cable never does; keep each "
+          "flow in order with RPS on both veth ends: for q in /sys/class/net/" +
+          port->config.name +
+          "/queues/rx-*; do echo ff > $q/rps_cpus; done (ff: CPUs 0-7; docs/running.md)");
     }
     const uint32_t lanes = core_->config.rx_mode == RxMode::kPerCpu ? rx_workers(core_->config) : 1;
     port->io =

@@ -7,6 +7,11 @@
 # run; host i has eth0 = 198.18.0.<i>/24 (198.18.0.0/15 is reserved for benchmarking; addresses
 # exist only inside our namespaces) and MAC 02:5b:00:00:00:<i>; the switch's port i is "p<i>".
 # Offloads (tx checksum, TSO, GSO, GRO) are off on both ends of every veth.
+#
+# Links keep each flow's frames in order (TB_LINK_ORDER, see tb_link_order): a veth without NAPI
+# hands a frame to the backlog of the CPU that sent it, so a sender that transmits from two CPUs
+# (a TCP sender does: from its application's CPU and from the one its ACKs arrive on) has its
+# frames reordered on the link, which a cable never does.
 
 TB_PREFIX=""
 TB_HOSTS=0
@@ -14,6 +19,11 @@ TB_DIR=""
 TB_SWITCH_PID=""
 TB_PIDS=()
 TB_RESTORE_ALLOWED_CC=""
+# flow (default): every link end steers what it receives to a CPU chosen by the flow's hash
+# (RPS over all CPUs), so each flow stays in order; off: the kernel's default, a frame is
+# processed on the CPU that sent it; cpuN: everything a link end receives goes through CPU N
+# (one order for the whole link, at the cost of every frame crossing to that CPU).
+TB_LINK_ORDER=${TB_LINK_ORDER:-flow}
 
 tb_log() { printf '[testbed %s] %s\n' "$TB_PREFIX" "$*" >&2; }
 tb_die() { tb_log "error: $*"; exit 1; }
@@ -75,12 +85,42 @@ tb_create() {
     ip -n "$ns" addr add "$(tb_ip "$i")/24" dev eth0
     ip netns exec "$ns" ethtool -K eth0 tx off tso off gso off gro off >/dev/null 2>&1 || true
     ip netns exec "$(tb_ns_sw)" ethtool -K "p$i" tx off tso off gso off gro off >/dev/null 2>&1 || true
+    tb_link_order "$ns" eth0
+    tb_link_order "$(tb_ns_sw)" "p$i"
     ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
     ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn="$ecn"
     ip -n "$ns" route change 198.18.0.0/24 dev eth0 proto kernel scope link src "$(tb_ip "$i")" rto_min "$rto"
     ip -n "$ns" -6 addr flush dev eth0 2>/dev/null || true
   done
   tb_log "created $n hosts (cc $cc, ecn $ecn, rto_min $rto) around $(tb_ns_sw)"
+}
+
+# tb_link_order NS DEV [ORDER]: applies ORDER (default TB_LINK_ORDER) to what DEV (in namespace
+# NS) receives, by writing its receive queues' rps_cpus (sysfs as `ip netns exec` mounts it).
+tb_link_order() {
+  local ns=$1 dev=$2 order=${3:-$TB_LINK_ORDER} mask
+  case "$order" in
+    off) mask=0 ;;
+    flow) mask=$(printf '%x' $(((1 << $(nproc)) - 1))) ;;
+    cpu[0-9] | cpu[0-9][0-9] | cpu[0-9][0-9][0-9])
+      [ "${order#cpu}" -lt "$(nproc)" ] || tb_die "link order '$order': this machine has CPUs 0-$(($(nproc) - 1))"
+      mask=$(printf '%x' $((1 << ${order#cpu})))
+      ;;
+    *) tb_die "link order (TB_LINK_ORDER) must be flow, off or cpuN, not '$order'" ;;
+  esac
+  ip netns exec "$ns" sh -c 'for q in /sys/class/net/$1/queues/rx-*; do echo "$2" >"$q/rps_cpus"; done' \
+    _ "$dev" "$mask" 2>/dev/null || [ "$order" = off ] ||
+    tb_die "could not set rps_cpus of $dev in $ns (a kernel without CONFIG_RPS? TB_LINK_ORDER=off skips it)"
+}
+
+# tb_set_link_order ORDER: applies ORDER to both ends of every link of the testbed (for benchmarks
+# that compare orders on one testbed).
+tb_set_link_order() {
+  local i
+  for i in $(seq 1 "$TB_HOSTS"); do
+    tb_link_order "$(tb_ns_host "$i")" eth0 "$1"
+    tb_link_order "$(tb_ns_sw)" "p$i" "$1"
+  done
 }
 
 # tb_start_switch CONFIG [extra sharebufd args...]: starts sharebufd in the switch namespace with
