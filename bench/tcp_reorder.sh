@@ -8,8 +8,9 @@
 # Writes bench/tcp-reorder-results.md (and DIR/results.jsonl).
 #   bench/tcp_reorder.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 #                        [--client-cpu N]
-# NAMEs: bench/lib/switches.sh (default: bridge, sharebufd, sharebufd-percpu, sharebufd-cpu0:
-# every sharebufd thread on CPU 0, so all its transmissions leave from one CPU).
+# NAMEs: bench/lib/switches.sh (default: bridge, sharebufd and sharebufd-percpu, each on the
+# testbed's links as they are (TB_LINK_ORDER, by default every flow kept in order) and with
+# @off, the links in the kernel's order, where a sender transmitting from two CPUs is reordered).
 # --client-cpu N pins iperf3's client (the sender) to CPU N. Needs root and ./run.sh build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +19,7 @@ source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 
-build=$TB_ROOT/build reps=3 seconds=4 only="bridge,sharebufd,sharebufd-percpu,sharebufd-cpu0"
+build=$TB_ROOT/build reps=3 seconds=4 only="bridge,bridge@off,sharebufd,sharebufd@off,sharebufd-percpu,sharebufd-percpu@off"
 client_cpu=
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -27,12 +27,26 @@
 #   bridge             a Linux bridge
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
 #   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
+# NAME@ORDER runs NAME with the testbed's links in another order (netns-scripts/lib/testbed.sh,
+# tb_link_order: flow, off, cpuN), e.g. sharebufd@off: the kernel's own order, in which a
+# sender's frames are reordered when it transmits from two CPUs. Without it, TB_LINK_ORDER.
 # Processes a run leaves behind inside the switch namespace end with the testbed's cleanup.
 # shellcheck shell=bash
 
 BENCH_OVS_DIR=""
 
 bench_switch_label() {
+  if [[ $1 == *@* ]]; then
+    local base
+    base=$(bench_switch_label "${1%@*}") || return 1
+    case "${1##*@}" in
+      off) echo "$base, links in the kernel's order" ;;
+      flow) echo "$base, links in flow order" ;;
+      cpu[0-9] | cpu[0-9][0-9] | cpu[0-9][0-9][0-9]) echo "$base, links in order through ${1##*@}" ;;
+      *) return 1 ;;
+    esac
+    return 0
+  fi
   case "$1" in
     sharebufd) echo "sharebufd (cs, unshaped, defaults)" ;;
     sharebufd-credence) echo "sharebufd, policy credence" ;;
@@ -55,6 +69,8 @@ bench_switch_label() {
 
 bench_start_switch() {
   bench_switch_label "$1" >/dev/null || tb_die "unknown switch '$1'"
+  [[ $1 != *@* ]] || tb_set_link_order "${1##*@}"
+  set -- "${1%@*}"
   local conf=$TB_DIR/sw.toml
   case "$1" in
     sharebufd*)
@@ -115,7 +131,8 @@ bench_start_switch() {
 }
 
 bench_stop_switch() {
-  case "$1" in
+  [[ $1 != *@* ]] || tb_set_link_order "$TB_LINK_ORDER"
+  case "${1%@*}" in
     sharebufd*) tb_stop_switch ;;
     bridge) tb_exec sw ip link del br0 ;;
     ovs | ovs-afxdp)

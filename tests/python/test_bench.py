@@ -15,6 +15,7 @@ import exchange_phases  # noqa: E402
 import format_results  # noqa: E402
 import forwarding_report  # noqa: E402
 import host_bounds_report  # noqa: E402
+import idle_latency_report  # noqa: E402
 import loss_sweep_report  # noqa: E402
 import tcp_reorder_report  # noqa: E402
 
@@ -334,6 +335,38 @@ class TcpReorderReport(unittest.TestCase):
             os.unlink(f.name)
         self.assertIn("| sharebufd (cs) | 3000 | 20 | 6 | 6 | 2 | 0 |", text)
         self.assertIn("| Linux bridge | 5000 | 0 | 0 | 0 | 0 | – |", text)
+
+
+class IdleLatencyReport(unittest.TestCase):
+    @staticmethod
+    def report(rows):
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+        argv, out = sys.argv, io.StringIO()
+        try:
+            sys.argv = ["idle_latency_report.py", f.name, "1"]
+            with contextlib.redirect_stdout(out):
+                idle_latency_report.main()
+        finally:
+            sys.argv = argv
+            os.unlink(f.name)
+        return out.getvalue()
+
+    def test_a_switch_on_other_links_is_compared_with_the_bridge_on_those_links(self):
+        def r(name, label, p50, p99, hops=None):
+            return {"switch": name, "label": label, "rep": 1, "ping_p50_us": p50, "ping_p99_us": p99,
+                    "idle_cpu_pct": None if name.startswith("bridge") else 0.1, "hops": hops or {}}
+        text = self.report([r("bridge", "bridge", 50, 100), r("bridge@off", "bridge off", 40, 50),
+                            r("sharebufd", "sb", 100, 150), r("sharebufd@off", "sb off", 80, 90),
+                            r("sharebufd@cpu1", "sb cpu1", 75, 300)])
+        self.assertIn("- sb: p50 2.00x the bridge's (target ≤ 1.5x), p99 1.50x (target ≤ 2x).", text)
+        self.assertIn("- sb off: p50 2.00x the bridge's (target ≤ 1.5x), p99 1.80x (target ≤ 2x), "
+                      "against bridge off.", text)
+        # No bridge ran on those links: the plain bridge is the reference.
+        self.assertIn("- sb cpu1: p50 1.50x the bridge's (target ≤ 1.5x), p99 3.00x (target ≤ 2x).",
+                      text)
+        self.assertNotIn("- bridge off:", text)
+        self.assertNotIn("| hop | bridge off", text)
 
 
 if __name__ == "__main__":
