@@ -1,8 +1,11 @@
 #include "datapath/link_control.h"
 
 #include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 #include <sys/ioctl.h>
@@ -140,6 +143,37 @@ std::vector<std::string> risky_offloads(const OffloadState& s) {
   if (s.gso) out.emplace_back("generic-segmentation-offload");
   if (s.gro) out.emplace_back("generic-receive-offload");
   return out;
+}
+
+std::optional<bool> xdp_attached(int ifindex) noexcept {
+  try {
+    NlSock sock = connect_route();
+    ifinfomsg req{};
+    req.ifi_family = AF_UNSPEC;
+    req.ifi_index = ifindex;
+    if (nl_send_simple(sock.get(), RTM_GETLINK, 0, &req, sizeof(req)) < 0) return std::nullopt;
+    struct Reply {
+      std::optional<bool> attached;
+    } reply;
+    auto parse = [](nl_msg* msg, void* arg) -> int {
+      nlattr* link[IFLA_MAX + 1];
+      nlattr* xdp[IFLA_XDP_MAX + 1];
+      auto* out = static_cast<Reply*>(arg);
+      if (nlmsg_parse(nlmsg_hdr(msg), sizeof(ifinfomsg), link, IFLA_MAX, nullptr) < 0) return NL_OK;
+      out->attached = false;  // a kernel without XDP sends no IFLA_XDP
+      if (link[IFLA_XDP] != nullptr &&
+          nla_parse_nested(xdp, IFLA_XDP_MAX, link[IFLA_XDP], nullptr) == 0 &&
+          xdp[IFLA_XDP_ATTACHED] != nullptr) {
+        out->attached = nla_get_u8(xdp[IFLA_XDP_ATTACHED]) != XDP_ATTACHED_NONE;
+      }
+      return NL_OK;
+    };
+    nl_socket_modify_cb(sock.get(), NL_CB_VALID, NL_CB_CUSTOM, parse, &reply);
+    if (nl_recvmsgs_default(sock.get()) < 0) return std::nullopt;
+    return reply.attached;
+  } catch (...) {
+    return std::nullopt;
+  }
 }
 
 std::string read_driver(const std::string& name) noexcept {

@@ -2,7 +2,8 @@
 // libnl-route-3 (and undo exactly what was changed), read its MTU and MAC, and read its offload
 // settings with the ethtool ioctl so the daemon can warn when segmentation or checksum offloads
 // will hand it frames larger than the MTU or with partial checksums, and whether a veth port
-// steers what it receives (RPS), without which the kernel reorders a flow sent from two CPUs.
+// receives in order (through NAPI, or steered per flow by RPS), without which the kernel reorders
+// a flow sent from two CPUs.
 #pragma once
 
 #include <cstdint>
@@ -54,5 +55,10 @@ std::string read_driver(const std::string& name) noexcept;
 // another network namespace: its ifindex differs).
 std::optional<bool> rps_steered(const std::string& name, int ifindex,
                                 const std::string& sysfs_net = "/sys/class/net");
+
+// Whether an XDP program is attached to the interface (IFLA_XDP_ATTACHED by RTM_GETLINK). On a
+// veth any program, even one that passes every frame, makes it receive through NAPI: one ring
+// per receive queue, drained in the order the frames were sent. nullopt if it cannot be read.
+std::optional<bool> xdp_attached(int ifindex) noexcept;
 
 }  // namespace sharebuf::datapath

@@ -40,15 +40,15 @@ Switch::Switch(const SwitchConfig& config)
                           port->config.name + " tx off tso off gso off gro off");
     }
     if (std::thread::hardware_concurrency() > 1 && read_driver(port->config.name) == "veth" &&
+        xdp_attached(port->link.ifindex) == false &&
         rps_steered(port->config.name, port->link.ifindex) == false) {
       warnings_.push_back(
           "port " + port->config.name +
-          " is a veth that steers nothing it receives (rps_cpus 0): the kernel processes each "
-          "frame on the CPU that sent it, so a sender transmitting from two CPUs (TCP does) has "
-          "its frames reordered before they reach the switch, which a cable never does; keep each "
-          "flow in order with RPS on both veth ends: for q in /sys/class/net/" +
-          port->config.name +
-          "/queues/rx-*; do echo ff > $q/rps_cpus; done (ff: CPUs 0-7; docs/running.md)");
+          " is a veth without NAPI or RPS: the kernel processes each frame it receives on the CPU "
+          "that sent it, so a sender transmitting from two CPUs (TCP does) has its frames "
+          "reordered before they reach the switch, which a cable never does; keep them in order "
+          "on both veth ends with an XDP program that passes every frame (it makes veth use NAPI; "
+          "the netns testbed attaches netns-scripts/lib/xdp_pass.c) or RPS (docs/running.md)");
     }
     const uint32_t lanes = core_->config.rx_mode == RxMode::kPerCpu ? rx_workers(core_->config) : 1;
     port->io =

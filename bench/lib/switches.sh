@@ -28,7 +28,7 @@
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
 #   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
 # NAME@ORDER runs NAME with the testbed's links in another order (netns-scripts/lib/testbed.sh,
-# tb_link_order: flow, off, cpuN), e.g. sharebufd@off: the kernel's own order, in which a
+# tb_link_order: napi, flow, off), e.g. sharebufd@off: the kernel's own order, in which a
 # sender's frames are reordered when it transmits from two CPUs. Without it, TB_LINK_ORDER.
 # Processes a run leaves behind inside the switch namespace end with the testbed's cleanup.
 # shellcheck shell=bash
@@ -41,8 +41,8 @@ bench_switch_label() {
     base=$(bench_switch_label "${1%@*}") || return 1
     case "${1##*@}" in
       off) echo "$base, links in the kernel's order" ;;
-      flow) echo "$base, links in flow order" ;;
-      cpu[0-9] | cpu[0-9][0-9] | cpu[0-9][0-9][0-9]) echo "$base, links in order through ${1##*@}" ;;
+      flow) echo "$base, links in flow order (RPS)" ;;
+      napi) echo "$base, links in order (NAPI)" ;;
       *) return 1 ;;
     esac
     return 0
@@ -115,6 +115,10 @@ bench_start_switch() {
         --unixctl="$d/vswitchd.ctl" --detach --no-chdir --log-file="$d/vswitchd.log"
       tb_exec sw ovs-vsctl --db="unix:$d/db.sock" add-br br0 -- set bridge br0 datapath_type=netdev
       local p afxdp=()
+      # AF_XDP ports need their own XDP program on the switch's ends (it makes veth use NAPI too).
+      if [ "$1" = ovs-afxdp ]; then
+        for p in p1 p2; do tb_exec sw ip link set "$p" xdpdrv off 2>/dev/null || true; done
+      fi
       for p in p1 p2; do
         [ "$1" = ovs-afxdp ] && afxdp=(-- set interface "$p" type=afxdp options:xdp-mode=best-effort)
         tb_exec sw ovs-vsctl --db="unix:$d/db.sock" add-port br0 "$p" "${afxdp[@]}"
@@ -131,7 +135,6 @@ bench_start_switch() {
 }
 
 bench_stop_switch() {
-  [[ $1 != *@* ]] || tb_set_link_order "$TB_LINK_ORDER"
   case "${1%@*}" in
     sharebufd*) tb_stop_switch ;;
     bridge) tb_exec sw ip link del br0 ;;
@@ -143,12 +146,15 @@ bench_stop_switch() {
       sleep 0.5
       tb_exec sw ip link del br0 2>/dev/null || true
       tb_exec sw ip link del ovs-netdev 2>/dev/null || true
-      # A fresh database for the next OVS variant; AF_XDP ports leave an XDP program behind.
+      # A fresh database for the next OVS variant; AF_XDP ports leave an XDP program behind, and
+      # the links get theirs back.
       rm -rf "$BENCH_OVS_DIR"
       tb_exec sw ip link set p1 xdp off 2>/dev/null || true
       tb_exec sw ip link set p2 xdp off 2>/dev/null || true
       ;;
   esac
+  # Back to the testbed's own links (after another order, or OVS's AF_XDP programs).
+  if [[ $1 == *@* || $1 == ovs* ]]; then tb_set_link_order "$TB_LINK_ORDER"; fi
 }
 
 bench_interleave() {

@@ -8,10 +8,10 @@
 # exist only inside our namespaces) and MAC 02:5b:00:00:00:<i>; the switch's port i is "p<i>".
 # Offloads (tx checksum, TSO, GSO, GRO) are off on both ends of every veth.
 #
-# Links keep each flow's frames in order (TB_LINK_ORDER, see tb_link_order): a veth without NAPI
-# hands a frame to the backlog of the CPU that sent it, so a sender that transmits from two CPUs
-# (a TCP sender does: from its application's CPU and from the one its ACKs arrive on) has its
-# frames reordered on the link, which a cable never does.
+# Links keep their frames in order (TB_LINK_ORDER, see tb_link_order): a veth without NAPI hands
+# a frame to the backlog of the CPU that sent it, so a sender that transmits from two CPUs (a TCP
+# sender does: from its application's CPU and from the one its ACKs arrive on) has its frames
+# reordered on the link, which a cable never does.
 
 TB_PREFIX=""
 TB_HOSTS=0
@@ -19,11 +19,11 @@ TB_DIR=""
 TB_SWITCH_PID=""
 TB_PIDS=()
 TB_RESTORE_ALLOWED_CC=""
-# flow (default): every link end steers what it receives to a CPU chosen by the flow's hash
-# (RPS over all CPUs), so each flow stays in order; off: the kernel's default, a frame is
-# processed on the CPU that sent it; cpuN: everything a link end receives goes through CPU N
-# (one order for the whole link, at the cost of every frame crossing to that CPU).
-TB_LINK_ORDER=${TB_LINK_ORDER:-flow}
+# napi (default): every link end has an XDP program that passes every frame (netns-scripts/lib/
+# xdp_pass.c), which makes veth receive through NAPI: one ring per end, drained in the order the
+# frames were sent, mostly on the sender's CPU; flow: RPS by flow hash over all CPUs, each flow in
+# order but its receive work moved to the CPU its hash picks; off: the kernel's default.
+TB_LINK_ORDER=${TB_LINK_ORDER:-napi}
 
 tb_log() { printf '[testbed %s] %s\n' "$TB_PREFIX" "$*" >&2; }
 tb_die() { tb_log "error: $*"; exit 1; }
@@ -96,21 +96,27 @@ tb_create() {
 }
 
 # tb_link_order NS DEV [ORDER]: applies ORDER (default TB_LINK_ORDER) to what DEV (in namespace
-# NS) receives, by writing its receive queues' rps_cpus (sysfs as `ip netns exec` mounts it).
+# NS) receives: its XDP program and its receive queues' rps_cpus (sysfs as `ip netns exec` mounts
+# it for NS).
 tb_link_order() {
-  local ns=$1 dev=$2 order=${3:-$TB_LINK_ORDER} mask
+  local ns=$1 dev=$2 order=${3:-$TB_LINK_ORDER} mask=0
   case "$order" in
-    off) mask=0 ;;
+    off | napi) ;;
     flow) mask=$(printf '%x' $(((1 << $(nproc)) - 1))) ;;
-    cpu[0-9] | cpu[0-9][0-9] | cpu[0-9][0-9][0-9])
-      [ "${order#cpu}" -lt "$(nproc)" ] || tb_die "link order '$order': this machine has CPUs 0-$(($(nproc) - 1))"
-      mask=$(printf '%x' $((1 << ${order#cpu})))
-      ;;
-    *) tb_die "link order (TB_LINK_ORDER) must be flow, off or cpuN, not '$order'" ;;
+    *) tb_die "link order (TB_LINK_ORDER) must be napi, flow or off, not '$order'" ;;
   esac
+  if [ "$order" = napi ]; then
+    [ -f "$TB_DIR/xdp_pass.o" ] ||
+      clang -O2 -target bpf -c "$TB_ROOT/netns-scripts/lib/xdp_pass.c" -o "$TB_DIR/xdp_pass.o" ||
+      tb_die "cannot build netns-scripts/lib/xdp_pass.c (clang with the bpf target: ./run.sh deps)"
+    ip -n "$ns" link set dev "$dev" xdpdrv obj "$TB_DIR/xdp_pass.o" sec xdp ||
+      tb_die "cannot attach an XDP program to $dev in $ns (TB_LINK_ORDER=flow needs none)"
+  else
+    ip -n "$ns" link set dev "$dev" xdpdrv off 2>/dev/null || true
+  fi
   ip netns exec "$ns" sh -c 'for q in /sys/class/net/$1/queues/rx-*; do echo "$2" >"$q/rps_cpus"; done' \
-    _ "$dev" "$mask" 2>/dev/null || [ "$order" = off ] ||
-    tb_die "could not set rps_cpus of $dev in $ns (a kernel without CONFIG_RPS? TB_LINK_ORDER=off skips it)"
+    _ "$dev" "$mask" 2>/dev/null || [ "$order" != flow ] ||
+    tb_die "could not set rps_cpus of $dev in $ns (a kernel without CONFIG_RPS?)"
 }
 
 # tb_set_link_order ORDER: applies ORDER to both ends of every link of the testbed (for benchmarks

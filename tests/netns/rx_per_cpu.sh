@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Per-CPU RX ([switch] rx_mode = "per-cpu", rx_worker.h): one RX worker per CPU, each reading
-# every port's lane for its CPU. With the links in the kernel's order (no RPS) a ping pinned to
-# CPU c is received by the kernel on CPU c (veth delivers on the sending CPU), so worker c — and
-# only worker c — takes its frames, both the request and the reply. With the testbed's default
-# flow order (RPS by flow hash) a flow is received on one CPU whichever CPU sends it, so one
-# worker takes all of a ping's frames, and a TCP stream's frames are taken in their order; the
-# books balance.
+# every port's lane for its CPU. With the links in the kernel's order a ping pinned to CPU c is
+# received by the kernel on CPU c (veth delivers on the sending CPU), so worker c — and only
+# worker c — takes its frames, both the request and the reply. On links that steer each flow to
+# one CPU (RPS by flow hash, TB_LINK_ORDER=flow) one worker takes all of a ping's frames, and a
+# TCP stream's frames are taken in their order (not so on NAPI links, the testbed's default: NAPI
+# runs on whichever CPU scheduled it, so a flow moves between lanes); the books balance.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
@@ -63,7 +63,7 @@ for c in $(seq 0 $((cpus - 1))); do
     if [ "${took[w]}" -gt "$most" ]; then rest=$((rest + most)) most=${took[w]}; else rest=$((rest + took[w])); fi
   done
   [ "$most" -ge 40 ] && [ "$rest" -le 8 ] ||
-    fail "a ping on CPU $c was split over workers (${took[*]}): its flow should be received on one CPU"
+    fail "a ping on CPU $c was split over workers (${took[*]}): its frames should be received on one CPU"
 done
 
 tb_bg 2 iperf3 -s -1 -p 5201

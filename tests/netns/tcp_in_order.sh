@@ -2,33 +2,35 @@
 # A TCP stream through sharebufd (defaults, unshaped) arrives in order, as through a cable and a
 # hardware switch: the sender's retransmissions that the receiver reports as duplicates (DSACK:
 # the segment was reordered, not lost) and its reordering detections stay near zero. The testbed
-# keeps every flow in order on its links (TB_LINK_ORDER=flow, netns-scripts/lib/testbed.sh);
-# with TB_LINK_ORDER=off a sender transmitting from two CPUs has its segments reordered on the
-# veth into the switch, and this test fails (hundreds of each per run on 2 CPUs). sharebufd warns
-# at start about a veth port whose rps_cpus are 0.
+# keeps its links in order (TB_LINK_ORDER, netns-scripts/lib/testbed.sh: NAPI by default); with
+# TB_LINK_ORDER=off a sender transmitting from two CPUs has its segments reordered on the veth
+# into the switch, and this test fails (hundreds of each per run on 2 CPUs). sharebufd warns at
+# start about a veth port with neither NAPI (an XDP program) nor RPS.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
 for end in "$(tb_ns_sw) p1" "$(tb_ns_sw) p2" "$(tb_ns_host 1) eth0" "$(tb_ns_host 2) eth0"; do
   read -r ns dev <<<"$end"
-  echo "$ns $dev rps_cpus: $(ip netns exec "$ns" cat "/sys/class/net/$dev/queues/rx-0/rps_cpus")"
+  echo "$ns $dev: rps_cpus $(ip netns exec "$ns" cat "/sys/class/net/$dev/queues/rx-0/rps_cpus")," \
+    "$(ip -n "$ns" -d link show dev "$dev" | grep -o 'prog/xdp id [0-9]*' || echo 'no XDP program')"
 done
 tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
 
-# sharebufd warns about a veth port that steers nothing it receives, and only about that one.
+# sharebufd warns about a veth port with neither NAPI nor RPS, and only about that one.
 tb_set_link_order off
 tb_link_order "$(tb_ns_sw)" p2 flow
 tb_start_switch "$TB_DIR/sw.toml"
 tb_stop_switch || fail "sharebufd exited with $?"
 # (On one CPU there is nothing to reorder, and no warning.)
-[ "$(nproc)" -eq 1 ] || grep -q 'port p1 is a veth that steers nothing' "$TB_DIR/sharebufd.log" ||
+[ "$(nproc)" -eq 1 ] || grep -q 'port p1 is a veth without NAPI or RPS' "$TB_DIR/sharebufd.log" ||
   fail "no warning about p1, whose rps_cpus are 0"
-! grep -q 'port p2 is a veth that steers nothing' "$TB_DIR/sharebufd.log" ||
-  fail "a warning about p2, which steers by flow"
-tb_set_link_order flow
+! grep -q 'port p2 is a veth without NAPI or RPS' "$TB_DIR/sharebufd.log" ||
+  fail "a warning about p2, which steers by flow (RPS)"
+tb_set_link_order "$TB_LINK_ORDER"
 
 tb_start_switch "$TB_DIR/sw.toml"
-! grep -q 'steers nothing' "$TB_DIR/sharebufd.log" || fail "a link-order warning on flow-ordered links"
+! grep -q 'without NAPI or RPS' "$TB_DIR/sharebufd.log" ||
+  fail "a link-order warning on the testbed's links ($TB_LINK_ORDER)"
 
 counters() { tb_exec "$1" /usr/bin/python3 "$TB_ROOT/bench/lib/tcp_reorder_report.py" counters; }
 tb_bg 2 iperf3 -s -1 -p 5201
