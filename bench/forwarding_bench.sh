@@ -20,6 +20,7 @@ source "$here/lib/switches.sh"
 # shellcheck source=lib/host_counters.sh
 source "$here/lib/host_counters.sh"
 
+args="$*"
 build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -111,7 +112,7 @@ measure() {
 
 bench_interleave "$reps" measure "${switches[@]}"
 
-/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" \
+/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" "$args" \
   >"$here/forwarding-results.md"
 /usr/bin/python3 "$here/lib/forwarding_report.py" plot "$results" "$TB_ROOT/docs/img/fwd-ping-cdf.png"
 cat "$here/forwarding-results.md"

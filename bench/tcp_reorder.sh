@@ -8,9 +8,9 @@
 # Writes bench/tcp-reorder-results.md (and DIR/results.jsonl).
 #   bench/tcp_reorder.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 #                        [--client-cpu N]
-# NAMEs: bench/lib/switches.sh (default: bridge, sharebufd and sharebufd-percpu, each on the
-# testbed's links as they are (TB_LINK_ORDER, by default every flow kept in order) and with
-# @off, the links in the kernel's order, where a sender transmitting from two CPUs is reordered).
+# NAMEs: bench/lib/switches.sh (default: the bridge and sharebufd each on the testbed's links
+# (TB_LINK_ORDER, NAPI unless set), @off (the kernel's order, where a sender transmitting from two
+# CPUs is reordered) and @flow (RPS by flow hash), and sharebufd-percpu on NAPI and RPS links).
 # --client-cpu N pins iperf3's client (the sender) to CPU N. Needs root and ./run.sh build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +19,7 @@ source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 
-build=$TB_ROOT/build reps=3 seconds=4 only="bridge,bridge@off,sharebufd,sharebufd@off,sharebufd-percpu,sharebufd-percpu@off"
+build=$TB_ROOT/build reps=3 seconds=4 only="bridge,bridge@off,bridge@flow,sharebufd,sharebufd@off,sharebufd@flow,sharebufd-percpu,sharebufd-percpu@flow"
 client_cpu=
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -9,8 +9,9 @@ usage: forwarding_report.py row NAME REP TCP1_BPS TCP4_BPS RX_BEFORE RX_AFTER BL
          (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none), and
          reordering over the TCP runs: {"receiver_ofo": segments the receiver queued out of
          order} and for sharebufd "rx_frames", "rx_out_of_order" ("{}": none)
-       forwarding_report.py table RESULTS_JSONL REPS SECONDS
-         the Markdown table (medians per switch) and the ratios against OVS and the bridge
+       forwarding_report.py table RESULTS_JSONL REPS SECONDS [OPTIONS]
+         the Markdown table (medians per switch) and the ratios against OVS and the bridge;
+         OPTIONS: the benchmark's command-line options, for the command it prints
        forwarding_report.py plot RESULTS_JSONL PNG
          ping RTT CDFs per switch
 """
@@ -52,17 +53,30 @@ def row(argv):
 def table(argv):
     rows = read_rows(argv[0])
     reps, seconds = argv[1], argv[2]
+    options = argv[3] if len(argv) > 3 else ""
     names = {r["switch"]: r["label"] for r in rows}  # bench/lib/switches.sh names them
     print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
           f"{reps} runs of {seconds} s each; two hosts, offloads off, no shaping.  ")
-    print("Command: `bench/forwarding_bench.sh` (as root, after `./run.sh build`).")
+    print(f"Command: `bench/forwarding_bench.sh{' ' + options if options else ''}` (as root, after "
+          "`./run.sh build`).")
     print()
     print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns) | ping p50 (µs) | ping p99 (µs) |")
     print("|---|---|---|---|---|---|---|---|")
     med = {}
-    ours = ("sharebufd", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
-            "sharebufd-1rx", "sharebufd-spin")
-    for key in ours + ("bridge", "ovs", "ovs-afxdp"):
+    order = ("sharebufd", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
+             "sharebufd-1rx", "sharebufd-spin", "bridge", "ovs", "ovs-afxdp")
+    # NAME@ORDER ran on links in another order (bench/lib/switches.sh): listed after NAME, and
+    # compared with the bridge and OVS on the same links where those ran too.
+    present = list(dict.fromkeys(r["switch"] for r in rows))
+    keys = sorted(present, key=lambda k: (order.index(k.split("@")[0]) if k.split("@")[0] in order
+                                          else len(order), "@" in k, k))
+    ours = tuple(k for k in keys if k.startswith("sharebufd"))
+
+    def ref(key, base):
+        other = base + key[key.index("@"):] if "@" in key else base
+        return other if other in med else base
+
+    for key in keys:
         rs = [r for r in rows if r["switch"] == key]
         if not rs:
             continue
@@ -75,14 +89,14 @@ def table(argv):
               f"{m['ping_p99_us']:.0f} |")
     print()
     for key in ours:
-        if key in med and "ovs" in med:
-            s, o = med[key], med["ovs"]
+        if key in med and ref(key, "ovs") in med:
+            s, o = med[key], med[ref(key, "ovs")]
             print(f"- {names[key]} / OVS userspace: TCP {s['tcp1_mbps'] / o['tcp1_mbps']:.2f}x (1 stream), "
                   f"{s['tcp4_mbps'] / o['tcp4_mbps']:.2f}x (4 streams), 64 B frame rate "
                   f"{s['delivered_kpps'] / o['delivered_kpps']:.2f}x (target: 2x).")
     for key in ours:
-        if key in med and "bridge" in med:
-            s, b = med[key], med["bridge"]
+        if key in med and ref(key, "bridge") in med:
+            s, b = med[key], med[ref(key, "bridge")]
             print(f"- {names[key]} / bridge: TCP {s['tcp1_mbps'] / b['tcp1_mbps']:.2f}x (1 stream), "
                   f"{s['tcp4_mbps'] / b['tcp4_mbps']:.2f}x (4 streams) (target: at least 1x); 64 B frames "
                   f"{s['delivered_kpps'] / b['delivered_kpps']:.2f}x (target: 1.5x); ping p50 "
@@ -139,7 +153,7 @@ def plot(argv):
 
 
 def main(argv):
-    commands = {"row": ((12, 14, 15), row), "table": ((3,), table), "plot": ((2,), plot)}
+    commands = {"row": ((12, 14, 15), row), "table": ((3, 4), table), "plot": ((2,), plot)}
     if not argv or argv[0] not in commands or len(argv) - 1 not in commands[argv[0]][0]:
         sys.exit(__doc__)
     commands[argv[0]][1](argv[1:])

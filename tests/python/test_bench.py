@@ -70,6 +70,17 @@ class ForwardingReport(unittest.TestCase):
         self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 | 60 | 108 |", text)
         self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream)", text)
 
+    def test_a_switch_on_other_links_follows_its_own_and_is_compared_on_the_same_links(self):
+        rows = [self.measure("bridge@off", "bridge off", 1, 8000, 1000, 500),
+                self.measure("sharebufd@off", "sb off", 1, 2000, 1200, 1000),
+                self.measure("bridge", "bridge", 1, 4000, 1000, 500),
+                self.measure("sharebufd", "sb", 1, 3000, 1200, 1000)]
+        text = self.table_of(rows, 1)
+        lines = [line.split(" |")[0] for line in text.splitlines() if line.startswith("| ")]
+        self.assertEqual(lines[1:], ["| sb", "| sb off", "| bridge", "| bridge off"])
+        self.assertIn("- sb / bridge: TCP 0.75x (1 stream)", text)
+        self.assertIn("- sb off / bridge: TCP 0.25x (1 stream)", text)
+
     def test_hop_histograms_per_phase_for_sharebufd_only(self):
         rows = [self.measure("sharebufd", "sharebufd (cs)", rep, 3000, 1200, 1000,
                              (self.latency(wake, 5000), self.latency(40000 + wake, 7000)))
