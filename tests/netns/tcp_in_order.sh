@@ -4,8 +4,9 @@
 # the segment was reordered, not lost) and its reordering detections stay near zero. The testbed
 # keeps its links in order (TB_LINK_ORDER, netns-scripts/lib/testbed.sh: NAPI by default); with
 # TB_LINK_ORDER=off a sender transmitting from two CPUs has its segments reordered on the veth
-# into the switch, and this test fails (hundreds of each per run on 2 CPUs). sharebufd warns at
-# start about a veth port with neither NAPI (an XDP program) nor RPS.
+# into the switch, and this test fails (hundreds of each per run on 2 CPUs). Nor does the link
+# itself lose a frame (host 1's eth0 has a transmit queue). sharebufd warns at start about a veth
+# port with neither NAPI (an XDP program) nor RPS.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
@@ -33,6 +34,9 @@ tb_start_switch "$TB_DIR/sw.toml"
   fail "a link-order warning on the testbed's links ($TB_LINK_ORDER)"
 
 counters() { tb_exec "$1" /usr/bin/python3 "$TB_ROOT/bench/lib/tcp_reorder_report.py" counters; }
+# Frames host 1's eth0 dropped on transmit (a full veth ring with no queue in front of it).
+tx_dropped() { tb_exec 1 cat /sys/class/net/eth0/statistics/tx_dropped; }
+drop0=$(tx_dropped)
 tb_bg 2 iperf3 -s -1 -p 5201
 sleep 0.3
 recv0=$(counters 2) send0=$(counters 1)
@@ -41,6 +45,9 @@ wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
 recv1=$(counters 2) send1=$(counters 1)
 tb_stop_switch || fail "sharebufd exited with $?"
+drop1=$(tx_dropped)
+echo "host 1's eth0 dropped $((drop1 - drop0)) frames on transmit"
+[ "$((drop1 - drop0))" -eq 0 ] || fail "the link from host 1 lost frames (its eth0 needs a transmit queue)"
 
 /usr/bin/python3 - "$TB_DIR/tcp.json" "$recv0" "$recv1" "$send0" "$send1" "$TB_DIR/stats.json" <<'PY' ||
 import json, sys
