@@ -116,7 +116,7 @@ tb_link_order() {
     [ -f "$TB_DIR/xdp_pass.o" ] ||
       clang -O2 -target bpf -c "$TB_ROOT/netns-scripts/lib/xdp_pass.c" -o "$TB_DIR/xdp_pass.o" ||
       tb_die "cannot build netns-scripts/lib/xdp_pass.c (clang with the bpf target: ./run.sh deps)"
-    ip -n "$ns" link set dev "$dev" xdpdrv obj "$TB_DIR/xdp_pass.o" sec xdp.frags ||
+    ip -force -n "$ns" link set dev "$dev" xdpdrv obj "$TB_DIR/xdp_pass.o" sec xdp.frags ||
       tb_die "cannot attach an XDP program to $dev in $ns (TB_LINK_ORDER=flow needs none)"
   else
     ip -n "$ns" link set dev "$dev" xdpdrv off 2>/dev/null || true
