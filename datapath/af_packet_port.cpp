@@ -112,8 +112,8 @@ void AfPacketPort::join_fanout(uint32_t lanes) {
 }
 
 AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-                           uint32_t tx_batch, uint32_t rx_lanes)
-    : name_(ifname), mtu_(mtu), rx_(std::max<uint32_t>(1, rx_lanes)) {
+                           uint32_t tx_batch, uint32_t rx_lanes, bool rx_xdp)
+    : name_(ifname), mtu_(mtu), rx_(rx_xdp ? 0 : std::max<uint32_t>(1, rx_lanes)) {
   // Room for the TPACKET header, Ethernet + two VLAN tags, and the MTU.
   const uint32_t frame_size = round_up_pow2(TPACKET_ALIGN(TPACKET2_HDRLEN) + 14 + 8 + mtu + 64);
   try {
@@ -123,6 +123,10 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     // The kernel puts the network header of a frame at TPACKET_ALIGN(header + 16) into the slot
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
     rx_capacity_ = frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14);
+    if (rx_xdp) {
+      xsk_ = std::make_unique<XskRx>(ifname, ifindex, rx_frames);
+      rx_capacity_ = xsk_->capacity();
+    }
 
     // Protocol 0: this socket receives nothing, it only sends.
     tx_fd_ = open_socket(ifname, 0);
@@ -151,6 +155,7 @@ AfPacketPort::~AfPacketPort() {
 }
 
 void AfPacketPort::close_all() noexcept {
+  xsk_.reset();
   for (RxLane& lane : rx_) {
     if (lane.ring.base != nullptr) munmap(lane.ring.base, lane.ring.bytes);
     lane.ring.base = nullptr;
@@ -162,6 +167,7 @@ void AfPacketPort::close_all() noexcept {
 }
 
 bool AfPacketPort::rx_peek(RxFrame& frame, uint32_t lane) noexcept {
+  if (xsk_ != nullptr) return xsk_->peek(frame);
   const Ring& ring = rx_[lane].ring;
   auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(ring.next));
   // acquire pairs with the kernel's release of the slot (smp_wmb before setting tp_status).
@@ -179,6 +185,7 @@ bool AfPacketPort::rx_peek(RxFrame& frame, uint32_t lane) noexcept {
 }
 
 void AfPacketPort::rx_release(uint32_t lane) noexcept {
+  if (xsk_ != nullptr) return xsk_->release();
   Ring& ring = rx_[lane].ring;
   auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(ring.next));
   __atomic_store_n(&hdr->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
@@ -186,6 +193,7 @@ void AfPacketPort::rx_release(uint32_t lane) noexcept {
 }
 
 uint64_t AfPacketPort::rx_ring_drops(uint32_t lane) noexcept {
+  if (xsk_ != nullptr) return xsk_->drops();
   tpacket_stats stats{};
   socklen_t len = sizeof stats;
   // Reading the statistics resets them in the kernel, so each call returns the delta.

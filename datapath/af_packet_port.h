@@ -9,6 +9,8 @@
 //       cells into staging slots and sends a burst with one sendmmsg. (A TPACKET TX ring was
 //       measured slower on veth: its zero-copy skbs are copied again by veth, an extra page
 //       allocation and copy per frame; bench/forwarding_bench.sh.)
+//   With rx_xdp ([switch] rx_io = "af_xdp") the RX side is AF_XDP sockets instead
+//   (datapath/xsk_rx.h); TX is the same.
 // Thread-safety: the RX half belongs to the port's RX worker, the TX half to its egress worker.
 #pragma once
 
@@ -23,27 +25,19 @@
 
 #include "buffer/delay_histogram.h"
 #include "datapath/clocks.h"
+#include "datapath/rx_frame.h"
+#include "datapath/xsk_rx.h"
 
 namespace sharebuf::datapath {
-
-struct RxFrame {
-  const uint8_t* data = nullptr;
-  uint32_t len = 0;       // bytes captured
-  uint32_t wire_len = 0;  // bytes on the wire (> len: the ring slot truncated it)
-  uint16_t vlan_tci = 0;
-  uint16_t vlan_tpid = 0;
-  bool vlan_valid = false;        // the kernel stripped a VLAN tag into vlan_tci
-  bool checksum_partial = false;  // TP_STATUS_CSUMNOTREADY: L4 checksum not computed yet
-  uint64_t ring_realtime_ns = 0;  // the kernel's stamp (CLOCK_REALTIME) as it filled the slot
-};
 
 class AfPacketPort {
  public:
   // Throws std::runtime_error naming the interface and the failing call.
   // rx_frames: RX ring slots (per lane); tx_batch: staging slots, the most frames one sendmmsg
-  // carries; rx_lanes: RX sockets in one fanout-by-CPU group (1: a plain RX socket).
+  // carries; rx_lanes: RX sockets in one fanout-by-CPU group (1: a plain RX socket); rx_xdp:
+  // receive through AF_XDP sockets (one lane).
   AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-               uint32_t tx_batch, uint32_t rx_lanes = 1);
+               uint32_t tx_batch, uint32_t rx_lanes = 1, bool rx_xdp = false);
   ~AfPacketPort();
   AfPacketPort(const AfPacketPort&) = delete;
   AfPacketPort& operator=(const AfPacketPort&) = delete;
@@ -58,8 +52,11 @@ class AfPacketPort {
   uint32_t rx_capacity() const noexcept { return rx_capacity_; }
   // The longest frame a TX staging slot holds.
   uint32_t tx_capacity() const noexcept { return tx_slot_bytes_; }
-  uint32_t rx_lanes() const noexcept { return static_cast<uint32_t>(rx_.size()); }
-  int rx_fd(uint32_t lane = 0) const noexcept { return rx_[lane].fd; }
+  uint32_t rx_lanes() const noexcept { return xsk_ ? 1 : static_cast<uint32_t>(rx_.size()); }
+  int rx_fd(uint32_t lane = 0) const noexcept { return xsk_ ? xsk_->fd() : rx_[lane].fd; }
+  // Whether RX is on AF_XDP sockets, and on how many of the interface's queues.
+  bool rx_xdp() const noexcept { return xsk_ != nullptr; }
+  uint32_t rx_xdp_queues() const noexcept { return xsk_ ? xsk_->queues() : 0; }
   int tx_fd() const noexcept { return tx_fd_; }
 
   // RX, per lane (each lane has one reader at a time): the next frame the kernel handed over,
@@ -109,6 +106,7 @@ class AfPacketPort {
   int tx_fd_ = -1;
   static constexpr uint32_t kMaxTxBatch = 64;
   std::vector<RxLane> rx_;
+  std::unique_ptr<XskRx> xsk_;
   uint32_t tx_slot_bytes_ = 0;
   uint32_t tx_batch_ = 0;
   uint32_t tx_count_ = 0;

@@ -145,34 +145,69 @@ std::vector<std::string> risky_offloads(const OffloadState& s) {
   return out;
 }
 
-std::optional<bool> xdp_attached(int ifindex) noexcept {
+std::optional<XdpState> read_xdp(int ifindex) noexcept {
   try {
     NlSock sock = connect_route();
     ifinfomsg req{};
     req.ifi_family = AF_UNSPEC;
     req.ifi_index = ifindex;
     if (nl_send_simple(sock.get(), RTM_GETLINK, 0, &req, sizeof(req)) < 0) return std::nullopt;
-    struct Reply {
-      std::optional<bool> attached;
-    } reply;
+    std::optional<XdpState> reply;
     auto parse = [](nl_msg* msg, void* arg) -> int {
       nlattr* link[IFLA_MAX + 1];
       nlattr* xdp[IFLA_XDP_MAX + 1];
-      auto* out = static_cast<Reply*>(arg);
+      auto* out = static_cast<std::optional<XdpState>*>(arg);
       if (nlmsg_parse(nlmsg_hdr(msg), sizeof(ifinfomsg), link, IFLA_MAX, nullptr) < 0) return NL_OK;
-      out->attached = false;  // a kernel without XDP sends no IFLA_XDP
+      XdpState state;  // a kernel without XDP sends no IFLA_XDP
       if (link[IFLA_XDP] != nullptr &&
           nla_parse_nested(xdp, IFLA_XDP_MAX, link[IFLA_XDP], nullptr) == 0 &&
           xdp[IFLA_XDP_ATTACHED] != nullptr) {
-        out->attached = nla_get_u8(xdp[IFLA_XDP_ATTACHED]) != XDP_ATTACHED_NONE;
+        state.attached = nla_get_u8(xdp[IFLA_XDP_ATTACHED]);
+        // One program: IFLA_XDP_PROG_ID in its mode; several (driver and offload): per mode.
+        if (xdp[IFLA_XDP_DRV_PROG_ID] != nullptr)
+          state.driver_prog_id = nla_get_u32(xdp[IFLA_XDP_DRV_PROG_ID]);
+        else if (state.attached == XDP_ATTACHED_DRV && xdp[IFLA_XDP_PROG_ID] != nullptr)
+          state.driver_prog_id = nla_get_u32(xdp[IFLA_XDP_PROG_ID]);
       }
+      *out = state;
       return NL_OK;
     };
     nl_socket_modify_cb(sock.get(), NL_CB_VALID, NL_CB_CUSTOM, parse, &reply);
     if (nl_recvmsgs_default(sock.get()) < 0) return std::nullopt;
-    return reply.attached;
+    return reply;
   } catch (...) {
     return std::nullopt;
+  }
+}
+
+std::optional<bool> xdp_attached(int ifindex) noexcept {
+  const std::optional<XdpState> state = read_xdp(ifindex);
+  if (!state) return std::nullopt;
+  return state->attached != XDP_ATTACHED_NONE;
+}
+
+void set_xdp_program(const std::string& name, int ifindex, int prog_fd) {
+  NlSock sock = connect_route();
+  std::unique_ptr<nl_msg, void (*)(nl_msg*)> msg(
+      nlmsg_alloc_simple(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK), nlmsg_free);
+  if (!msg) throw std::runtime_error("netlink: out of memory");
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  ifi.ifi_index = ifindex;
+  nlattr* xdp = nullptr;
+  if (nlmsg_append(msg.get(), &ifi, sizeof ifi, NLMSG_ALIGNTO) < 0 ||
+      (xdp = nla_nest_start(msg.get(), IFLA_XDP)) == nullptr ||
+      nla_put_s32(msg.get(), IFLA_XDP_FD, prog_fd) < 0 ||
+      nla_put_u32(msg.get(), IFLA_XDP_FLAGS, XDP_FLAGS_DRV_MODE) < 0) {
+    throw std::runtime_error("netlink: cannot build the XDP request");
+  }
+  nla_nest_end(msg.get(), xdp);
+  int err = nl_send_auto(sock.get(), msg.get());
+  if (err >= 0) err = nl_wait_for_ack(sock.get());
+  if (err < 0) {
+    throw std::runtime_error("interface '" + name + "': cannot " +
+                             (prog_fd < 0 ? "detach" : "attach") +
+                             " an XDP program in driver mode: " + nl_geterror(err));
   }
 }
 

@@ -61,4 +61,15 @@ std::optional<bool> rps_steered(const std::string& name, int ifindex,
 // per receive queue, drained in the order the frames were sent. nullopt if it cannot be read.
 std::optional<bool> xdp_attached(int ifindex) noexcept;
 
+struct XdpState {
+  uint8_t attached = 0;         // XDP_ATTACHED_NONE, _DRV, _SKB, _HW or _MULTI
+  uint32_t driver_prog_id = 0;  // the program attached in driver mode; 0 if none
+};
+// The interface's XDP programs (RTM_GETLINK); nullopt if they cannot be read.
+std::optional<XdpState> read_xdp(int ifindex) noexcept;
+// Attaches the BPF program `prog_fd` to the interface in driver mode, replacing the one there, or
+// detaches the driver-mode program if prog_fd is -1. Throws std::runtime_error naming the
+// interface and the kernel's reason.
+void set_xdp_program(const std::string& name, int ifindex, int prog_fd);
+
 }  // namespace sharebuf::datapath

@@ -39,8 +39,9 @@ Switch::Switch(const SwitchConfig& config)
                           "switch; turn them off on both veth ends: ethtool -K " +
                           port->config.name + " tx off tso off gso off gro off");
     }
-    if (std::thread::hardware_concurrency() > 1 && read_driver(port->config.name) == "veth" &&
-        xdp_attached(port->link.ifindex) == false &&
+    // With rx_io af_xdp the switch attaches its own XDP program, which gives the port NAPI.
+    if (std::thread::hardware_concurrency() > 1 && core_->config.rx_io != RxIo::kAfXdp &&
+        read_driver(port->config.name) == "veth" && xdp_attached(port->link.ifindex) == false &&
         rps_steered(port->config.name, port->link.ifindex) == false) {
       warnings_.push_back(
           "port " + port->config.name +
@@ -51,9 +52,9 @@ Switch::Switch(const SwitchConfig& config)
           "the netns testbed attaches netns-scripts/lib/xdp_pass.c) or RPS (docs/running.md)");
     }
     const uint32_t lanes = core_->config.rx_mode == RxMode::kPerCpu ? rx_workers(core_->config) : 1;
-    port->io =
-        std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
-                                       port->config.rx_ring_frames, port->config.tx_batch, lanes);
+    port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
+                                              port->config.rx_ring_frames, port->config.tx_batch,
+                                              lanes, core_->config.rx_io == RxIo::kAfXdp);
     // Shaper depth when idle: two full frames, or 500 us at the port rate, whichever is larger,
     // so an idle port does not burst much. While backlogged: up to 20 ms at the rate, because on
     // a loaded 2-core host the egress thread wakes milliseconds late, and a plain bucket then

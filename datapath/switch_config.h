@@ -109,6 +109,11 @@ struct StaticMacConfig {
 // thread on another CPU (docs/datapath-latency.md, "Per-CPU RX").
 enum class RxMode : uint8_t { kPerPort, kPerCpu };
 
+// What a port receives through ([switch] rx_io). kAfPacket: a TPACKET_V2 ring. kAfXdp: AF_XDP
+// sockets fed by an XDP program the switch attaches (datapath/xsk_rx.h): less kernel work per
+// frame in the sender's context, but no kernel timestamp per frame.
+enum class RxIo : uint8_t { kAfPacket, kAfXdp };
+
 struct SwitchConfig {
   std::string name = "sharebuf";
   std::string source;  // where it was loaded from (for messages)
@@ -125,6 +130,7 @@ struct SwitchConfig {
   uint32_t mac_table_size = 4096;
   bool drain_on_stop = false;  // on SIGTERM: transmit what is queued (true) or drop it (false)
   RxMode rx_mode = RxMode::kPerPort;
+  RxIo rx_io = RxIo::kAfPacket;
   uint32_t rx_threads = 0;       // RX worker threads (per-port mode); 0 = one per port
   uint64_t rx_busy_poll_ns = 0;  // an idle RX worker spins this long before blocking; 0 = never
   // An RX worker other than the first whose rings stay empty this long hands them to the first

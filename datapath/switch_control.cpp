@@ -288,6 +288,7 @@ nlohmann::json SwitchControl::status() const {
           {"retired_pending", core_.retired_pending()},
           {"retired_reclaimed", core_.reclaimed()},
           {"rx_mode", core_.config.rx_mode == RxMode::kPerCpu ? "per-cpu" : "per-port"},
+          {"rx_io", core_.config.rx_io == RxIo::kAfXdp ? "af_xdp" : "af_packet"},
           {"rx_workers", rx_workers}};
 }
 

@@ -215,6 +215,13 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
     sw.rx_mode = r.choice("rx_mode", "per-port", {"per-port", "per-cpu"}) == "per-cpu"
                      ? datapath::RxMode::kPerCpu
                      : datapath::RxMode::kPerPort;
+    sw.rx_io = r.choice("rx_io", "af_packet", {"af_packet", "af_xdp"}) == "af_xdp"
+                   ? datapath::RxIo::kAfXdp
+                   : datapath::RxIo::kAfPacket;
+    if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_io == datapath::RxIo::kAfXdp)
+      r.fail("rx_io",
+             "\"af_xdp\" cannot be combined with rx_mode \"per-cpu\" (its lanes are TPACKET "
+             "rings in a fanout group)");
     sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
     if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_threads != 0)
       r.fail("rx_threads",

@@ -20,6 +20,8 @@
 #   sharebufd-spinlong rx_busy_poll = 20ms (spins across a 10 ms ping gap: a polling floor)
 #   sharebufd-percpu   rx_mode = "per-cpu": one RX worker per CPU, pinned, reading the frames the
 #                      kernel received on its CPU
+#   sharebufd-xdp      rx_io = "af_xdp": ports receive through AF_XDP sockets (the switch's own XDP
+#                      program in place of the testbed's while it runs)
 #   sharebufd-cpu0, sharebufd-cpu1
 #                      defaults, every thread pinned to CPU 0 (1) with taskset after the start
 #   sharebufd-rtcpu0   realtime_priority = 10 and every thread on CPU 0: with the ping on CPU 0
@@ -57,6 +59,7 @@ bench_switch_label() {
     sharebufd-spinshort) echo "sharebufd, rx_busy_poll = 100us" ;;
     sharebufd-spinlong) echo "sharebufd, rx_busy_poll = 20ms" ;;
     sharebufd-percpu) echo "sharebufd, rx_mode = per-cpu" ;;
+    sharebufd-xdp) echo "sharebufd, rx_io = af_xdp" ;;
     sharebufd-cpu0) echo "sharebufd, all threads on CPU 0" ;;
     sharebufd-cpu1) echo "sharebufd, all threads on CPU 1" ;;
     sharebufd-rtcpu0) echo "sharebufd, realtime_priority = 10, all threads on CPU 0" ;;
@@ -88,6 +91,7 @@ bench_start_switch() {
         sharebufd-spinshort) extra='rx_busy_poll = "100us"' ;;
         sharebufd-spinlong) extra='rx_busy_poll = "20ms"' ;;
         sharebufd-percpu) extra='rx_mode = "per-cpu"' ;;
+        sharebufd-xdp) extra='rx_io = "af_xdp"' ;;
       esac
       [ -z "$extra" ] || sed -i "s/^\[switch\]/[switch]\n$extra/" "$conf"
       tb_start_switch "$conf"

@@ -125,6 +125,13 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_NO_THROW(validate_config(sw));
 }
 
+TEST(ConfigLoader, RxIoDefaultsToAfPacket) {
+  const std::string ports = "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n";
+  EXPECT_EQ(parse_config(ports, "c.toml").sw.rx_io, datapath::RxIo::kAfPacket);
+  EXPECT_EQ(parse_config("[switch]\nrx_io = \"af_xdp\"\n" + ports, "c.toml").sw.rx_io,
+            datapath::RxIo::kAfXdp);
+}
+
 TEST(ConfigLoader, PerCpuRxHasOneWorkerPerCpu) {
   const DaemonConfig c = parse_config(
       "[switch]\nrx_mode = \"per-cpu\"\n[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n",
@@ -323,6 +330,12 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"rx_threads with per-cpu RX",
        "[switch]\nrx_mode = \"per-cpu\"\nrx_threads = 2\n" + with_ports(""),
        {"bad.toml:3:", "key 'rx_threads'", "one RX worker per CPU"}},
+      {"rx_io",
+       "[switch]\nrx_io = \"xdp\"\n" + with_ports(""),
+       {"bad.toml:2:", "key 'rx_io'", "af_packet, af_xdp"}},
+      {"af_xdp with per-cpu RX",
+       "[switch]\nrx_mode = \"per-cpu\"\nrx_io = \"af_xdp\"\n" + with_ports(""),
+       {"bad.toml:3:", "key 'rx_io'", "per-cpu"}},
       {"pipelines with per-cpu RX",
        "[switch]\nrx_mode = \"per-cpu\"\n" + with_ports("[trimming]\npipelines = 2\n"),
        {"key 'pipelines'", "per-cpu"}},

@@ -1,0 +1,296 @@
+#include "datapath/xsk_rx.h"
+
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <stdexcept>
+
+#include "datapath/link_control.h"
+
+namespace sharebuf::datapath {
+namespace {
+
+// Queues tried per interface; binding stops at the first the interface does not have.
+constexpr uint32_t kMaxQueues = 64;
+
+std::runtime_error sys_error(const std::string& ifname, const std::string& what) {
+  return std::runtime_error("port '" + ifname + "' (rx_io af_xdp): " + what + ": " +
+                            std::strerror(errno));
+}
+
+int bpf(int cmd, bpf_attr& attr) {
+  return static_cast<int>(syscall(SYS_bpf, cmd, &attr, sizeof attr));
+}
+
+uint32_t round_up_pow2(uint32_t v) {
+  uint32_t p = 1;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
+  bpf_insn i{};
+  i.code = code;
+  i.dst_reg = dst & 0xf;
+  i.src_reg = src & 0xf;
+  i.off = off;
+  i.imm = imm;
+  return i;
+}
+
+}  // namespace
+
+void XskRx::load_program(int ifindex, uint32_t queues) {
+  bpf_attr attr{};
+  attr.map_type = BPF_MAP_TYPE_XSKMAP;
+  attr.key_size = 4;
+  attr.value_size = 4;
+  attr.max_entries = queues;
+  std::strncpy(attr.map_name, "sharebuf_xsks", sizeof attr.map_name - 1);
+  map_fd_ = bpf(BPF_MAP_CREATE, attr);
+  if (map_fd_ < 0) throw sys_error(name_, "bpf(BPF_MAP_CREATE, XSKMAP)");
+
+  // return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
+  // A queue without a socket passes its frames to the kernel (the map lookup's default).
+  const bpf_insn prog[] = {
+      insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_1,
+           static_cast<int16_t>(offsetof(xdp_md, rx_queue_index)), 0),
+      insn(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map_fd_),
+      insn(0, 0, 0, 0, 0),  // the upper half of the 64-bit immediate
+      insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, XDP_PASS),
+      insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_redirect_map),
+      insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+  };
+  static char log[4096];
+  static const char license[] = "GPL";
+  attr = bpf_attr{};
+  attr.prog_type = BPF_PROG_TYPE_XDP;
+  attr.insns = reinterpret_cast<uint64_t>(prog);
+  attr.insn_cnt = sizeof prog / sizeof prog[0];
+  attr.license = reinterpret_cast<uint64_t>(license);
+  attr.log_buf = reinterpret_cast<uint64_t>(log);
+  attr.log_size = sizeof log;
+  attr.log_level = 1;
+  std::strncpy(attr.prog_name, "sharebuf_xsk", sizeof attr.prog_name - 1);
+  prog_fd_ = bpf(BPF_PROG_LOAD, attr);
+  if (prog_fd_ < 0) throw sys_error(name_, std::string("bpf(BPF_PROG_LOAD): ") + log);
+
+  // Keep the program the interface has (the testbed's pass-through program, say) to put back.
+  const std::optional<XdpState> state = read_xdp(ifindex);
+  if (!state) throw std::runtime_error("port '" + name_ + "': cannot read its XDP programs");
+  if (state->attached != XDP_ATTACHED_NONE && state->driver_prog_id == 0) {
+    throw std::runtime_error("port '" + name_ +
+                             "' (rx_io af_xdp): the interface has an XDP program in generic or "
+                             "offload mode; the switch attaches its own in driver mode");
+  }
+  if (state->driver_prog_id != 0) {
+    attr = bpf_attr{};
+    attr.prog_id = state->driver_prog_id;
+    previous_prog_fd_ = bpf(BPF_PROG_GET_FD_BY_ID, attr);
+    if (previous_prog_fd_ < 0)
+      throw sys_error(name_, "bpf(BPF_PROG_GET_FD_BY_ID) of its XDP program");
+  }
+}
+
+bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
+  s.queue = queue;
+  s.fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+  if (s.fd < 0) throw sys_error(name_, "socket(AF_XDP)");
+  s.umem_bytes = size_t{frames} * kFrameSize;
+  void* mem = mmap(nullptr, s.umem_bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (mem == MAP_FAILED) throw sys_error(name_, "mmap UMEM");
+  s.umem = static_cast<uint8_t*>(mem);
+  xdp_umem_reg reg{};
+  reg.addr = reinterpret_cast<uint64_t>(s.umem);
+  reg.len = s.umem_bytes;
+  reg.chunk_size = kFrameSize;
+  reg.headroom = 0;
+  if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) != 0)
+    throw sys_error(name_, "setsockopt XDP_UMEM_REG");
+  const int n = static_cast<int>(frames);
+  // The completion ring is never used (nothing is sent here), but a UMEM must have one.
+  const int one_entry = 64;
+  if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof n) != 0 ||
+      setsockopt(s.fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &one_entry, sizeof one_entry) != 0 ||
+      setsockopt(s.fd, SOL_XDP, XDP_RX_RING, &n, sizeof n) != 0) {
+    throw sys_error(name_, "setsockopt XDP rings");
+  }
+  xdp_mmap_offsets off{};
+  socklen_t len = sizeof off;
+  if (getsockopt(s.fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &len) != 0)
+    throw sys_error(name_, "getsockopt XDP_MMAP_OFFSETS");
+  auto map_ring = [&](Ring& r, const xdp_ring_offset& o, uint32_t entries, size_t entry_bytes,
+                      off_t pgoff, const char* what) {
+    r.map_bytes = o.desc + entries * entry_bytes;
+    r.map =
+        mmap(nullptr, r.map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s.fd, pgoff);
+    if (r.map == MAP_FAILED) {
+      r.map = nullptr;
+      throw sys_error(name_, std::string("mmap ") + what);
+    }
+    auto* base = static_cast<uint8_t*>(r.map);
+    r.producer = reinterpret_cast<uint32_t*>(base + o.producer);
+    r.consumer = reinterpret_cast<uint32_t*>(base + o.consumer);
+    r.desc = base + o.desc;
+    r.mask = entries - 1;
+  };
+  map_ring(s.fill, off.fr, frames, sizeof(uint64_t), XDP_UMEM_PGOFF_FILL_RING, "fill ring");
+  map_ring(s.completion, off.cr, one_entry, sizeof(uint64_t), XDP_UMEM_PGOFF_COMPLETION_RING,
+           "completion ring");
+  map_ring(s.rx, off.rx, frames, sizeof(xdp_desc), XDP_PGOFF_RX_RING, "RX ring");
+  // Every buffer to the kernel.
+  auto* fill = static_cast<uint64_t*>(s.fill.desc);
+  for (uint32_t i = 0; i < frames; ++i)
+    fill[i] = uint64_t{i} * kFrameSize;
+  s.fill.cached_prod = frames;
+  __atomic_store_n(s.fill.producer, frames, __ATOMIC_RELEASE);
+
+  sockaddr_xdp addr{};
+  addr.sxdp_family = AF_XDP;
+  addr.sxdp_ifindex = static_cast<uint32_t>(ifindex);
+  addr.sxdp_queue_id = queue;
+  addr.sxdp_flags = XDP_COPY;
+  if (bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    if (queue > 0 && errno == EINVAL) return false;  // the interface has no such queue
+    throw sys_error(name_, "bind to queue " + std::to_string(queue));
+  }
+  return true;
+}
+
+XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t frames)
+    : name_(ifname), ifindex_(ifindex) {
+  frames = round_up_pow2(std::max<uint32_t>(frames, 64));
+  try {
+    load_program(ifindex, kMaxQueues);
+    // A socket per queue, until the interface has no more (bind says EINVAL).
+    for (uint32_t q = 0; q < kMaxQueues; ++q) {
+      socks_.emplace_back();
+      if (!open_socket(socks_.back(), ifindex, q, frames)) {
+        close_sock(socks_.back());
+        socks_.pop_back();
+        break;
+      }
+      bpf_attr attr{};
+      attr.map_fd = static_cast<uint32_t>(map_fd_);
+      attr.key = reinterpret_cast<uint64_t>(&q);
+      attr.value = reinterpret_cast<uint64_t>(&socks_.back().fd);
+      if (bpf(BPF_MAP_UPDATE_ELEM, attr) != 0)
+        throw sys_error(name_, "bpf(BPF_MAP_UPDATE_ELEM) for queue " + std::to_string(q));
+    }
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) throw sys_error(name_, "epoll_create1");
+    for (const Sock& s : socks_) {
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.u32 = s.queue;
+      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, s.fd, &ev) != 0) throw sys_error(name_, "epoll_ctl");
+    }
+    set_xdp_program(name_, ifindex, prog_fd_);
+    attached_ = true;
+  } catch (...) {
+    close_all();
+    throw;
+  }
+  drops();  // nothing counted before the start
+}
+
+void XskRx::close_sock(Sock& s) noexcept {
+  for (Ring* r : {&s.fill, &s.completion, &s.rx}) {
+    if (r->map != nullptr) munmap(r->map, r->map_bytes);
+    r->map = nullptr;
+  }
+  if (s.fd >= 0) close(s.fd);
+  s.fd = -1;
+  if (s.umem != nullptr) munmap(s.umem, s.umem_bytes);
+  s.umem = nullptr;
+}
+
+XskRx::~XskRx() {
+  close_all();
+}
+
+void XskRx::close_all() noexcept {
+  if (attached_) {
+    try {
+      // Back to the interface's own program (or none).
+      set_xdp_program(name_, ifindex_, previous_prog_fd_);
+    } catch (...) {
+      // The interface is gone, or the namespace: nothing to restore.
+    }
+    attached_ = false;
+  }
+  for (Sock& s : socks_)
+    close_sock(s);
+  socks_.clear();
+  for (int* fd : {&epoll_fd_, &prog_fd_, &map_fd_, &previous_prog_fd_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+}
+
+bool XskRx::peek(RxFrame& frame) noexcept {
+  const uint32_t n = static_cast<uint32_t>(socks_.size());
+  for (uint32_t tried = 0; tried < n; ++tried) {
+    Sock& s = socks_[current_];
+    Ring& rx = s.rx;
+    if (rx.cached_cons == rx.cached_prod) {
+      // acquire pairs with the kernel's release of the producer index after writing the entry.
+      rx.cached_prod = __atomic_load_n(rx.producer, __ATOMIC_ACQUIRE);
+    }
+    if (rx.cached_cons != rx.cached_prod) {
+      const xdp_desc& d = static_cast<const xdp_desc*>(rx.desc)[rx.cached_cons & rx.mask];
+      frame.data = s.umem + d.addr;
+      frame.len = d.len;
+      frame.wire_len = d.len;
+      frame.vlan_valid = false;
+      frame.vlan_tci = 0;
+      frame.vlan_tpid = 0x8100;
+      frame.checksum_partial = false;
+      frame.ring_realtime_ns = 0;
+      peeked_addr_ = d.addr;
+      peeked_ = true;
+      return true;
+    }
+    // Stay on a queue while it has frames: a flow's frames are all on one queue.
+    current_ = current_ + 1 == n ? 0 : current_ + 1;
+  }
+  return false;
+}
+
+void XskRx::release() noexcept {
+  if (!peeked_) return;
+  peeked_ = false;
+  Sock& s = socks_[current_];
+  // The buffer back to the kernel (it masks the address down to its chunk), then the RX slot.
+  static_cast<uint64_t*>(s.fill.desc)[s.fill.cached_prod & s.fill.mask] = peeked_addr_;
+  __atomic_store_n(s.fill.producer, ++s.fill.cached_prod, __ATOMIC_RELEASE);
+  __atomic_store_n(s.rx.consumer, ++s.rx.cached_cons, __ATOMIC_RELEASE);
+}
+
+uint64_t XskRx::drops() noexcept {
+  uint64_t delta = 0;
+  for (Sock& s : socks_) {
+    xdp_statistics st{};
+    socklen_t len = sizeof st;
+    if (getsockopt(s.fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0) continue;
+    // Cumulative in the kernel: report what is new.
+    const uint64_t total = st.rx_dropped + st.rx_ring_full;
+    delta += total - std::min(total, s.counted);
+    s.counted = total;
+  }
+  return delta;
+}
+
+}  // namespace sharebuf::datapath

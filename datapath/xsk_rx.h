@@ -1,0 +1,100 @@
+// XskRx: a port's receive side on AF_XDP sockets instead of a TPACKET ring ([switch] rx_io =
+// "af_xdp"). The switch attaches its own XDP program to the port (driver mode), which redirects
+// every frame into an AF_XDP socket of the frame's receive queue, in copy mode (veth and most
+// drivers have no zero-copy path here). Why: the kernel's work per received frame happens in the
+// sender's context (on veth, the sending host's system call runs the receive softirq), and a
+// frame that goes to a TPACKET ring is first built into an skb that the kernel's receive path
+// walks and frees, then copied into the ring; a redirected frame is copied into the socket's
+// memory straight from the XDP program's buffer. The program the interface had before is put back
+// when the port is let go.
+//
+// One socket per receive queue the interface uses (a socket takes only its own queue's frames);
+// each has its own UMEM of `frames` buffers, all handed to the kernel's fill ring at the start and
+// given back one by one as the reader releases them. The sockets sit in one epoll set whose fd is
+// what the RX worker polls. Frames of one flow stay on one queue (the sender's queue choice is
+// per flow), so reading the queues one after the other keeps each flow in order.
+//
+// What the frame carries differs from a TPACKET slot: no kernel timestamp (ring_realtime_ns is 0,
+// so the "wake-up" and "ring → RX" hops go unrecorded), no VLAN tag stripped out of the data (a
+// sender whose veth inserts the tag in hardware, txvlan on, hands XDP the frame without it) and
+// no CHECKSUM_PARTIAL flag (the daemon's offload warning covers that).
+// Thread-safety: one reader at a time, as for the TPACKET ring.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "datapath/rx_frame.h"
+
+namespace sharebuf::datapath {
+
+class XskRx {
+ public:
+  // Throws std::runtime_error naming the interface and the failing step (root is needed; a
+  // kernel without CONFIG_XDP_SOCKETS, or an interface whose MTU the XDP program cannot take
+  // without fragments, fails here).
+  XskRx(const std::string& ifname, int ifindex, uint32_t frames);
+  ~XskRx();
+  XskRx(const XskRx&) = delete;
+  XskRx& operator=(const XskRx&) = delete;
+
+  // The fd to poll for POLLIN (an epoll set of the sockets).
+  int fd() const noexcept { return epoll_fd_; }
+  // The longest frame a buffer holds.
+  uint32_t capacity() const noexcept { return kFrameSize - kHeadroom; }
+  uint32_t queues() const noexcept { return static_cast<uint32_t>(socks_.size()); }
+
+  // The next frame, without releasing it; false if none is ready on any queue.
+  bool peek(RxFrame& frame) noexcept;
+  // Gives the frame peek() returned back to the kernel.
+  void release() noexcept;
+  // Frames the kernel could not put into a socket (its ring full, or no free buffer), since the
+  // last call.
+  uint64_t drops() noexcept;
+
+ private:
+  static constexpr uint32_t kFrameSize = 4096;
+  // Where a copy-mode buffer's frame starts: the kernel leaves XDP_PACKET_HEADROOM in front.
+  static constexpr uint32_t kHeadroom = 256;
+  // A single-producer single-consumer ring shared with the kernel.
+  struct Ring {
+    uint32_t* producer = nullptr;
+    uint32_t* consumer = nullptr;
+    void* desc = nullptr;
+    uint32_t mask = 0;
+    uint32_t cached_prod = 0;  // ours where we produce, the kernel's last seen where we consume
+    uint32_t cached_cons = 0;
+    void* map = nullptr;
+    size_t map_bytes = 0;
+  };
+  struct Sock {
+    int fd = -1;
+    uint32_t queue = 0;
+    uint8_t* umem = nullptr;
+    size_t umem_bytes = 0;
+    Ring fill, completion, rx;
+    uint64_t counted = 0;  // drops already reported
+  };
+  // false if the interface has no receive queue `queue` (and queue > 0).
+  bool open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames);
+  static void close_sock(Sock& s) noexcept;
+  void load_program(int ifindex, uint32_t queues);
+  void attach(int prog_fd, bool restoring);
+  void close_all() noexcept;
+
+  std::string name_;
+  int ifindex_ = 0;
+  std::vector<Sock> socks_;
+  uint32_t current_ = 0;  // the socket peek() reads
+  bool peeked_ = false;   // peek() returned a frame not yet released
+  uint64_t peeked_addr_ = 0;
+  int map_fd_ = -1;
+  int prog_fd_ = -1;
+  int previous_prog_fd_ = -1;  // the interface's program before ours (-1: none)
+  uint32_t previous_flags_ = 0;
+  bool attached_ = false;
+  int epoll_fd_ = -1;
+};
+
+}  // namespace sharebuf::datapath

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# [switch] rx_io = "af_xdp": sharebufd receives through AF_XDP sockets fed by its own XDP program.
+# While it runs, each port carries sharebufd's program (not the testbed's pass-through one); pings
+# and a TCP stream go through in order and are accounted; when it stops, each port has the
+# testbed's program back. Fails without the AF_XDP receive path (no program of sharebufd's, no
+# frames), and if the port's own program is not restored (the link then loses NAPI and order).
+source "$(dirname "$0")/lib.sh"
+tb_init
+tb_create 2
+tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
+sed -i 's/^\[switch\]/[switch]\nrx_io = "af_xdp"/' "$TB_DIR/sw.toml"
+
+xdp_prog() { ip -n "$(tb_ns_sw)" -d link show dev "$1" | { grep -o 'prog/xdp id [0-9]*' || true; } | awk '{print $3}'; }
+xdp_name() { ip -n "$(tb_ns_sw)" -d link show dev "$1" | { grep -A1 'prog/xdp' || true; } | { grep -o 'name [a-z_]*' || true; } | awk '{print $2}'; }
+before1=$(xdp_prog p1) before2=$(xdp_prog p2)
+echo "before: p1 program ${before1:-none}, p2 program ${before2:-none}"
+
+tb_start_switch "$TB_DIR/sw.toml"
+now1=$(xdp_prog p1) now2=$(xdp_prog p2)
+echo "running: p1 program ${now1:-none} ($(xdp_name p1)), p2 program ${now2:-none}"
+[ -n "$now1" ] && [ -n "$now2" ] || fail "a port has no XDP program while sharebufd runs with af_xdp"
+[ "$now1" != "$before1" ] && [ "$now2" != "$before2" ] ||
+  fail "the ports still carry the testbed's program, not sharebufd's"
+[ "$(xdp_name p1)" = sharebuf_xsk ] || fail "p1's program is not sharebufd's (sharebuf_xsk)"
+[ "$(tb_ctl --json status | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["rx_io"])')" = af_xdp ] ||
+  fail "status does not say rx_io af_xdp"
+! grep -q 'without NAPI or RPS' "$TB_DIR/sharebufd.log" || fail "a link-order warning with af_xdp"
+
+tb_exec 1 ping -c 50 -i 0.01 -W 1 "$(tb_ip 2)" >"$TB_DIR/ping.txt" || fail "ping through af_xdp ports failed"
+grep -q ' 0% packet loss' "$TB_DIR/ping.txt" || fail "pings lost: $(grep 'packet loss' "$TB_DIR/ping.txt")"
+
+counters() { tb_exec "$1" /usr/bin/python3 "$TB_ROOT/bench/lib/tcp_reorder_report.py" counters; }
+tb_bg 2 iperf3 -s -1 -p 5201
+sleep 0.3
+send0=$(counters 1)
+tb_exec 1 timeout 30 iperf3 -c "$(tb_ip 2)" -p 5201 -t 3 -J >"$TB_DIR/tcp.json" || fail "iperf3 failed"
+wait "${TB_PIDS[@]}" 2>/dev/null || true
+TB_PIDS=()
+send1=$(counters 1)
+tb_stop_switch || fail "sharebufd exited with $?"
+
+/usr/bin/python3 - "$TB_DIR/tcp.json" "$send0" "$send1" "$TB_DIR/stats.json" <<'PY' ||
+import json, sys
+run = json.load(open(sys.argv[1]))
+s0, s1 = (json.loads(a) for a in sys.argv[2:4])
+stats = json.load(open(sys.argv[4]))
+d = lambda k: s1.get(k, 0) - s0.get(k, 0)
+rx = sum(p["rx_frames"] for p in stats["ports"])
+print(f"{run['end']['sum_received']['bits_per_second'] / 1e6:.0f} Mbit/s, {d('OutSegs')} segments, "
+      f"{d('TCPDSACKRecv')} spurious retransmissions, {d('TCPSACKReorder')} reorderings; "
+      f"sharebufd received {rx} frames, ring drops {sum(p['ring_drops'] for p in stats['ports'])}")
+sys.exit(0 if d("OutSegs") > 10000 and rx > 10000 and d("TCPDSACKRecv") <= 10
+         and d("TCPSACKReorder") <= 10 else 1)
+PY
+  fail "TCP through af_xdp ports: too little, or out of order"
+check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])'
+
+after1=$(xdp_prog p1) after2=$(xdp_prog p2)
+echo "after: p1 program ${after1:-none}, p2 program ${after2:-none}"
+[ "$after1" = "$before1" ] && [ "$after2" = "$before2" ] ||
+  fail "the ports' own XDP programs were not put back"
+echo "rx_io af_xdp: frames received through AF_XDP, in order, and the ports restored"
