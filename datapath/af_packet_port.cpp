@@ -124,7 +124,7 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
     rx_capacity_ = frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14);
     if (rx_xdp) {
-      xsk_ = std::make_unique<XskRx>(ifname, ifindex, rx_frames);
+      xsk_ = std::make_unique<XskRx>(ifname, ifindex, mtu, rx_frames);
       rx_capacity_ = xsk_->capacity();
     }
 

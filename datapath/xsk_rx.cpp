@@ -15,6 +15,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "datapath/clocks.h"
 #include "datapath/link_control.h"
 
 namespace sharebuf::datapath {
@@ -61,11 +62,30 @@ void XskRx::load_program(int ifindex, uint32_t queues) {
   map_fd_ = bpf(BPF_MAP_CREATE, attr);
   if (map_fd_ < 0) throw sys_error(name_, "bpf(BPF_MAP_CREATE, XSKMAP)");
 
-  // return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
-  // A queue without a socket passes its frames to the kernel (the map lookup's default).
+  // In C:
+  //   if (bpf_xdp_adjust_meta(ctx, -8) == 0) {
+  //     __u64 *meta = (void *)(long)ctx->data_meta;
+  //     if ((void *)(meta + 1) <= (void *)(long)ctx->data) *meta = bpf_ktime_get_ns();
+  //   }
+  //   return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
+  // The stamp (CLOCK_MONOTONIC as the frame reaches the port) travels in the metadata in front of
+  // the frame, which the socket copies with it: the RX worker's wake-up and ring-to-RX hops. A
+  // queue without a socket passes its frames to the kernel (the map lookup's default).
+  constexpr uint8_t kMeta = offsetof(xdp_md, data_meta), kData = offsetof(xdp_md, data),
+                    kQueue = offsetof(xdp_md, rx_queue_index);
   const bpf_insn prog[] = {
-      insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_1,
-           static_cast<int16_t>(offsetof(xdp_md, rx_queue_index)), 0),
+      insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_1, 0, 0),  // r6 = ctx
+      insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, -8),
+      insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_xdp_adjust_meta),
+      insn(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 7, 0),  // failed: to the redirect
+      insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ktime_get_ns),
+      insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_6, kMeta, 0),
+      insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_3, BPF_REG_6, kData, 0),
+      insn(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_4, BPF_REG_2, 0, 0),
+      insn(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_4, 0, 0, 8),
+      insn(BPF_JMP | BPF_JGT | BPF_X, BPF_REG_4, BPF_REG_3, 1, 0),  // meta + 8 > data: skip
+      insn(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_2, BPF_REG_0, 0, 0),
+      insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_6, kQueue, 0),
       insn(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0, map_fd_),
       insn(0, 0, 0, 0, 0),  // the upper half of the 64-bit immediate
       insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, XDP_PASS),
@@ -107,7 +127,7 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   s.queue = queue;
   s.fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
   if (s.fd < 0) throw sys_error(name_, "socket(AF_XDP)");
-  s.umem_bytes = size_t{frames} * kFrameSize;
+  s.umem_bytes = size_t{frames} * frame_size_;
   void* mem = mmap(nullptr, s.umem_bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (mem == MAP_FAILED) throw sys_error(name_, "mmap UMEM");
@@ -115,15 +135,15 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   xdp_umem_reg reg{};
   reg.addr = reinterpret_cast<uint64_t>(s.umem);
   reg.len = s.umem_bytes;
-  reg.chunk_size = kFrameSize;
+  reg.chunk_size = frame_size_;
   reg.headroom = 0;
   if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) != 0)
     throw sys_error(name_, "setsockopt XDP_UMEM_REG");
   const int n = static_cast<int>(frames);
   // The completion ring is never used (nothing is sent here), but a UMEM must have one.
-  const int one_entry = 64;
+  const int completions = 64;
   if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof n) != 0 ||
-      setsockopt(s.fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &one_entry, sizeof one_entry) != 0 ||
+      setsockopt(s.fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &completions, sizeof completions) != 0 ||
       setsockopt(s.fd, SOL_XDP, XDP_RX_RING, &n, sizeof n) != 0) {
     throw sys_error(name_, "setsockopt XDP rings");
   }
@@ -147,13 +167,13 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
     r.mask = entries - 1;
   };
   map_ring(s.fill, off.fr, frames, sizeof(uint64_t), XDP_UMEM_PGOFF_FILL_RING, "fill ring");
-  map_ring(s.completion, off.cr, one_entry, sizeof(uint64_t), XDP_UMEM_PGOFF_COMPLETION_RING,
-           "completion ring");
+  map_ring(s.completion, off.cr, static_cast<uint32_t>(completions), sizeof(uint64_t),
+           XDP_UMEM_PGOFF_COMPLETION_RING, "completion ring");
   map_ring(s.rx, off.rx, frames, sizeof(xdp_desc), XDP_PGOFF_RX_RING, "RX ring");
-  // Every buffer to the kernel.
+  // Every receive buffer to the kernel.
   auto* fill = static_cast<uint64_t*>(s.fill.desc);
   for (uint32_t i = 0; i < frames; ++i)
-    fill[i] = uint64_t{i} * kFrameSize;
+    fill[i] = uint64_t{i} * frame_size_;
   s.fill.cached_prod = frames;
   __atomic_store_n(s.fill.producer, frames, __ATOMIC_RELEASE);
 
@@ -169,9 +189,11 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   return true;
 }
 
-XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t frames)
+XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames)
     : name_(ifname), ifindex_(ifindex) {
   frames = round_up_pow2(std::max<uint32_t>(frames, 64));
+  // Ethernet header and two VLAN tags beside the MTU, behind the kernel's headroom.
+  frame_size_ = mtu + 14 + 8 + kHeadroom <= 2048 ? 2048 : 4096;
   try {
     load_program(ifindex, kMaxQueues);
     // A socket per queue, until the interface has no more (bind says EINVAL).
@@ -258,7 +280,10 @@ bool XskRx::peek(RxFrame& frame) noexcept {
       frame.vlan_tci = 0;
       frame.vlan_tpid = 0x8100;
       frame.checksum_partial = false;
-      frame.ring_realtime_ns = 0;
+      // The XDP program's stamp, 8 bytes in front of the frame, on CLOCK_REALTIME's scale.
+      uint64_t stamp = 0;
+      std::memcpy(&stamp, s.umem + d.addr - sizeof stamp, sizeof stamp);
+      frame.ring_realtime_ns = stamp == 0 ? 0 : stamp + realtime_offset_ns_;
       peeked_addr_ = d.addr;
       peeked_ = true;
       return true;
@@ -280,6 +305,8 @@ void XskRx::release() noexcept {
 }
 
 uint64_t XskRx::drops() noexcept {
+  // Called now and then by the reader: follow NTP's adjustments of CLOCK_REALTIME.
+  realtime_offset_ns_ = realtime_ns() - monotonic_ns();
   uint64_t delta = 0;
   for (Sock& s : socks_) {
     xdp_statistics st{};

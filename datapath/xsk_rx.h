@@ -1,12 +1,13 @@
 // XskRx: a port's receive side on AF_XDP sockets instead of a TPACKET ring ([switch] rx_io =
-// "af_xdp"). The switch attaches its own XDP program to the port (driver mode), which redirects
-// every frame into an AF_XDP socket of the frame's receive queue, in copy mode (veth and most
-// drivers have no zero-copy path here). Why: the kernel's work per received frame happens in the
-// sender's context (on veth, the sending host's system call runs the receive softirq), and a
-// frame that goes to a TPACKET ring is first built into an skb that the kernel's receive path
-// walks and frees, then copied into the ring; a redirected frame is copied into the socket's
-// memory straight from the XDP program's buffer. The program the interface had before is put back
-// when the port is let go.
+// "af_xdp"). TX stays on sendmmsg (sending through the AF_XDP socket was measured no faster:
+// docs/datapath-latency.md). The switch attaches
+// its own XDP program to the port (driver mode), which redirects every frame into an AF_XDP socket
+// of the frame's receive queue, in copy mode (veth and most drivers have no zero-copy path here).
+// Why: the kernel's work per received frame happens in the sender's context (on veth, the sending
+// host's system call runs the receive softirq), and a frame that goes to a TPACKET ring is first
+// built into an skb that the kernel's receive path walks and frees, then copied into the ring; a
+// redirected frame is copied into the socket's memory straight from the XDP program's buffer. The
+// program the interface had before is put back when the port is let go.
 //
 // One socket per receive queue the interface uses (a socket takes only its own queue's frames);
 // each has its own UMEM of `frames` buffers, all handed to the kernel's fill ring at the start and
@@ -14,8 +15,9 @@
 // what the RX worker polls. Frames of one flow stay on one queue (the sender's queue choice is
 // per flow), so reading the queues one after the other keeps each flow in order.
 //
-// What the frame carries differs from a TPACKET slot: no kernel timestamp (ring_realtime_ns is 0,
-// so the "wake-up" and "ring → RX" hops go unrecorded), no VLAN tag stripped out of the data (a
+// What the frame carries differs from a TPACKET slot: its stamp is the XDP program's (the
+// monotonic clock as the frame reached the port, carried in the metadata in front of the frame,
+// turned to CLOCK_REALTIME's scale), no VLAN tag stripped out of the data (a
 // sender whose veth inserts the tag in hardware, txvlan on, hands XDP the frame without it) and
 // no CHECKSUM_PARTIAL flag (the daemon's offload warning covers that).
 // Thread-safety: one reader at a time, as for the TPACKET ring.
@@ -34,7 +36,8 @@ class XskRx {
   // Throws std::runtime_error naming the interface and the failing step (root is needed; a
   // kernel without CONFIG_XDP_SOCKETS, or an interface whose MTU the XDP program cannot take
   // without fragments, fails here).
-  XskRx(const std::string& ifname, int ifindex, uint32_t frames);
+  // frames: receive buffers per queue; mtu sizes them.
+  XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames);
   ~XskRx();
   XskRx(const XskRx&) = delete;
   XskRx& operator=(const XskRx&) = delete;
@@ -42,7 +45,7 @@ class XskRx {
   // The fd to poll for POLLIN (an epoll set of the sockets).
   int fd() const noexcept { return epoll_fd_; }
   // The longest frame a buffer holds.
-  uint32_t capacity() const noexcept { return kFrameSize - kHeadroom; }
+  uint32_t capacity() const noexcept { return frame_size_ - kHeadroom; }
   uint32_t queues() const noexcept { return static_cast<uint32_t>(socks_.size()); }
 
   // The next frame, without releasing it; false if none is ready on any queue.
@@ -54,7 +57,6 @@ class XskRx {
   uint64_t drops() noexcept;
 
  private:
-  static constexpr uint32_t kFrameSize = 4096;
   // Where a copy-mode buffer's frame starts: the kernel leaves XDP_PACKET_HEADROOM in front.
   static constexpr uint32_t kHeadroom = 256;
   // A single-producer single-consumer ring shared with the kernel.
@@ -89,12 +91,14 @@ class XskRx {
   uint32_t current_ = 0;  // the socket peek() reads
   bool peeked_ = false;   // peek() returned a frame not yet released
   uint64_t peeked_addr_ = 0;
+  uint64_t realtime_offset_ns_ = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC, for the XDP stamps
   int map_fd_ = -1;
   int prog_fd_ = -1;
   int previous_prog_fd_ = -1;  // the interface's program before ours (-1: none)
   uint32_t previous_flags_ = 0;
   bool attached_ = false;
   int epoll_fd_ = -1;
+  uint32_t frame_size_ = 2048;  // UMEM chunk: 2048, or 4096 for an MTU that needs it
 };
 
 }  // namespace sharebuf::datapath
