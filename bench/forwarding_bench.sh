@@ -21,7 +21,7 @@ source "$here/lib/switches.sh"
 source "$here/lib/host_counters.sh"
 
 args="$*"
-build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
+build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;

@@ -26,6 +26,7 @@ source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 
+args="$*"
 build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0 trace=0
 ping_cpu= interval_ms=10
 while [ $# -gt 0 ]; do
@@ -106,5 +107,6 @@ measure() {
 IFS=, read -r -a switches <<<"$only"
 bench_interleave "$reps" measure "${switches[@]}"
 cp "$results" "$here/idle-latency-results.jsonl"
-/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" >"$here/idle-latency-results.md"
+/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" "$args" \
+  >"$here/idle-latency-results.md"
 cat "$here/idle-latency-results.md"

@@ -19,6 +19,7 @@ source "$here/lib/switches.sh"
 # shellcheck source=lib/host_counters.sh
 source "$here/lib/host_counters.sh"
 
+args="$*"
 build=$TB_ROOT/build seconds=3 rates="200,400,600,800,1000,1200,0" only="sharebufd,bridge"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -66,6 +67,6 @@ for name in "${switches[@]}"; do
   done
   bench_stop_switch "$name"
 done
-/usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" \
+/usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" "$args" \
   >"$here/loss-sweep-results.md"
 cat "$here/loss-sweep-results.md"

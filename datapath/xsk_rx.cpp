@@ -219,7 +219,14 @@ XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t fram
       ev.data.u32 = s.queue;
       if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, s.fd, &ev) != 0) throw sys_error(name_, "epoll_ctl");
     }
-    set_xdp_program(name_, ifindex, prog_fd_);
+    try {
+      set_xdp_program(name_, ifindex, prog_fd_);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string(e.what()) +
+                               " (rx_io af_xdp needs driver-mode XDP and an MTU the program takes "
+                               "without fragments, on veth up to about 3.5 KB; this one's is " +
+                               std::to_string(mtu) + ")");
+    }
     attached_ = true;
   } catch (...) {
     close_all();

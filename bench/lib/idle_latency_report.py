@@ -1,6 +1,7 @@
 """The idle-latency table (bench/idle_latency.sh) from its results.jsonl.
 
-usage: idle_latency_report.py RESULTS_JSONL REPS [PING_CPU]
+usage: idle_latency_report.py RESULTS_JSONL REPS [PING_CPU [ARGS]]
+ARGS: the options idle_latency.sh ran with, for the command line the report prints.
 """
 import datetime
 import json
@@ -36,8 +37,9 @@ def main():
     print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
           f"{reps} repetitions (interleaved), each 500 pings {interval:g} ms apart; two hosts, offloads off, "
           f"no shaping{f'; ping pinned to CPU {ping_cpu}' if ping_cpu else ''}.  ")
-    print(f"Command: `bench/idle_latency.sh{f' --interval {interval:g}' if interval != 10 else ''}` "
-          "(as root, after `./run.sh build`).")
+    args = sys.argv[4].strip() if len(sys.argv) > 4 else ""
+    print(f"Command: `bench/idle_latency.sh{' ' + args if args else ''}` (as root, after "
+          "`./run.sh build`).")
     print()
     print("| switch | ping p50 (µs) | ping p99 (µs) | p50 range | p99 range | idle CPU (% of a core) |")
     print("|---|---|---|---|---|---|")

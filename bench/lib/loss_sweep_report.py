@@ -35,13 +35,14 @@ def row(argv):
     }
 
 
-def table(path, seconds):
+def table(path, seconds, args=""):
     with open(path) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     out = [f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; "
            f"{seconds} s per rate; two hosts, offloads off, no shaping; 64-byte frames "
            "(EtherType 0x88b5) from sharebuf-blaster.  ",
-           "Command: `bench/loss_sweep.sh` (as root, after `./run.sh build`).", "",
+           f"Command: `bench/loss_sweep.sh{' ' + args.strip() if args.strip() else ''}` (as root, "
+           "after `./run.sh build`).", "",
            "| switch | asked (kpps) | offered (kpps) | delivered (kpps) | lost | ring drops | "
            "TX errors | policy drops | CPU per frame (ns) |",
            "|---|---|---|---|---|---|---|---|---|"]
@@ -67,8 +68,8 @@ def table(path, seconds):
 def main(argv):
     if len(argv) == 10 and argv[0] == "row":
         print(json.dumps(row(argv[1:])))
-    elif len(argv) == 3 and argv[0] == "table":
-        print(table(argv[1], argv[2]))
+    elif len(argv) in (3, 4) and argv[0] == "table":
+        print(table(*argv[1:]))
     else:
         sys.exit(__doc__)
 

@@ -4,6 +4,9 @@
 # and a TCP stream go through in order and are accounted; when it stops, each port has the
 # testbed's program back. Fails without the AF_XDP receive path (no program of sharebufd's, no
 # frames), and if the port's own program is not restored (the link then loses NAPI and order).
+# A port whose MTU the program cannot take (jumbo frames on veth need a program that takes
+# fragments) stops the start with an error that names the port and its MTU, and every port keeps
+# its own program.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
@@ -59,4 +62,15 @@ after1=$(xdp_prog p1) after2=$(xdp_prog p2)
 echo "after: p1 program ${after1:-none}, p2 program ${after2:-none}"
 [ "$after1" = "$before1" ] && [ "$after2" = "$before2" ] ||
   fail "the ports' own XDP programs were not put back"
-echo "rx_io af_xdp: frames received through AF_XDP, in order, and the ports restored"
+
+ip -n "$(tb_ns_sw)" link set dev p2 mtu 9000
+tb_exec 2 ip link set dev eth0 mtu 9000
+rc=0
+timeout 20 ip netns exec "$(tb_ns_sw)" "${SHAREBUFD:-$TB_ROOT/build/mgmt/sharebufd}" --config "$TB_DIR/sw.toml" \
+  --socket "$TB_DIR/ctl2.sock" >/dev/null 2>"$TB_DIR/jumbo.log" || rc=$?
+cat "$TB_DIR/jumbo.log"
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "sharebufd started (or hung: rc $rc) on a port whose MTU XDP refuses"
+grep -q "p2.*MTU.*9000" "$TB_DIR/jumbo.log" || fail "the error does not name p2 and its MTU"
+[ "$(xdp_prog p1)" = "$before1" ] && [ "$(xdp_prog p2)" = "$before2" ] ||
+  fail "a refused start left a port without its own XDP program"
+echo "rx_io af_xdp: frames received through AF_XDP, in order, the ports restored, a jumbo MTU refused"

@@ -240,9 +240,12 @@ class LossSweepReport(unittest.TestCase):
             f.write("\n".join(json.dumps(r) for r in rows) + "\n")
         try:
             text = loss_sweep_report.table(f.name, "3")
+            with_args = loss_sweep_report.table(f.name, "3", "--only sb,bridge --rates 200,0")
         finally:
             os.unlink(f.name)
         self.assertIn("highest offered rate delivered with less than 1 % loss 400 kpps", text)
+        self.assertIn("Command: `bench/loss_sweep.sh` (", text)
+        self.assertIn("Command: `bench/loss_sweep.sh --only sb,bridge --rates 200,0` (", with_args)
 
 
 class ExchangePhases(unittest.TestCase):
@@ -350,18 +353,25 @@ class TcpReorderReport(unittest.TestCase):
 
 class IdleLatencyReport(unittest.TestCase):
     @staticmethod
-    def report(rows):
+    def report(rows, args=None):
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
             f.writelines(json.dumps(r) + "\n" for r in rows)
         argv, out = sys.argv, io.StringIO()
         try:
-            sys.argv = ["idle_latency_report.py", f.name, "1"]
+            sys.argv = ["idle_latency_report.py", f.name, "1"] + ([""] + [args] if args else [])
             with contextlib.redirect_stdout(out):
                 idle_latency_report.main()
         finally:
             sys.argv = argv
             os.unlink(f.name)
         return out.getvalue()
+
+    def test_the_command_line_names_the_options_it_ran_with(self):
+        row = {"switch": "bridge", "label": "bridge", "rep": 1, "ping_p50_us": 50,
+               "ping_p99_us": 60, "idle_cpu_pct": None, "hops": {}}
+        self.assertIn("Command: `bench/idle_latency.sh --only bridge,sharebufd-xdp --interval 2` ",
+                      self.report([row], "--only bridge,sharebufd-xdp --interval 2"))
+        self.assertIn("Command: `bench/idle_latency.sh` ", self.report([row]))
 
     def test_a_switch_on_other_links_is_compared_with_the_bridge_on_those_links(self):
         def r(name, label, p50, p99, hops=None):
