@@ -57,13 +57,18 @@ void change_flags(nl_sock* sock, rtnl_link* link, unsigned set, unsigned unset,
   }
 }
 
+// One SIOCETHTOOL request on interface `name`; `data` starts with its ethtool command.
+bool ethtool_ioctl(int fd, const std::string& name, void* data) noexcept {
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  ifr.ifr_data = static_cast<char*>(data);
+  return ioctl(fd, SIOCETHTOOL, &ifr) == 0;
+}
+
 bool ethtool_get(int fd, const std::string& name, uint32_t cmd, bool& out) noexcept {
   ethtool_value value{};
   value.cmd = cmd;
-  ifreq ifr{};
-  std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
-  ifr.ifr_data = reinterpret_cast<char*>(&value);
-  if (ioctl(fd, SIOCETHTOOL, &ifr) != 0) return false;
+  if (!ethtool_ioctl(fd, name, &value)) return false;
   out = value.data != 0;
   return true;
 }
@@ -216,12 +221,9 @@ std::string read_driver(const std::string& name) noexcept {
   if (fd < 0) return {};
   ethtool_drvinfo info{};
   info.cmd = ETHTOOL_GDRVINFO;
-  ifreq ifr{};
-  std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
-  ifr.ifr_data = reinterpret_cast<char*>(&info);
-  const int rc = ioctl(fd, SIOCETHTOOL, &ifr);
+  const bool ok = ethtool_ioctl(fd, name, &info);
   close(fd);
-  if (rc != 0) return {};
+  if (!ok) return {};
   return std::string(info.driver, strnlen(info.driver, sizeof(info.driver)));
 }
 

@@ -1,5 +1,7 @@
 #include "datapath/link_control.h"
 
+#include <linux/if_link.h>
+#include <net/if.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -72,6 +74,29 @@ TEST_F(RpsSteeredTest, UnreadableIsUnknown) {
 
 TEST(ReadDriver, AnUnknownInterfaceHasNone) {
   EXPECT_EQ(read_driver("sharebuf-no-such-if"), "");
+}
+
+TEST(ReadXdp, LoopbackHasNoProgramAndAnUnknownInterfaceIsUnknown) {
+  const int lo = static_cast<int>(if_nametoindex("lo"));
+  ASSERT_GT(lo, 0);
+  const std::optional<XdpState> state = read_xdp(lo);
+  ASSERT_TRUE(state.has_value());
+  EXPECT_EQ(state->attached, XDP_ATTACHED_NONE);
+  EXPECT_EQ(state->driver_prog_id, 0u);
+  EXPECT_EQ(xdp_attached(lo), false);
+  // No interface has the largest ifindex.
+  EXPECT_EQ(read_xdp(0x7fffffff), std::nullopt);
+  EXPECT_EQ(xdp_attached(0x7fffffff), std::nullopt);
+}
+
+TEST(SetXdpProgram, AFailureNamesTheInterface) {
+  try {
+    set_xdp_program("sharebuf-no-such-if", 0x7fffffff, -1);
+    FAIL() << "detaching from an interface that does not exist succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("interface 'sharebuf-no-such-if'"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
