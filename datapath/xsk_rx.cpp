@@ -270,35 +270,42 @@ void XskRx::close_all() noexcept {
 }
 
 bool XskRx::peek(RxFrame& frame) noexcept {
-  const uint32_t n = static_cast<uint32_t>(socks_.size());
-  for (uint32_t tried = 0; tried < n; ++tried) {
-    Sock& s = socks_[current_];
-    Ring& rx = s.rx;
+  // The frame that reached the port first, by the XDP program's stamps, of the queues' heads: the
+  // port is served in arrival order, as one ring (or a hardware port's FIFO) would serve it, and
+  // no queue waits behind another that never runs empty.
+  Sock* best = nullptr;
+  const xdp_desc* best_desc = nullptr;
+  uint64_t best_stamp = 0;
+  for (uint32_t i = 0; i < socks_.size(); ++i) {
+    Ring& rx = socks_[i].rx;
     if (rx.cached_cons == rx.cached_prod) {
       // acquire pairs with the kernel's release of the producer index after writing the entry.
       rx.cached_prod = __atomic_load_n(rx.producer, __ATOMIC_ACQUIRE);
+      if (rx.cached_cons == rx.cached_prod) continue;
     }
-    if (rx.cached_cons != rx.cached_prod) {
-      const xdp_desc& d = static_cast<const xdp_desc*>(rx.desc)[rx.cached_cons & rx.mask];
-      frame.data = s.umem + d.addr;
-      frame.len = d.len;
-      frame.wire_len = d.len;
-      frame.vlan_valid = false;
-      frame.vlan_tci = 0;
-      frame.vlan_tpid = 0x8100;
-      frame.checksum_partial = false;
-      // The XDP program's stamp, 8 bytes in front of the frame, on CLOCK_REALTIME's scale.
-      uint64_t stamp = 0;
-      std::memcpy(&stamp, s.umem + d.addr - sizeof stamp, sizeof stamp);
-      frame.ring_realtime_ns = stamp == 0 ? 0 : stamp + realtime_offset_ns_;
-      peeked_addr_ = d.addr;
-      peeked_ = true;
-      return true;
+    const xdp_desc& d = static_cast<const xdp_desc*>(rx.desc)[rx.cached_cons & rx.mask];
+    // The XDP program's stamp, 8 bytes in front of the frame (CLOCK_MONOTONIC).
+    uint64_t stamp = 0;
+    std::memcpy(&stamp, socks_[i].umem + d.addr - sizeof stamp, sizeof stamp);
+    if (best == nullptr || stamp < best_stamp) {
+      best = &socks_[i];
+      best_desc = &d;
+      best_stamp = stamp;
+      current_ = i;
     }
-    // Stay on a queue while it has frames: a flow's frames are all on one queue.
-    current_ = current_ + 1 == n ? 0 : current_ + 1;
   }
-  return false;
+  if (best == nullptr) return false;
+  frame.data = best->umem + best_desc->addr;
+  frame.len = best_desc->len;
+  frame.wire_len = best_desc->len;
+  frame.vlan_valid = false;
+  frame.vlan_tci = 0;
+  frame.vlan_tpid = 0x8100;
+  frame.checksum_partial = false;
+  frame.ring_realtime_ns = best_stamp == 0 ? 0 : best_stamp + realtime_offset_ns_;
+  peeked_addr_ = best_desc->addr;
+  peeked_ = true;
+  return true;
 }
 
 void XskRx::release() noexcept {

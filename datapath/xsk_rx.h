@@ -12,8 +12,9 @@
 // One socket per receive queue the interface uses (a socket takes only its own queue's frames);
 // each has its own UMEM of `frames` buffers, all handed to the kernel's fill ring at the start and
 // given back one by one as the reader releases them. The sockets sit in one epoll set whose fd is
-// what the RX worker polls. Frames of one flow stay on one queue (the sender's queue choice is
-// per flow), so reading the queues one after the other keeps each flow in order.
+// what the RX worker polls. The reader takes, of the queues' first frames, the one the XDP
+// program stamped first, so the port is served in the order frames reached it, as one ring
+// serves it (a flow's frames are on one queue anyway: the sender picks the queue per flow).
 //
 // What the frame carries differs from a TPACKET slot: its stamp is the XDP program's (the
 // monotonic clock as the frame reached the port, carried in the metadata in front of the frame,
@@ -88,7 +89,7 @@ class XskRx {
   std::string name_;
   int ifindex_ = 0;
   std::vector<Sock> socks_;
-  uint32_t current_ = 0;  // the socket peek() reads
+  uint32_t current_ = 0;  // the socket of the frame peek() returned
   bool peeked_ = false;   // peek() returned a frame not yet released
   uint64_t peeked_addr_ = 0;
   uint64_t realtime_offset_ns_ = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC, for the XDP stamps

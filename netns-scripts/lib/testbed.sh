@@ -20,11 +20,15 @@ TB_DIR=""
 TB_SWITCH_PID=""
 TB_PIDS=()
 TB_RESTORE_ALLOWED_CC=""
+TB_CPU_CGROUP=""  # tb_cpu_limit's cgroup, removed at cleanup
 # napi (default): every link end has an XDP program that passes every frame (netns-scripts/lib/
 # xdp_pass.c), which makes veth receive through NAPI: one ring per end, drained in the order the
 # frames were sent, mostly on the sender's CPU; flow: RPS by flow hash over all CPUs, each flow in
 # order but its receive work moved to the CPU its hash picks; off: the kernel's default.
 TB_LINK_ORDER=${TB_LINK_ORDER:-napi}
+# Transmit and receive queues of every veth end (default 1). veth hands a frame to the peer's
+# receive queue with the number of the transmit queue it left by (XPS or the flow hash picks it).
+TB_VETH_QUEUES=${TB_VETH_QUEUES:-1}
 
 tb_log() { printf '[testbed %s] %s\n' "$TB_PREFIX" "$*" >&2; }
 tb_die() { tb_log "error: $*"; exit 1; }
@@ -74,7 +78,8 @@ tb_create() {
     tmp_h="${TB_PREFIX}h$i"
     tmp_s="${TB_PREFIX}s$i"
     ip netns add "$ns"
-    ip link add "$tmp_h" type veth peer name "$tmp_s"
+    ip link add "$tmp_h" numtxqueues "$TB_VETH_QUEUES" numrxqueues "$TB_VETH_QUEUES" type veth \
+      peer name "$tmp_s" numtxqueues "$TB_VETH_QUEUES" numrxqueues "$TB_VETH_QUEUES"
     ip link set "$tmp_h" netns "$ns"
     ip link set "$tmp_s" netns "$(tb_ns_sw)"
     ip -n "$ns" link set "$tmp_h" name eth0
@@ -292,6 +297,28 @@ tb_write_config() {
   } >"$file"
 }
 
+# tb_cpu_limit PID PERCENT: every thread of PID gets at most PERCENT of one CPU (a cgroup of the
+# cpu controller, v1 or v2, named after the run; removed at cleanup). Returns 1 where no such
+# cgroup can be made (no cpu controller mounted).
+tb_cpu_limit() {
+  local pid=$1 pct=$2 cg t
+  if [ -w /sys/fs/cgroup/cpu ] && [ -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+    cg=/sys/fs/cgroup/cpu/$TB_PREFIX
+    mkdir -p "$cg" && echo 100000 >"$cg/cpu.cfs_period_us" && echo $((pct * 1000)) >"$cg/cpu.cfs_quota_us" || return 1
+  elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+    cg=/sys/fs/cgroup/$TB_PREFIX
+    mkdir -p "$cg" && echo "$((pct * 1000)) 100000" >"$cg/cpu.max" || return 1
+  else
+    return 1
+  fi
+  TB_CPU_CGROUP=$cg
+  if [ -e "$cg/tasks" ]; then
+    for t in /proc/"$pid"/task/*; do echo "${t##*/}" >"$cg/tasks" || return 1; done
+  else
+    echo "$pid" >"$cg/cgroup.procs" || return 1
+  fi
+}
+
 tb_cleanup() {
   local rc=$?
   trap - EXIT INT TERM
@@ -300,6 +327,8 @@ tb_cleanup() {
   for pid in "${TB_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   TB_PIDS=()
   tb_stop_switch >/dev/null 2>&1 || true
+  # Empty once its processes are gone; a cgroup that still has some stays.
+  [ -z "$TB_CPU_CGROUP" ] || rmdir "$TB_CPU_CGROUP" 2>/dev/null || true
   if [ -n "$TB_PREFIX" ]; then
     local ns
     for ns in $(ip netns list | awk '{print $1}' | grep "^${TB_PREFIX}-" || true); do

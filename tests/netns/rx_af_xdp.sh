@@ -6,8 +6,10 @@
 # frames), and if the port's own program is not restored (the link then loses NAPI and order).
 # A port whose MTU the program cannot take (jumbo frames on veth need a program that takes
 # fragments) stops the start with an error that names the port and its MTU, and every port keeps
-# its own program.
+# its own program. Under overload the port is served in arrival order across its receive queues.
 source "$(dirname "$0")/lib.sh"
+# Two queues per veth end: sharebufd opens a socket per receive queue.
+TB_VETH_QUEUES=2
 tb_init
 tb_create 2
 tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
@@ -62,6 +64,48 @@ after1=$(xdp_prog p1) after2=$(xdp_prog p2)
 echo "after: p1 program ${after1:-none}, p2 program ${after2:-none}"
 [ "$after1" = "$before1" ] && [ "$after2" = "$before2" ] ||
   fail "the ports' own XDP programs were not put back"
+
+# Served in arrival order across receive queues: a 64-byte flood on queue 0 overloads sharebufd
+# (held to a tenth of a CPU), and pings sent on queue 1 (XPS on host 1: transmit queue N from
+# CPU N; veth hands a frame to the peer's receive queue of that number) are answered after at
+# most a ring's worth of older frames, not after the flood. Reading one queue until it runs empty starved them.
+if [ "$(nproc)" -lt 2 ]; then
+  echo "one CPU: no second transmit queue to check the arrival order across (skipped)"
+else
+  blaster=${SHAREBUF_BLASTER:-$TB_ROOT/build/tools/sharebuf-blaster}
+  [ -x "$blaster" ] || fail "sharebuf-blaster not built at $blaster"
+  tb_exec 1 sh -c 'echo 1 >/sys/class/net/eth0/queues/tx-0/xps_cpus && echo 2 >/sys/class/net/eth0/queues/tx-1/xps_cpus' ||
+    fail "cannot set XPS on host 1's eth0"
+  # A small ring, so that a frame waits behind at most 256 others.
+  TB_PORT_EXTRA='rx_ring_frames = 256' tb_write_config "$TB_DIR/sw-small.toml" cs 0 "21000 cells"
+  sed -i 's/^\[switch\]/[switch]\nrx_io = "af_xdp"/' "$TB_DIR/sw-small.toml"
+  tb_start_switch "$TB_DIR/sw-small.toml"
+  tb_exec 1 ping -c 3 -i 0.2 -W 1 "$(tb_ip 2)" >/dev/null || true # both MACs learnt
+  if ! tb_cpu_limit "$TB_SWITCH_PID" 10; then
+    echo "no cpu cgroup controller to hold sharebufd back: arrival order across queues not checked (skipped)"
+    tb_stop_switch || fail "sharebufd exited with $?"
+  else
+    tb_bg 1 taskset -c 0 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
+      --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds 5 >"$TB_DIR/flood.json"
+    sleep 1
+    tb_exec 1 taskset -c 1 ping -c 10 -i 0.2 -W 2 "$(tb_ip 2)" >"$TB_DIR/ping-flood.txt" || true
+    wait "${TB_PIDS[@]}" 2>/dev/null || true
+    TB_PIDS=()
+    tb_stop_switch || fail "sharebufd exited with $?"
+    cat "$TB_DIR/flood.json"
+    grep -E 'packet loss|rtt' "$TB_DIR/ping-flood.txt"
+    drops=$(/usr/bin/python3 -c 'import json,sys; print(sum(p["ring_drops"] for p in json.load(open(sys.argv[1]))["ports"]))' "$TB_DIR/stats.json")
+    echo "ring drops during the flood: $drops"
+    [ "$drops" -gt 0 ] || fail "the flood did not overload sharebufd (no ring drops): nothing was checked"
+    # A ring's worth of frames at a tenth of a CPU, throttled 90 ms in every 100: well under
+    # 500 ms. Behind the whole flood: seconds.
+    grep -q ' 0% packet loss' "$TB_DIR/ping-flood.txt" ||
+      fail "pings on the other receive queue were lost: $(grep 'packet loss' "$TB_DIR/ping-flood.txt")"
+    max_ms=$(sed -n 's|^rtt .* = [0-9.]*/[0-9.]*/\([0-9.]*\)/.*|\1|p' "$TB_DIR/ping-flood.txt")
+    awk -v m="$max_ms" 'BEGIN { exit !(m != "" && m < 500) }' ||
+      fail "pings on the other receive queue waited for the flood (max RTT ${max_ms:-?} ms)"
+  fi
+fi
 
 ip -n "$(tb_ns_sw)" link set dev p2 mtu 9000
 tb_exec 2 ip link set dev eth0 mtu 9000
