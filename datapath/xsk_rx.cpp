@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "datapath/clocks.h"
 #include "datapath/link_control.h"
@@ -92,19 +93,21 @@ void XskRx::load_program(int ifindex, uint32_t queues) {
       insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_redirect_map),
       insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
   };
-  static char log[4096];
+  // The verifier's explanation if it refuses the program (per call: ports open one by one, but
+  // nothing here should depend on that).
+  std::vector<char> log(4096, '\0');
   static const char license[] = "GPL";
   attr = bpf_attr{};
   attr.prog_type = BPF_PROG_TYPE_XDP;
   attr.insns = reinterpret_cast<uint64_t>(prog);
   attr.insn_cnt = sizeof prog / sizeof prog[0];
   attr.license = reinterpret_cast<uint64_t>(license);
-  attr.log_buf = reinterpret_cast<uint64_t>(log);
-  attr.log_size = sizeof log;
+  attr.log_buf = reinterpret_cast<uint64_t>(log.data());
+  attr.log_size = static_cast<uint32_t>(log.size());
   attr.log_level = 1;
   std::strncpy(attr.prog_name, "sharebuf_xsk", sizeof attr.prog_name - 1);
   prog_fd_ = bpf(BPF_PROG_LOAD, attr);
-  if (prog_fd_ < 0) throw sys_error(name_, std::string("bpf(BPF_PROG_LOAD): ") + log);
+  if (prog_fd_ < 0) throw sys_error(name_, std::string("bpf(BPF_PROG_LOAD): ") + log.data());
 
   // Keep the program the interface has (the testbed's pass-through program, say) to put back.
   const std::optional<XdpState> state = read_xdp(ifindex);

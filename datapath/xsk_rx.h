@@ -83,7 +83,6 @@ class XskRx {
   bool open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames);
   static void close_sock(Sock& s) noexcept;
   void load_program(int ifindex, uint32_t queues);
-  void attach(int prog_fd, bool restoring);
   void close_all() noexcept;
 
   std::string name_;
@@ -96,7 +95,6 @@ class XskRx {
   int map_fd_ = -1;
   int prog_fd_ = -1;
   int previous_prog_fd_ = -1;  // the interface's program before ours (-1: none)
-  uint32_t previous_flags_ = 0;
   bool attached_ = false;
   int epoll_fd_ = -1;
   uint32_t frame_size_ = 2048;  // UMEM chunk: 2048, or 4096 for an MTU that needs it
