@@ -305,7 +305,8 @@ bool XskRx::peek(RxFrame& frame) noexcept {
   frame.vlan_tci = 0;
   frame.vlan_tpid = 0x8100;
   frame.checksum_partial = false;
-  frame.ring_realtime_ns = best_stamp == 0 ? 0 : best_stamp + realtime_offset_ns_;
+  frame.ring_realtime_ns =
+      best_stamp == 0 ? 0 : best_stamp + realtime_offset_ns_.load(std::memory_order_relaxed);
   peeked_addr_ = best_desc->addr;
   peeked_ = true;
   return true;
@@ -323,7 +324,7 @@ void XskRx::release() noexcept {
 
 uint64_t XskRx::drops() noexcept {
   // Called now and then by the reader: follow NTP's adjustments of CLOCK_REALTIME.
-  realtime_offset_ns_ = realtime_ns() - monotonic_ns();
+  realtime_offset_ns_.store(realtime_ns() - monotonic_ns(), std::memory_order_relaxed);
   uint64_t delta = 0;
   for (Sock& s : socks_) {
     xdp_statistics st{};

@@ -21,9 +21,10 @@
 // turned to CLOCK_REALTIME's scale), no VLAN tag stripped out of the data (a
 // sender whose veth inserts the tag in hardware, txvlan on, hands XDP the frame without it) and
 // no CHECKSUM_PARTIAL flag (the daemon's offload warning covers that).
-// Thread-safety: one reader at a time, as for the TPACKET ring.
+// Thread-safety: one reader at a time, as for the TPACKET ring; drops() may run beside it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -91,7 +92,9 @@ class XskRx {
   uint32_t current_ = 0;  // the socket of the frame peek() returned
   bool peeked_ = false;   // peek() returned a frame not yet released
   uint64_t peeked_addr_ = 0;
-  uint64_t realtime_offset_ns_ = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC, for the XDP stamps
+  // CLOCK_REALTIME - CLOCK_MONOTONIC, for the XDP stamps: set by drops() (the port's own worker)
+  // while another worker holding the ring may be reading frames.
+  std::atomic<uint64_t> realtime_offset_ns_{0};
   int map_fd_ = -1;
   int prog_fd_ = -1;
   int previous_prog_fd_ = -1;  // the interface's program before ours (-1: none)
