@@ -54,9 +54,6 @@ class AfPacketPort {
   uint32_t tx_capacity() const noexcept { return tx_slot_bytes_; }
   uint32_t rx_lanes() const noexcept { return xsk_ ? 1 : static_cast<uint32_t>(rx_.size()); }
   int rx_fd(uint32_t lane = 0) const noexcept { return xsk_ ? xsk_->fd() : rx_[lane].fd; }
-  // Whether RX is on AF_XDP sockets, and on how many of the interface's queues.
-  bool rx_xdp() const noexcept { return xsk_ != nullptr; }
-  uint32_t rx_xdp_queues() const noexcept { return xsk_ ? xsk_->queues() : 0; }
   int tx_fd() const noexcept { return tx_fd_; }
 
   // RX, per lane (each lane has one reader at a time): the next frame the kernel handed over,

@@ -48,7 +48,6 @@ class XskRx {
   int fd() const noexcept { return epoll_fd_; }
   // The longest frame a buffer holds.
   uint32_t capacity() const noexcept { return frame_size_ - kHeadroom; }
-  uint32_t queues() const noexcept { return static_cast<uint32_t>(socks_.size()); }
 
   // The next frame, without releasing it; false if none is ready on any queue.
   bool peek(RxFrame& frame) noexcept;
