@@ -25,6 +25,23 @@ def spread(xs):
     return f"{min(xs):.0f}–{max(xs):.0f}" if xs else "–"
 
 
+def paired_ratios(rows, name, ref):
+    """The ratios repetition by repetition, each against the reference's run of the same
+    repetition (minutes apart, where the medians of the table may be an hour apart): how the
+    host's drift moves the ratio. Empty with fewer than two paired repetitions."""
+    ref_rows = {r["rep"]: r for r in rows if r["switch"] == ref}
+    pairs = [(r, ref_rows[r["rep"]]) for r in rows if r["switch"] == name and r["rep"] in ref_rows]
+    pairs = [(r, b) for r, b in pairs if r["ping_p50_us"] and b["ping_p50_us"] and b["ping_p99_us"]]
+    if len(pairs) < 2:
+        return ""
+    parts = []
+    for key in ("ping_p50_us", "ping_p99_us"):
+        ratios = [r[key] / b[key] for r, b in pairs]
+        parts.append(f"{key[5:8]} {statistics.median(ratios):.2f}x ({min(ratios):.2f}–{max(ratios):.2f})")
+    return f"; repetition by repetition against its run of the same repetition, median (range): " + \
+        ", ".join(parts)
+
+
 def main():
     with open(sys.argv[1]) as f:
         rows = [json.loads(line) for line in f]
@@ -62,7 +79,8 @@ def main():
             continue
         (p50, p99), (b50, b99) = m[k], m[ref]
         print(f"- {NAMES[k]}: p50 {p50 / b50:.2f}x the bridge's (target ≤ 1.5x), p99 "
-              f"{p99 / b99:.2f}x (target ≤ 2x){'' if ref == 'bridge' else f', against {NAMES[ref]}'}.")
+              f"{p99 / b99:.2f}x (target ≤ 2x){'' if ref == 'bridge' else f', against {NAMES[ref]}'}"
+              f"{paired_ratios(rows, k, ref)}.")
     if any(not is_bridge(k) for k in order):
         print()
     shown = [k for k in order if not is_bridge(k)]

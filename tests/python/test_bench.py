@@ -389,6 +389,23 @@ class IdleLatencyReport(unittest.TestCase):
         self.assertNotIn("- bridge off:", text)
         self.assertNotIn("| hop | bridge off", text)
 
+    def test_ratios_repetition_by_repetition_pair_runs_of_the_same_repetition(self):
+        def r(name, rep, p50, p99):
+            return {"switch": name, "label": name, "rep": rep, "ping_p50_us": p50,
+                    "ping_p99_us": p99, "idle_cpu_pct": None, "hops": {}}
+        # The host state moves between repetitions; each pair moves with it, and the ratio of the
+        # medians (2x, 3x) pairs runs of different repetitions.
+        rows = [r("bridge", 1, 20, 40), r("sharebufd", 1, 30, 60),
+                r("bridge", 2, 80, 100), r("sharebufd", 2, 100, 150),
+                r("bridge", 3, 40, 50), r("sharebufd", 3, 80, 150)]
+        text = self.report(rows)
+        self.assertIn("- sharebufd: p50 2.00x the bridge's (target ≤ 1.5x), p99 3.00x (target ≤ 2x); "
+                      "repetition by repetition against its run of the same repetition, median "
+                      "(range): p50 1.50x (1.25–2.00), p99 1.50x (1.50–3.00).", text)
+        # One repetition: no pairs to speak of.
+        self.assertIn("- sharebufd: p50 1.50x the bridge's (target ≤ 1.5x), p99 1.50x (target ≤ 2x).",
+                      self.report(rows[:2]))
+
 
 if __name__ == "__main__":
     unittest.main()
