@@ -136,9 +136,12 @@ void CellPool::free_frame(CellCache& cache, uint32_t head) noexcept {
 
 CellCache::CellCache(CellPool& pool)
     : pool_(pool),
-      slot_(pool.register_cache(this)),
       capacity_(pool.cache_cells_),
-      cells_(std::make_unique<uint32_t[]>(pool.cache_cells_)) {}
+      cells_(std::make_unique<uint32_t[]>(pool.cache_cells_)) {
+  // Registered last: from here another thread (the control thread's stats) reads held_, which
+  // must be constructed by then.
+  slot_ = pool.register_cache(this);
+}
 
 CellCache::~CellCache() {
   flush_all();

@@ -123,7 +123,7 @@ class CellCache {
 
  private:
   CellPool& pool_;
-  uint32_t slot_;
+  uint32_t slot_ = 0;
   uint32_t capacity_;
   uint32_t count_ = 0;
   std::unique_ptr<uint32_t[]> cells_;

@@ -1,7 +1,9 @@
 #include "buffer/cell_pool.h"
 
+#include <atomic>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -126,6 +128,30 @@ TEST(CellPool, CachesFlushOnDestructionAndAreBounded) {
     EXPECT_EQ(pool.free_cells_approx(), pool.physical_cells());
   }
   EXPECT_EQ(pool.caches_in_use(), 0u);
+  EXPECT_EQ(pool.free_cells_approx(), pool.physical_cells());
+}
+
+// The control thread counts free cells while workers create their caches (sharebufd starts its
+// threads while `status` may already be asked). A cache is visible to that count only once it is
+// whole; under ThreadSanitizer a cache registered before its counter was constructed is a race.
+TEST(CellPool, CountsFreeCellsWhileAnotherThreadCreatesItsCache) {
+  CellPool pool({.accounted_cells = 100, .cell_bytes = 80, .max_caches = 2, .cache_cells = 16});
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> reads{0};
+  std::thread reader([&] {
+    // Approximate while the other thread moves cells (it may count a cell twice): only read.
+    while (!done.load(std::memory_order_relaxed))
+      reads.fetch_add(pool.free_cells_approx() > 0 ? 1 : 0, std::memory_order_relaxed);
+  });
+  for (int i = 0; i < 2000; ++i) {
+    CellCache cache(pool);
+    uint32_t cell;
+    ASSERT_TRUE(cache.alloc(&cell, 1));
+    cache.free(cell);
+  }
+  done = true;
+  reader.join();
+  EXPECT_GT(reads.load(), 0u);
   EXPECT_EQ(pool.free_cells_approx(), pool.physical_cells());
 }
 
