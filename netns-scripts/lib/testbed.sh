@@ -152,7 +152,12 @@ tb_start_switch() {
   # below, which would then find the previous daemon's "running:" line and return before this
   # one has its control socket.
   : >"$TB_DIR/sharebufd.log"
-  ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" --stats-file "$TB_DIR/stats.json" \
+  # A sanitizer build (run.sh test runs some tests against them) writes its reports beside the
+  # log, as sanitizer.PID; tb_cleanup fails the run if there is one. A plain build ignores these.
+  local opt="log_path=$TB_DIR/sanitizer"
+  TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}$opt" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$opt" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}$opt" \
+    ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" --stats-file "$TB_DIR/stats.json" \
     --socket "$TB_DIR/ctl.sock" "$@" \
     >"$TB_DIR/sharebufd.out" 2>"$TB_DIR/sharebufd.log" &
   TB_SWITCH_PID=$!
@@ -327,6 +332,13 @@ tb_cleanup() {
   for pid in "${TB_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   TB_PIDS=()
   tb_stop_switch >/dev/null 2>&1 || true
+  local report
+  for report in "${TB_DIR:-/nonexistent}"/sanitizer.*; do
+    [ -e "$report" ] || continue
+    echo "[testbed ] sharebufd's sanitizer reported (${report##*/}):" >&2
+    cat "$report" >&2
+    [ "$rc" -ne 0 ] || rc=1
+  done
   # Empty once its processes are gone; a cgroup that still has some stays.
   [ -z "$TB_CPU_CGROUP" ] || rmdir "$TB_CPU_CGROUP" 2>/dev/null || true
   if [ -n "$TB_PREFIX" ]; then

@@ -52,7 +52,8 @@ stats = json.load(open(sys.argv[4]))
 d = lambda k: s1.get(k, 0) - s0.get(k, 0)
 rx = sum(p["rx_frames"] for p in stats["ports"])
 print(f"{run['end']['sum_received']['bits_per_second'] / 1e6:.0f} Mbit/s, {d('OutSegs')} segments, "
-      f"{d('TCPDSACKRecv')} spurious retransmissions, {d('TCPSACKReorder')} reorderings; "
+      f"{d('TCPDSACKRecv')} spurious retransmissions ({d('TCPLossProbes')} tail loss probes, "
+      f"{d('TCPTimeouts')} timeouts), {d('TCPSACKReorder')} reorderings; "
       f"sharebufd received {rx} frames, ring drops {sum(p['ring_drops'] for p in stats['ports'])}")
 sys.exit(0 if d("OutSegs") > 10000 and rx > 10000 and d("TCPDSACKRecv") <= 10
          and d("TCPSACKReorder") <= 10 else 1)
