@@ -38,7 +38,7 @@ def paired_ratios(rows, name, ref):
     for key in ("ping_p50_us", "ping_p99_us"):
         ratios = [r[key] / b[key] for r, b in pairs]
         parts.append(f"{key[5:8]} {statistics.median(ratios):.2f}x ({min(ratios):.2f}–{max(ratios):.2f})")
-    return f"; repetition by repetition against its run of the same repetition, median (range): " + \
+    return "; repetition by repetition against its run of the same repetition, median (range): " + \
         ", ".join(parts)
 
 
