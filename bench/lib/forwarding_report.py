@@ -23,6 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_clock import clock_mhz, median_mhz, ns_and_cycles  # noqa: E402
 from hop_histograms import hop_table, hops_of  # noqa: E402
 from ping_rtts import percentile, rtts_us  # noqa: E402
 
@@ -46,6 +47,7 @@ def row(argv):
         "ping_p50_us": pct(50), "ping_p99_us": pct(99), "pings": len(r), "rtts_us": r,
         # CPU time of the whole machine (both cores) per frame delivered during the 64 B run.
         "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, int(after) - int(before)),
+        "cpu_mhz": clock_mhz(),
         "hops_flood": hops_of(flood_lat), "hops_ping": hops_of(ping_lat),
         "tcp_order": json.loads(tcp_order) if tcp_order.strip() else {}}))
 
@@ -60,7 +62,7 @@ def table(argv):
     print(f"Command: `bench/forwarding_bench.sh{' ' + options if options else ''}` (as root, after "
           "`./run.sh build`).")
     print()
-    print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns) | ping p50 (µs) | ping p99 (µs) |")
+    print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns / cycles) | ping p50 (µs) | ping p99 (µs) |")
     print("|---|---|---|---|---|---|---|---|")
     med = {}
     order = ("sharebufd", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
@@ -84,8 +86,9 @@ def table(argv):
              ("tcp1_mbps", "tcp4_mbps", "delivered_kpps", "offered_kpps", "ping_p50_us", "ping_p99_us",
               "cpu_ns_per_frame")}
         med[key] = m
+        cpu = ns_and_cycles(m["cpu_ns_per_frame"], median_mhz(rs))
         print(f"| {names[key]} | {m['tcp1_mbps']:.0f} | {m['tcp4_mbps']:.0f} | {m['delivered_kpps']:.0f} | "
-              f"{m['offered_kpps']:.0f} | {m['cpu_ns_per_frame']:.0f} | {m['ping_p50_us']:.0f} | "
+              f"{m['offered_kpps']:.0f} | {cpu} | {m['ping_p50_us']:.0f} | "
               f"{m['ping_p99_us']:.0f} |")
     print()
     for key in ours:
@@ -107,7 +110,10 @@ def table(argv):
           "carry EtherType 0x88b5, which the receiver's kernel discards at once, so the rate measures "
           "the switches rather than the receiver's UDP stack. CPU per frame is the busy time of both "
           "cores (sender and kernel included) over the frames delivered, so it holds when the host is "
-          "noisy and the rates move.")
+          "noisy and the rates move" + (
+              f"; in cycles, that time at the clock /proc/cpuinfo gave during the run "
+              f"({median_mhz(rows):.0f} MHz; this host exposes no cycle counter)." if median_mhz(rows)
+              else "."))
     shown = [k for k in ours if k in med]
     for key in med:
         orders = [r["tcp_order"] for r in rows if r["switch"] == key and r.get("tcp_order")]

@@ -14,6 +14,9 @@ import os
 import platform
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_clock import clock_mhz, median_mhz, ns_and_cycles  # noqa: E402
+
 
 def row(argv):
     name, label, kpps, blast, delivered, busy, hz, ports, queues = argv
@@ -32,6 +35,7 @@ def row(argv):
         "sent": sent, "delivered": delivered,
         # CPU time of the whole machine (both cores) per frame delivered.
         "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, delivered),
+        "cpu_mhz": clock_mhz(),
     }
 
 
@@ -44,7 +48,7 @@ def table(path, seconds, args=""):
            f"Command: `bench/loss_sweep.sh{' ' + args.strip() if args.strip() else ''}` (as root, "
            "after `./run.sh build`).", "",
            "| switch | asked (kpps) | offered (kpps) | delivered (kpps) | lost | ring drops | "
-           "TX errors | policy drops | CPU per frame (ns) |",
+           "TX errors | policy drops | CPU per frame (ns / cycles) |",
            "|---|---|---|---|---|---|---|---|---|"]
     dash = lambda v: "–" if v is None else f"{v}"
     for r in rows:
@@ -52,8 +56,14 @@ def table(path, seconds, args=""):
         out.append(f"| {r['label']} | {asked} | {r['offered_kpps']:.0f} | "
                    f"{r['delivered_kpps']:.0f} | {r['loss_pct']:.2f} % | {dash(r['ring_drops'])} | "
                    f"{dash(r['tx_errors'])} | {dash(r['policy_drops'])} | "
-                   f"{r['cpu_ns_per_frame']:.0f} |")
+                   f"{ns_and_cycles(r['cpu_ns_per_frame'], r.get('cpu_mhz'))} |")
     out.append("")
+    mhz = median_mhz(rows)
+    if mhz:
+        out.append(f"CPU per frame: both cores' busy time over the frames delivered; in cycles, that "
+                   f"time at the clock /proc/cpuinfo gave during the run ({mhz:.0f} MHz; this host "
+                   "exposes no cycle counter).")
+        out.append("")
     for name in dict.fromkeys(r["switch"] for r in rows):
         rs = [r for r in rows if r["switch"] == name]
         ok = [r["offered_kpps"] for r in rs if r["loss_pct"] < 1.0]

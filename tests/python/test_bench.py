@@ -11,6 +11,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import cold_path_report  # noqa: E402
+import cpu_clock  # noqa: E402
 import exchange_phases  # noqa: E402
 import format_results  # noqa: E402
 import forwarding_report  # noqa: E402
@@ -35,7 +36,9 @@ class ForwardingReport(unittest.TestCase):
         line = run(forwarding_report.row,
                    [name, str(rep), str(tcp1 * 1e6), str(tcp1 * 1e6), "0", str(kpps * 5000), blast,
                     "5", rtts, str(busy_jiffies), "100", label] + (list(latency) if latency else []))
-        return json.loads(line)
+        r = json.loads(line)
+        r["cpu_mhz"] = 2000.0  # the host's own clock is read by the row (tested in CpuClock)
+        return r
 
     @staticmethod
     def latency(p1_wakeup_ns, p2_sent_ns):
@@ -67,7 +70,9 @@ class ForwardingReport(unittest.TestCase):
         rows = [self.measure("sharebufd", "sharebufd (cs)", rep, tcp, 1200, 1000)
                 for rep, tcp in enumerate((3000, 3600, 4000))]
         text = self.table_of(rows + [self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)], 3)
-        self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 | 60 | 108 |", text)
+        self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 / 3333 | 60 | 108 |", text)
+        self.assertIn("in cycles, that time at the clock /proc/cpuinfo gave during the run (2000 MHz;",
+                      text)
         self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream)", text)
 
     def test_a_switch_on_other_links_follows_its_own_and_is_compared_on_the_same_links(self):
@@ -244,8 +249,34 @@ class LossSweepReport(unittest.TestCase):
         finally:
             os.unlink(f.name)
         self.assertIn("highest offered rate delivered with less than 1 % loss 400 kpps", text)
+        self.assertIn("| 0.50 % | 0 | 0 | 0 | 1000 / – |", text)  # rows without a clock
         self.assertIn("Command: `bench/loss_sweep.sh` (", text)
         self.assertIn("Command: `bench/loss_sweep.sh --only sb,bridge --rates 200,0` (", with_args)
+
+
+class CpuClock(unittest.TestCase):
+    def test_the_clock_is_the_median_over_the_cpus_and_none_without_one(self):
+        with tempfile.NamedTemporaryFile("w", delete=False) as f:
+            f.write("processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.5\n"
+                    "processor\t: 2\ncpu MHz\t\t: 2500.0\n")
+        with tempfile.NamedTemporaryFile("w", delete=False) as g:
+            g.write("processor\t: 0\nBogoMIPS\t: 50.00\n")  # arm64: no clock given
+        try:
+            self.assertEqual(cpu_clock.clock_mhz(f.name), 2500.0)
+            self.assertIsNone(cpu_clock.clock_mhz(g.name))
+            self.assertIsNone(cpu_clock.clock_mhz(g.name + ".missing"))
+        finally:
+            os.unlink(f.name)
+            os.unlink(g.name)
+        self.assertEqual(cpu_clock.ns_and_cycles(1000, 2500.0), "1000 / 2500")
+        self.assertEqual(cpu_clock.ns_and_cycles(1000, None), "1000 / –")
+
+    def test_rows_record_the_clock_and_rows_of_older_runs_have_none(self):
+        r = loss_sweep_report.row(["sb", "sb", "1", json.dumps({"sent": 10, "seconds": 1.0, "pps": 10}),
+                                   "10", "1", "100", "[]", "[]"])
+        self.assertEqual(r["cpu_mhz"], cpu_clock.clock_mhz())
+        self.assertEqual(cpu_clock.median_mhz([{"cpu_mhz": 2000.0}, {}, {"cpu_mhz": 3000.0}]), 2500.0)
+        self.assertIsNone(cpu_clock.median_mhz([{}]))
 
 
 class ExchangePhases(unittest.TestCase):
