@@ -98,17 +98,14 @@ p4_tests() {
   ctest --test-dir "$1" --output-on-failure -L p4
 }
 
+# netns_tests DIR [LABEL]: the integration tests (label netns) in DIR. The datapath's threads meet
+# real sockets only there, so the ones labelled `sanitized` (no timing thresholds a sanitizer's
+# slowdown could break) also run against the sanitizer builds' sharebufd, whose reports fail the
+# test (netns-scripts/lib/testbed.sh).
 netns_tests() {
-  log "netns integration tests in $1 (skipped unless root)"
-  ctest --test-dir "$1" --output-on-failure -L netns
-}
-
-# The datapath's threads meet real sockets only in the netns tests: the ones labelled `sanitized`
-# (no timing thresholds a sanitizer's slowdown could break) run again against a sanitizer build's
-# sharebufd, whose reports fail the test (netns-scripts/lib/testbed.sh).
-netns_sanitized_tests() {
-  log "netns tests labelled sanitized, against $1's sharebufd (skipped unless root)"
-  ctest --test-dir "$1" --output-on-failure -L sanitized
+  local label=${2:-netns}
+  log "netns integration tests labelled $label in $1 (skipped unless root)"
+  ctest --test-dir "$1" --output-on-failure -L "$label"
 }
 
 case "${1:-}" in
@@ -130,10 +127,10 @@ case "${1:-}" in
     # (ns-3's libraries are not built with the sanitizers).
     build build-asan -DSHAREBUF_ASAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
     unit_tests build-asan
-    netns_sanitized_tests build-asan
+    netns_tests build-asan sanitized
     build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
     TSAN_OPTIONS="halt_on_error=1" unit_tests build-tsan
-    netns_sanitized_tests build-tsan
+    netns_tests build-tsan sanitized
     fuzz_tests
     log "all test suites passed (unit: plain, asan+ubsan, tsan; sim; p4; netns: plain, asan+ubsan, tsan; fuzz)"
     ;;

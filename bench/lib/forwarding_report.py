@@ -112,7 +112,7 @@ def table(argv):
           "cores (sender and kernel included) over the frames delivered, so it holds when the host is "
           "noisy and the rates move" + (
               f"; in cycles, that time at the clock /proc/cpuinfo gave during the run "
-              f"({median_mhz(rows):.0f} MHz; this host exposes no cycle counter)." if median_mhz(rows)
+              f"({mhz:.0f} MHz; this host exposes no cycle counter)." if (mhz := median_mhz(rows))
               else "."))
     shown = [k for k in ours if k in med]
     for key in med:
