@@ -3,7 +3,8 @@
 # testbed (offloads off, unshaped), and around it the hosts' own TCP counters: the segments the
 # receiver queued out of order, the sender's retransmissions and how many of them the receiver
 # reported as duplicates (DSACK: the segment was reordered, not lost), the sender's reordering
-# detections, and what sharebufd dropped (RX ring, TX errors, policy). A hardware switch keeps one
+# detections, the segments each host sent (data per ACK: an ACK is a frame the switch forwards too),
+# and what sharebufd dropped (RX ring, TX errors, policy). A hardware switch keeps one
 # port pair's frames in order; out-of-order segments with nothing dropped come from the path.
 # Writes bench/tcp-reorder-results.md (and DIR/results.jsonl).
 #   bench/tcp_reorder.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
     --client-cpu)
       [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -lt "$(nproc)" ] || { echo "--client-cpu: a CPU number below $(nproc)" >&2; exit 2; }
       client_cpu=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "tcp_reorder.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -9,8 +9,9 @@ usage: tcp_reorder_report.py counters
          one JSON line: goodput, and over the run the segments the receiver queued out of order
          (TCPOFOQueue), the sender's retransmissions (RetransSegs), the retransmissions the
          receiver reported as duplicates (TCPDSACKRecv: spurious, i.e. the segment had not been
-         lost but reordered), the sender's reordering detections (TCPSACKReorder), and what the
-         switch dropped ("-": not known)
+         lost but reordered), the sender's reordering detections (TCPSACKReorder), the segments
+         each host sent (OutSegs: the sender's data, the receiver's ACKs), and what the switch
+         dropped ("-": not known)
        tcp_reorder_report.py table RESULTS_JSONL
          the Markdown table, medians per switch
 """
@@ -19,7 +20,8 @@ import statistics
 import sys
 
 FIELDS = (("ofo", "TCPOFOQueue", "recv"), ("retrans", "RetransSegs", "send"),
-          ("dsack", "TCPDSACKRecv", "send"), ("sack_reorder", "TCPSACKReorder", "send"))
+          ("dsack", "TCPDSACKRecv", "send"), ("sack_reorder", "TCPSACKReorder", "send"),
+          ("data_segs", "OutSegs", "send"), ("acks", "OutSegs", "recv"))
 
 
 def read_counters(netstat="/proc/net/netstat", snmp="/proc/net/snmp"):
@@ -48,15 +50,20 @@ def table(argv):
     with open(argv[0]) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     print("| switch | TCP (Mbit/s) | receiver: segments queued out of order | sender: retransmitted "
-          "| of them spurious (DSACK) | sender: reordering detected (SACK) | switch drops |")
-    print("|---|---|---|---|---|---|---|")
+          "| of them spurious (DSACK) | sender: reordering detected (SACK) "
+          "| data segments per ACK | switch drops |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in dict.fromkeys(r["switch"] for r in rows):
         rs = [r for r in rows if r["switch"] == name]
         med = {k: statistics.median(r[k] for r in rs)
                for k in ("mbps", "ofo", "retrans", "dsack", "sack_reorder")}
         drops = [r["switch_drops"] for r in rs if r["switch_drops"] is not None]
+        # Every frame the switch forwards costs it; an ACK is one more frame per this many data
+        # segments (rows of older runs have no segment counts).
+        per_ack = [r["data_segs"] / r["acks"] for r in rs if r.get("acks")]
         print(f"| {rs[0]['label']} | {med['mbps']:.0f} | {med['ofo']:.0f} | {med['retrans']:.0f} | "
               f"{med['dsack']:.0f} | {med['sack_reorder']:.0f} | "
+              f"{format(statistics.median(per_ack), '.1f') if per_ack else '–'} | "
               f"{format(statistics.median(drops), '.0f') if drops else '–'} |")
 
 

@@ -359,16 +359,18 @@ class TcpReorderReport(unittest.TestCase):
         self.assertNotIn("InNoRoutes", c)
 
     def test_rows_take_differences_and_the_table_medians(self):
-        def one(rep, ofo, retrans, drops):
-            recv0, send0 = {"TCPOFOQueue": 100}, {"RetransSegs": 5, "TCPDSACKRecv": 1}
-            recv1 = {"TCPOFOQueue": 100 + ofo}
-            send1 = {"RetransSegs": 5 + retrans, "TCPDSACKRecv": 1 + retrans, "TCPSACKReorder": 2}
+        def one(rep, ofo, retrans, drops, acks):
+            recv0 = {"TCPOFOQueue": 100, "OutSegs": 7}
+            send0 = {"RetransSegs": 5, "TCPDSACKRecv": 1, "OutSegs": 50}
+            recv1 = {"TCPOFOQueue": 100 + ofo, "OutSegs": 7 + acks}
+            send1 = {"RetransSegs": 5 + retrans, "TCPDSACKRecv": 1 + retrans, "TCPSACKReorder": 2,
+                     "OutSegs": 50 + 1200}
             return json.loads(run(tcp_reorder_report.row,
                                   ["sharebufd", "sharebufd (cs)", str(rep), "3e9", json.dumps(recv0),
                                    json.dumps(recv1), json.dumps(send0), json.dumps(send1), drops]))
-        rows = [one(1, 10, 4, "0"), one(2, 30, 8, "2"), one(3, 20, 6, "0")]
-        self.assertEqual((rows[0]["ofo"], rows[0]["retrans"], rows[0]["dsack"], rows[0]["sack_reorder"]),
-                         (10, 4, 4, 2))
+        rows = [one(1, 10, 4, "0", 300), one(2, 30, 8, "2", 100), one(3, 20, 6, "0", 400)]
+        self.assertEqual((rows[0]["ofo"], rows[0]["retrans"], rows[0]["dsack"], rows[0]["sack_reorder"],
+                          rows[0]["data_segs"], rows[0]["acks"]), (10, 4, 4, 2, 1200, 300))
         bridge = json.loads(run(tcp_reorder_report.row,
                                 ["bridge", "Linux bridge", "1", "5e9", "{}", "{}", "{}", "{}", "-"]))
         self.assertIsNone(bridge["switch_drops"])
@@ -378,8 +380,9 @@ class TcpReorderReport(unittest.TestCase):
             text = run(tcp_reorder_report.table, [f.name])
         finally:
             os.unlink(f.name)
-        self.assertIn("| sharebufd (cs) | 3000 | 20 | 6 | 6 | 2 | 0 |", text)
-        self.assertIn("| Linux bridge | 5000 | 0 | 0 | 0 | 0 | – |", text)
+        # data segments per ACK: 1200 / 300, / 100, / 400 -> median 4.0
+        self.assertIn("| sharebufd (cs) | 3000 | 20 | 6 | 6 | 2 | 4.0 | 0 |", text)
+        self.assertIn("| Linux bridge | 5000 | 0 | 0 | 0 | 0 | – | – |", text)
 
 
 class IdleLatencyReport(unittest.TestCase):
