@@ -30,7 +30,7 @@
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
 #   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
 # NAME@ORDER runs NAME with the testbed's links in another order (netns-scripts/lib/testbed.sh,
-# tb_link_order: napi, flow, off), e.g. sharebufd@off: the kernel's own order, in which a
+# tb_link_order: napi, switch, flow, off), e.g. sharebufd@off: the kernel's own order, in which a
 # sender's frames are reordered when it transmits from two CPUs. Without it, TB_LINK_ORDER.
 # Processes a run leaves behind inside the switch namespace end with the testbed's cleanup.
 # shellcheck shell=bash
@@ -45,6 +45,7 @@ bench_switch_label() {
       off) echo "$base, links in the kernel's order" ;;
       flow) echo "$base, links in flow order (RPS)" ;;
       napi) echo "$base, links in order (NAPI)" ;;
+      switch) echo "$base, NAPI on the switch's link ends only" ;;
       *) return 1 ;;
     esac
     return 0

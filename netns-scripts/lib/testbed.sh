@@ -24,7 +24,8 @@ TB_CPU_CGROUP=""  # tb_cpu_limit's cgroup, removed at cleanup
 # napi (default): every link end has an XDP program that passes every frame (netns-scripts/lib/
 # xdp_pass.c), which makes veth receive through NAPI: one ring per end, drained in the order the
 # frames were sent, mostly on the sender's CPU; flow: RPS by flow hash over all CPUs, each flow in
-# order but its receive work moved to the CPU its hash picks; off: the kernel's default.
+# order but its receive work moved to the CPU its hash picks; off: the kernel's default; switch:
+# napi on the switch's ends, the kernel's default on the hosts'.
 TB_LINK_ORDER=${TB_LINK_ORDER:-napi}
 # Transmit and receive queues of every veth end (default 1). veth hands a frame to the peer's
 # receive queue with the number of the transmit queue it left by (XPS or the flow hash picks it).
@@ -114,8 +115,9 @@ tb_link_order() {
   local ns=$1 dev=$2 order=${3:-$TB_LINK_ORDER} mask=0
   case "$order" in
     off | napi) ;;
+    switch) if [ "$ns" = "$(tb_ns_sw)" ]; then order=napi; else order=off; fi ;;
     flow) mask=$(printf '%x' $(((1 << $(nproc)) - 1))) ;;
-    *) tb_die "link order (TB_LINK_ORDER) must be napi, flow or off, not '$order'" ;;
+    *) tb_die "link order (TB_LINK_ORDER) must be napi, switch, flow or off, not '$order'" ;;
   esac
   if [ "$order" = napi ]; then
     [ -f "$TB_DIR/xdp_pass.o" ] ||

@@ -6,7 +6,8 @@
 # TB_LINK_ORDER=off a sender transmitting from two CPUs has its segments reordered on the veth
 # into the switch, and this test fails (hundreds of each per run on 2 CPUs). Nor does the link
 # itself lose a frame (host 1's eth0 has a transmit queue). sharebufd warns at start about a veth
-# port with neither NAPI (an XDP program) nor RPS.
+# port with neither NAPI (an XDP program) nor RPS, and not with TB_LINK_ORDER=switch (NAPI on the
+# switch's ends only).
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
@@ -27,6 +28,19 @@ tb_stop_switch || fail "sharebufd exited with $?"
   fail "no warning about p1, whose rps_cpus are 0"
 ! grep -q 'port p2 is a veth without NAPI or RPS' "$TB_DIR/sharebufd.log" ||
   fail "a warning about p2, which steers by flow (RPS)"
+# The order `switch`: NAPI (an XDP program) on the switch's ends only, so no warning, and the
+# kernel's own receive on the hosts' ends.
+tb_set_link_order switch
+for i in 1 2; do
+  ip -n "$(tb_ns_sw)" -d link show dev "p$i" | grep -q 'prog/xdp' ||
+    fail "link order switch: p$i has no XDP program"
+  ! ip -n "$(tb_ns_host "$i")" -d link show dev eth0 | grep -q 'prog/xdp' ||
+    fail "link order switch: host $i's eth0 has an XDP program"
+done
+tb_start_switch "$TB_DIR/sw.toml"
+tb_stop_switch || fail "sharebufd exited with $?"
+! grep -q 'without NAPI or RPS' "$TB_DIR/sharebufd.log" ||
+  fail "a link-order warning with NAPI on the switch's ends"
 tb_set_link_order "$TB_LINK_ORDER"
 
 tb_start_switch "$TB_DIR/sw.toml"
