@@ -78,6 +78,19 @@ ReplaySetup replay_setup(const SwitchConfig& config) {
   return s;
 }
 
+void refuse_unmodelled(const SwitchConfig& config, const std::string& source) {
+  for (const datapath::ClassConfig& c : config.classes) {
+    if (c.overflow == datapath::OverflowAction::kDrop) continue;
+    const char* action =
+        c.overflow == datapath::OverflowAction::kTrim ? "trim" : "return-to-sender";
+    throw policies::ConfigError(source + ": class '" + c.traffic.name + "' has overflow = \"" +
+                                action +
+                                "\", which the simulation does not model (its refused frames "
+                                "would count as drops, with no header sent on); set overflow = "
+                                "\"drop\" to simulate the admission alone");
+  }
+}
+
 std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const SwitchConfig& config) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the arrivals CSV");

@@ -304,6 +304,7 @@ int main(int argc, char** argv) {
       if (config_path.empty())
         throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
       const auto cfg = sharebuf::mgmt::load_config_file(config_path);
+      sharebuf::sim::refuse_unmodelled(cfg.sw, config_path);
       sc.setup = sharebuf::sim::replay_setup(cfg.sw);
       for (const auto& p : cfg.sw.ports)
         for (uint32_t k = 0; k < p.num_queues; ++k)

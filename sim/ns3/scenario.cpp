@@ -12,6 +12,7 @@
 #include "common/units.h"
 #include "mgmt/config_table.h"
 #include "mgmt/toml_reader.h"
+#include "sim/replay_inputs.h"
 
 namespace sharebuf::sim {
 namespace {
@@ -213,6 +214,7 @@ struct Builder {
     const toml::table t = switch_table(role, ports, rates);
     mgmt::DaemonConfig cfg = mgmt::parse_config_table(t, file);
     mgmt::validate_config(cfg.sw);
+    refuse_unmodelled(cfg.sw, file + " (" + name + ")");
     std::ostringstream config;
     config << "# " << name << " of " << file << " (sharebuf-sim)\n" << t << "\n";
     ScenarioSwitch out;

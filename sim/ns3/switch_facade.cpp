@@ -17,6 +17,7 @@
 #include "mgmt/config_loader.h"
 #include "policies/registry.h"
 #include "sim/departure_step.h"
+#include "sim/replay_inputs.h"
 
 namespace sharebuf::sim {
 namespace {
@@ -183,6 +184,7 @@ std::unique_ptr<SwitchFacade> SwitchFacade::from_toml(const std::string& text,
   } catch (const std::exception& e) {
     throw std::runtime_error(e.what());
   }
+  refuse_unmodelled(cfg.sw, source);  // a std::runtime_error naming source and class
   for (const datapath::PortConfig& p : cfg.sw.ports) {
     if (p.rate_bps == 0)
       throw std::runtime_error(source + ": port '" + p.name +

@@ -96,6 +96,26 @@ TEST(Replay, BadInputsAreRejected) {
   EXPECT_THROW(replay(sc, "credence", {{"oracle", "perfect"}}), policies::ConfigError);
 }
 
+// A class that trims or returns its refused frames is refused by name: the replay would count
+// those frames as drops where the live switch sends their headers on.
+TEST(Replay, ATrimmingClassIsRefusedNotReplayedAsDrops) {
+  const std::string head =
+      "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\nqueues = 2\n"
+      "trim_queue = 1\n[[classes]]\nname = \"data\"\n";
+  for (const std::string action : {"trim", "return-to-sender"}) {
+    const auto cfg = mgmt::parse_config(head + "overflow = \"" + action + "\"\n", "t.toml");
+    try {
+      refuse_unmodelled(cfg.sw, "t.toml");
+      FAIL() << "accepted overflow = " << action;
+    } catch (const policies::ConfigError& e) {
+      EXPECT_THAT(e.what(),
+                  ::testing::HasSubstr("t.toml: class 'data' has overflow = \"" + action + "\""));
+    }
+  }
+  EXPECT_NO_THROW(
+      refuse_unmodelled(mgmt::parse_config(head + "overflow = \"drop\"\n", "t.toml").sw, "t.toml"));
+}
+
 // Two ports of one queue, B = 10 cells of 100 B, 1-cell frames, ports so slow that only the
 // first frame of each port leaves (its transmission starts at once).
 ReplayScenario tiny(std::vector<uint32_t> queues) {

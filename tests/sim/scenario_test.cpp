@@ -185,6 +185,17 @@ duration = "1ms"
   EXPECT_NE(error(self).find("would send to itself"), std::string::npos);
 }
 
+// The simulation does not model trimming: a class that trims is refused when the scenario is
+// read (sharebuf-sim --check too), naming the file, the switch and the class.
+TEST_F(ScenarioFile, ATrimmingClassIsRefused) {
+  const std::string with_class =
+      std::string(kFabric) + "[[switches.classes]]\nname = \"data\"\nqueue = 1\noverflow = ";
+  EXPECT_NE(error(with_class + "\"trim\"\n").find("s.toml (leaf0): class 'data' has overflow"),
+            std::string::npos)
+      << error(with_class + "\"trim\"\n");
+  EXPECT_EQ(error(with_class + "\"drop\"\n"), "");
+}
+
 TEST_F(ScenarioFile, APolicyParameterErrorNamesItsLine) {
   std::string text = kFabric;
   text.replace(text.find("alpha = 0.5"), 11, "alpha = -3");

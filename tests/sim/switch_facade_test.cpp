@@ -81,5 +81,18 @@ TEST(SwitchFacade, APortWithoutARateIsRefused) {
   EXPECT_THROW(SwitchFacade::from_toml("[buffer\n", "bad.toml"), std::runtime_error);
 }
 
+TEST(SwitchFacade, ATrimmingClassIsRefused) {
+  try {
+    SwitchFacade::from_toml(
+        "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\nrate = \"1Gbit\"\nqueues = 2\n"
+        "trim_queue = 1\n[[classes]]\nname = \"data\"\noverflow = \"trim\"\n",
+        "trim.toml");
+    FAIL() << "accepted a trimming class";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("trim.toml: class 'data' has overflow"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace sharebuf::sim
