@@ -159,6 +159,7 @@ SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uin
     if (round == 1) {
       deadline = std::chrono::steady_clock::now() + kVictimWait;
     } else if (round > 1 && std::chrono::steady_clock::now() > deadline) {
+      out.waited_out = true;
       break;
     }
     if (plan_victims(q, cells - held, held, from_head, pick)) {

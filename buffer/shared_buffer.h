@@ -151,6 +151,7 @@ class SharedBuffer {
   struct RoomMade {
     bool reserved = false;
     uint32_t pushed_out_cells = 0;
+    bool waited_out = false;  // refused after awaiting the egress workers' cells for kVictimWait
   };
   // `evicted` (optional) receives a copy of every frame pushed out.
   RoomMade make_room(CellCache& cache, uint32_t q, uint32_t cells, bool from_head,

@@ -44,6 +44,7 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
           buffer.make_room(cache, ctx.queue, ctx.cells, verdict.from_head,
                            &policies::LqdPolicy::pick_victim, evicted);
       out.pushed_out_cells = room.pushed_out_cells;
+      out.waited_out = room.waited_out;
       if (!room.reserved) {
         out.reason = DropReason::kPoolFull;
         buffer.count_drop(ctx.queue, out.reason, ctx.cells);

@@ -18,6 +18,9 @@ struct AdmissionOutcome {
   bool enqueued = false;
   buffer::DropReason reason = buffer::DropReason::kNone;  // why, when not enqueued
   uint32_t pushed_out_cells = 0;
+  // LQD: refused after a push-out because the cells of victims an egress worker had taken did not
+  // come back within SharedBuffer::kVictimWait (a worker descheduled that long).
+  bool waited_out = false;
 };
 
 // What admission reads for arrivals at `now_ns` (an RX batch, a replayed arrival): first takes
