@@ -31,18 +31,21 @@ Verdict EdtPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noex
     if (stopped_growing || timed_out) {
       s.uncontrolled.store(false, kRelaxed);
       s.armed.store(q == 0, kRelaxed);
+      (stopped_growing ? counts_.ended_shrinking : counts_.ended_time_limit).fetch_add(1, kRelaxed);
     }
   } else if (s.armed.load(kRelaxed) && q <= near_empty_) {
     s.uncontrolled.store(true, kRelaxed);
     s.armed.store(false, kRelaxed);
     s.since_ns.store(ctx.now_ns, kRelaxed);
+    counts_.started.fetch_add(1, kRelaxed);
   }
   if (s.last_len.load(kRelaxed) != q) s.last_len.store(q, kRelaxed);
   // A frame that does not fit is refused for that (pool_full), in either state.
   if (ctx.cells > view.remaining_cells()) return Verdict::drop(DropReason::kPoolFull);
-  const bool ok =
-      s.uncontrolled.load(kRelaxed) || q < alphas_[ctx.class_id] * view.remaining_cells();
-  return ok ? Verdict::accept() : Verdict::drop(DropReason::kThreshold);
+  if (q < alphas_[ctx.class_id] * view.remaining_cells()) return Verdict::accept();
+  if (!s.uncontrolled.load(kRelaxed)) return Verdict::drop(DropReason::kThreshold);
+  counts_.admitted_over_dt.fetch_add(1, kRelaxed);
+  return Verdict::accept();
 }
 
 void EdtPolicy::on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept {
@@ -66,6 +69,11 @@ nlohmann::json EdtPolicy::describe(const BufferView& view) const {
                                                                        : "controlled (disarmed)");
   }
   d["state"]["queues"] = states;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  d["state"]["bursts"] = {{"started", counts_.started.load(kRelaxed)},
+                          {"ended_shrinking", counts_.ended_shrinking.load(kRelaxed)},
+                          {"ended_time_limit", counts_.ended_time_limit.load(kRelaxed)},
+                          {"admitted_over_dt", counts_.admitted_over_dt.load(kRelaxed)}};
   return d;
 }
 

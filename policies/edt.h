@@ -10,6 +10,8 @@
 //   - disarmed -> armed: the queue is seen empty (at an arrival or a departure), so one burst is
 //     absorbed once and a long flow cannot re-enter CS by hovering near empty.
 // Queues start controlled and armed.
+// describe() counts, over all queues, the bursts started and how each ended, and the frames a
+// burst admitted that DT would have refused (what EDT changed).
 //
 // Thread-safety: the per-queue state is relaxed atomics, written by the RX workers that admit to
 // the queue and by its egress owner (re-arming); concurrent arrivals to one queue may both see
@@ -59,11 +61,20 @@ class EdtPolicy final : public Policy {
     std::atomic<uint32_t> last_len{0};
   };
 
+  // Totals for describe(): bumped only on a state change, or on an admission DT would refuse.
+  struct Counts {
+    std::atomic<uint64_t> started{0};
+    std::atomic<uint64_t> ended_shrinking{0};
+    std::atomic<uint64_t> ended_time_limit{0};
+    std::atomic<uint64_t> admitted_over_dt{0};
+  };
+
   double alpha_;
   uint32_t near_empty_;
   double time_limit_ns_;
   AlphaTable alphas_;
   std::unique_ptr<QueueState[]> state_;
+  Counts counts_;
 };
 
 }  // namespace sharebuf::policies

@@ -74,6 +74,26 @@ TEST_F(EdtFixture, OnlyAnArmedQueueStartingNearEmptyEntersAndItRearmsWhenEmpty) 
   EXPECT_TRUE(edt.uncontrolled(0));
 }
 
+// describe() counts the bursts, how each ended, and the frames only the burst let in.
+TEST_F(EdtFixture, DescribeCountsBurstsHowTheyEndedAndWhatTheyAdmittedOverDt) {
+  arrive(0, 1000);  // burst 1 starts
+  set(0, 700);      // beyond DT's 300
+  arrive(0, 2000);  // admitted over DT
+  set(0, 690);      // shrank: burst 1 ends
+  arrive(0, 3000);
+  set(0, 0);
+  edt.on_dequeue({.now_ns = 3500, .queue = 0}, view);
+  arrive(0, 4000);  // burst 2 starts
+  set(0, 710);
+  arrive(0, 5000);            // admitted over DT
+  arrive(0, 4000 + 100'001);  // time limit: burst 2 ends
+  const auto b = edt.describe(view)["state"]["bursts"];
+  EXPECT_EQ(b["started"], 2);
+  EXPECT_EQ(b["ended_shrinking"], 1);
+  EXPECT_EQ(b["ended_time_limit"], 1);
+  EXPECT_EQ(b["admitted_over_dt"], 2);
+}
+
 TEST_F(EdtFixture, ControlledQueueIsDt) {
   set(1, 50);
   arrive(1, 1000);
