@@ -31,20 +31,20 @@ Verdict EdtPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noex
     if (stopped_growing || timed_out) {
       s.uncontrolled.store(false, kRelaxed);
       s.armed.store(q == 0, kRelaxed);
-      (stopped_growing ? counts_.ended_shrinking : counts_.ended_time_limit).fetch_add(1, kRelaxed);
+      (stopped_growing ? s.ended_shrinking : s.ended_time_limit).fetch_add(1, kRelaxed);
     }
   } else if (s.armed.load(kRelaxed) && q <= near_empty_) {
     s.uncontrolled.store(true, kRelaxed);
     s.armed.store(false, kRelaxed);
     s.since_ns.store(ctx.now_ns, kRelaxed);
-    counts_.started.fetch_add(1, kRelaxed);
+    s.started.fetch_add(1, kRelaxed);
   }
   if (s.last_len.load(kRelaxed) != q) s.last_len.store(q, kRelaxed);
   // A frame that does not fit is refused for that (pool_full), in either state.
   if (ctx.cells > view.remaining_cells()) return Verdict::drop(DropReason::kPoolFull);
   if (q < alphas_[ctx.class_id] * view.remaining_cells()) return Verdict::accept();
   if (!s.uncontrolled.load(kRelaxed)) return Verdict::drop(DropReason::kThreshold);
-  counts_.admitted_over_dt.fetch_add(1, kRelaxed);
+  s.admitted_over_dt.fetch_add(1, kRelaxed);
   return Verdict::accept();
 }
 
@@ -70,10 +70,17 @@ nlohmann::json EdtPolicy::describe(const BufferView& view) const {
   }
   d["state"]["queues"] = states;
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  d["state"]["bursts"] = {{"started", counts_.started.load(kRelaxed)},
-                          {"ended_shrinking", counts_.ended_shrinking.load(kRelaxed)},
-                          {"ended_time_limit", counts_.ended_time_limit.load(kRelaxed)},
-                          {"admitted_over_dt", counts_.admitted_over_dt.load(kRelaxed)}};
+  uint64_t started = 0, shrinking = 0, time_limit = 0, over_dt = 0;
+  for (uint32_t q = 0; q < view.layout().num_queues(); ++q) {
+    started += state_[q].started.load(kRelaxed);
+    shrinking += state_[q].ended_shrinking.load(kRelaxed);
+    time_limit += state_[q].ended_time_limit.load(kRelaxed);
+    over_dt += state_[q].admitted_over_dt.load(kRelaxed);
+  }
+  d["state"]["bursts"] = {{"started", started},
+                          {"ended_shrinking", shrinking},
+                          {"ended_time_limit", time_limit},
+                          {"admitted_over_dt", over_dt}};
   return d;
 }
 

@@ -59,10 +59,8 @@ class EdtPolicy final : public Policy {
     std::atomic<bool> armed{true};
     std::atomic<uint64_t> since_ns{0};
     std::atomic<uint32_t> last_len{0};
-  };
-
-  // Totals for describe(): bumped only on a state change, or on an admission DT would refuse.
-  struct Counts {
+    // For describe(), summed over the queues: kept with the queue's state, whose line a burst's
+    // arrivals write anyway, rather than in one line every queue's arrivals would share.
     std::atomic<uint64_t> started{0};
     std::atomic<uint64_t> ended_shrinking{0};
     std::atomic<uint64_t> ended_time_limit{0};
@@ -74,7 +72,6 @@ class EdtPolicy final : public Policy {
   double time_limit_ns_;
   AlphaTable alphas_;
   std::unique_ptr<QueueState[]> state_;
-  Counts counts_;
 };
 
 }  // namespace sharebuf::policies
