@@ -12,6 +12,8 @@
 # NAMEs:
 #   sharebufd          cs, unshaped, defaults
 #   sharebufd-credence policy credence (oracle none)
+#   sharebufd-smallbuf, sharebufd-bigbuf
+#                      a tenth (2100 cells) and ten times (210000 cells) the default's buffer
 #   sharebufd-nopark   rx_park_after = 0: one RX worker per port at idle too
 #   sharebufd-1rx      rx_threads = 1: one RX thread for both ports
 #   sharebufd-rt       realtime_priority = 10: the datapath threads at SCHED_FIFO
@@ -53,6 +55,8 @@ bench_switch_label() {
   case "$1" in
     sharebufd) echo "sharebufd (cs, unshaped, defaults)" ;;
     sharebufd-credence) echo "sharebufd, policy credence" ;;
+    sharebufd-smallbuf) echo "sharebufd, buffer 2100 cells" ;;
+    sharebufd-bigbuf) echo "sharebufd, buffer 210000 cells" ;;
     sharebufd-nopark) echo "sharebufd, rx_park_after = 0" ;;
     sharebufd-1rx) echo "sharebufd, rx_threads = 1" ;;
     sharebufd-rt) echo "sharebufd, realtime_priority = 10" ;;
@@ -78,11 +82,13 @@ bench_start_switch() {
   local conf=$TB_DIR/sw.toml
   case "$1" in
     sharebufd*)
-      if [ "$1" = sharebufd-credence ]; then
-        tb_write_config "$conf" credence 0 "21000 cells"
-      else
-        tb_write_config "$conf" cs 0 "21000 cells"
-      fi
+      local policy=cs size="21000 cells"
+      case "$1" in
+        sharebufd-credence) policy=credence ;;
+        sharebufd-smallbuf) size="2100 cells" ;;
+        sharebufd-bigbuf) size="210000 cells" ;;
+      esac
+      tb_write_config "$conf" "$policy" 0 "$size"
       local extra=""
       case "$1" in
         sharebufd-nopark) extra='rx_park_after = 0' ;;
