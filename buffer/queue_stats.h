@@ -36,6 +36,11 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> deflected_pkts{0};
   // NDP's trim_newest: frames of this queue trimmed from its tail to admit an arrival.
   std::atomic<uint64_t> trimmed_newest_pkts{0};
+  // Of this queue's pool_full drops, the arrivals LQD refused after waiting
+  // SharedBuffer::kVictimWait for cells an egress worker had taken and not yet given back (the
+  // host descheduled that worker): a drop of the emulation, which a hardware switch would not
+  // make. Kept apart so that a run can tell them from the buffer's.
+  std::atomic<uint64_t> stalled_pkts{0};
   std::atomic<uint64_t> dropped_pkts[kNumDropReasons] = {};
   std::atomic<uint64_t> dropped_cells[kNumDropReasons] = {};
   DelayHistogram delay;  // arrival to transmission of every dequeued frame
@@ -67,9 +72,10 @@ struct alignas(64) QueueStats {
 };
 
 inline void QueueStats::reset() noexcept {
-  for (auto* c : {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
-                  &dequeued_bytes, &ecn_marked_pkts, &trimmed_pkts, &trimmed_sent_pkts,
-                  &trimmed_dropped_pkts, &bounced_pkts, &deflected_pkts, &trimmed_newest_pkts}) {
+  for (auto* c :
+       {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
+        &dequeued_bytes, &ecn_marked_pkts, &trimmed_pkts, &trimmed_sent_pkts, &trimmed_dropped_pkts,
+        &bounced_pkts, &deflected_pkts, &trimmed_newest_pkts, &stalled_pkts}) {
     c->store(0, std::memory_order_relaxed);
   }
   for (size_t r = 0; r < kNumDropReasons; ++r) {

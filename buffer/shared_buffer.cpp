@@ -183,6 +183,7 @@ SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uin
   }
   if (held < cells) {
     state_.release(q, held);
+    if (out.waited_out) stats_[q].stalled_pkts.fetch_add(1, std::memory_order_relaxed);
     return out;
   }
   out.reserved = true;

@@ -143,8 +143,8 @@ class SharedBuffer {
   // between planning and eviction; the shortfall is then planned again on the lengths as they
   // are, and only when no queue is longer than q any more are the cells of frames the egress
   // workers hold awaited (up to kVictimWait, as they come back to the pool). Only if they do not
-  // come back in time is the arrival refused after a push-out (pushed_out_cells > 0, reserved ==
-  // false).
+  // come back in time is the arrival refused, after a push-out or not (waited_out; counted in
+  // q's stalled_pkts here, its drop is the caller's to count).
   static constexpr std::chrono::milliseconds kVictimWait{5};
   using VictimPicker = uint32_t (*)(uint32_t q, std::span<const uint32_t> lengths,
                                     std::span<const uint8_t> has_frame) noexcept;

@@ -128,6 +128,7 @@ nlohmann::json SwitchControl::stats() const {
            {"bounced", s.bounced_pkts.load(kRelaxed)},
            {"deflected", s.deflected_pkts.load(kRelaxed)},
            {"trimmed_newest", s.trimmed_newest_pkts.load(kRelaxed)},
+           {"pool_full_stalled", s.stalled_pkts.load(kRelaxed)},
            {"delay_p50_ns", s.delay.quantile(0.5)},
            {"delay_p99_ns", s.delay.quantile(0.99)},
            {"delay_histogram", delay_buckets(s.delay)},

@@ -26,11 +26,15 @@ using nlohmann::json;
 constexpr std::array kCounterKeys = {
     // per queue
     "received", "admitted", "admitted_cells", "transmitted", "transmitted_bytes", "ecn_marked",
-    "trimmed", "trimmed_sent", "trimmed_dropped", "bounced",
+    "trimmed", "trimmed_sent", "trimmed_dropped", "bounced", "deflected", "trimmed_newest",
+    "pool_full_stalled",
     // per port
     "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "rx_out_of_order",
     "truncated", "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed",
-    "malformed_total", "shaper_catchup_bytes"};
+    "malformed_total", "shaper_catchup_bytes",
+    // per port, tofino_approx ("deflected" above)
+    "ingress_trimmed", "deflect_dropped", "notifications", "to_pessimistic", "to_half",
+    "to_optimistic"};
 
 bool is_counter(std::string_view key) {
   for (std::string_view k : kCounterKeys)
@@ -55,7 +59,7 @@ void subtract(json& cur, const json& base) {
         if (b.contains(k) && v.is_number_unsigned())
           v = v.get<uint64_t>() - std::min(v.get<uint64_t>(), b[k].get<uint64_t>());
       }
-    } else if (key == "ports" || key == "queues") {
+    } else if (key == "ports" || key == "queues" || key == "tofino_approx") {
       subtract(value, b);
     }
   }

@@ -1,5 +1,6 @@
 #include "buffer/shared_buffer.h"
 
+#include <chrono>
 #include <span>
 #include <vector>
 
@@ -96,11 +97,12 @@ class MakeRoomRace : public testing::BufferFixture {
   static inline SharedBuffer* buffer_for_picker = nullptr;
   static inline uint32_t picks = 0;
   static inline uint32_t held_by_egress = kNoCell;
+  static inline uint32_t steal_at = 2;
   // LQD's rule (the longest other queue with a frame, ties to the lowest id, refusing when the
-  // arrival's queue is as long), with a theft on the second call.
+  // arrival's queue is as long), with a theft of queue 1's head on call number steal_at.
   static uint32_t racing_pick(uint32_t q, std::span<const uint32_t> cells,
                               std::span<const uint8_t> has_frame) noexcept {
-    if (++picks == 2) held_by_egress = buffer_for_picker->dequeue(1);
+    if (++picks == steal_at) held_by_egress = buffer_for_picker->dequeue(1);
     uint32_t victim = static_cast<uint32_t>(cells.size());
     uint32_t longest = cells[q];
     for (uint32_t j = 0; j < cells.size(); ++j) {
@@ -118,6 +120,7 @@ TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
   buffer_for_picker = buffer_.get();
   picks = 0;
   held_by_egress = kNoCell;
+  steal_at = 2;
   const auto put = [&](uint32_t q, uint32_t bytes) {
     std::vector<std::byte> frame(bytes);
     buffer_->count_arrival(q);
@@ -140,6 +143,8 @@ TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
   ASSERT_NE(held_by_egress, kNoCell) << "the picker never played the egress worker";
   EXPECT_TRUE(room.reserved);
   EXPECT_EQ(room.pushed_out_cells, 100u);  // all four 25-cell frames
+  EXPECT_FALSE(room.waited_out);
+  EXPECT_EQ(buffer_->stats(0).stalled_pkts.load(), 0u);
   if (room.reserved) {
     std::vector<std::byte> frame(1500);
     buffer_->enqueue_reserved(*cache_, 0, frame, FrameMeta{});
@@ -157,6 +162,42 @@ TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
     EXPECT_EQ(f.desc.bytes, 400u);
   }
   buffer_->release(*cache_, held_by_egress);  // the egress worker sent it
+}
+
+// The egress worker takes the first planned victim, and after the second victim's push-out no
+// queue is longer than the arrival's: the arrival awaits the taken frame's cells for
+// kVictimWait. They do not come back (the worker here never sends the frame, as a descheduled
+// one would not), so the arrival is refused after a push-out (the documented exception), and its
+// queue counts it as stalled: a drop of the emulation, not of the buffer.
+TEST_F(MakeRoomRace, AnArrivalThatWaitedOutTheEgressIsCountedAsStalled) {
+  make_buffer({.capacity_cells = 150, .cell_bytes = 16, .ports = {PortSpec{.num_queues = 4}}});
+  buffer_for_picker = buffer_.get();
+  picks = 0;
+  held_by_egress = kNoCell;
+  steal_at = 2;
+  const auto put = [&](uint32_t q, uint32_t bytes) {
+    std::vector<std::byte> frame(bytes);
+    buffer_->count_arrival(q);
+    ASSERT_TRUE(buffer_->enqueue(*cache_, q, frame, FrameMeta{}));
+  };
+  put(1, 960);  // 60 cells: the first victim, taken by the egress worker
+  put(2, 800);  // 50 cells: the second, pushed out
+  put(3, 640);  // 40 cells: shorter than what the arrival then holds
+  ASSERT_EQ(buffer_->state().total_cells(), 150u);
+
+  buffer_->count_arrival(0);
+  const auto start = std::chrono::steady_clock::now();
+  const SharedBuffer::RoomMade room = buffer_->make_room(*cache_, 0, 94, false, &racing_pick);
+  ASSERT_NE(held_by_egress, kNoCell) << "the picker never played the egress worker";
+  EXPECT_GE(std::chrono::steady_clock::now() - start, SharedBuffer::kVictimWait);
+  EXPECT_FALSE(room.reserved);
+  EXPECT_TRUE(room.waited_out);
+  EXPECT_EQ(room.pushed_out_cells, 50u);
+  EXPECT_EQ(buffer_->stats(0).stalled_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 0u);   // the cells it held went back
+  EXPECT_EQ(buffer_->state().queue_cells(3), 40u);  // never planned
+  buffer_->count_drop(0, DropReason::kPoolFull, 94);
+  buffer_->release(*cache_, held_by_egress);
 }
 
 TEST_F(SharedBufferTest, ProbeModeSeesTheRegistersOfTheLastBoundary) {

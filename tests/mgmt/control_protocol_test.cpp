@@ -245,11 +245,22 @@ TEST(ControlProtocolEffects, CountersResetKeepsTheIdentitiesSinceTheReset) {
   stats.enqueued_pkts = 8;
   stats.dropped_pkts[static_cast<size_t>(buffer::DropReason::kThreshold)] = 2;
   stats.dequeued_pkts = 5;
+  stats.deflected_pkts = 6;
+  stats.trimmed_newest_pkts = 7;
+  stats.stalled_pkts = 1;
+  auto& tofino = f.core->tofino.counters(0);
+  tofino.notifications = 20;
+  tofino.to_half = 2;
   handle_request(f.ctx, R"({"cmd":"counters.reset"})");
   stats.received_pkts = 14;
   stats.enqueued_pkts = 11;
   stats.dropped_pkts[static_cast<size_t>(buffer::DropReason::kThreshold)] = 3;
   stats.dequeued_pkts = 9;
+  stats.deflected_pkts = 8;
+  stats.trimmed_newest_pkts = 7;
+  stats.stalled_pkts = 4;
+  tofino.notifications = 25;
+  tofino.to_half = 3;
   const json q = handle_request(f.ctx, R"({"cmd":"queues"})")["result"][0];
   EXPECT_EQ(q["received"], 4);
   EXPECT_EQ(q["admitted"], 3);
@@ -258,7 +269,16 @@ TEST(ControlProtocolEffects, CountersResetKeepsTheIdentitiesSinceTheReset) {
   EXPECT_EQ(q["received"].get<int>(),
             q["admitted"].get<int>() + q["dropped"]["threshold"].get<int>());
   EXPECT_TRUE(q.contains("queued_at_reset"));
+  // Every counter counts from the reset, the trimming ones and the emulation's stalls too.
+  EXPECT_EQ(q["deflected"], 2);
+  EXPECT_EQ(q["trimmed_newest"], 0);
+  EXPECT_EQ(q["pool_full_stalled"], 3);
+  const json port = handle_request(f.ctx, R"({"cmd":"ports"})")["result"][0];
+  EXPECT_EQ(port["tofino_approx"]["notifications"], 5);
+  EXPECT_EQ(port["tofino_approx"]["to_half"], 1);
   stats.reset();
+  tofino.notifications = 0;
+  tofino.to_half = 0;
 }
 
 TEST(ControlProtocolEffects, CaptureStartsOnceAndStops) {
