@@ -349,6 +349,15 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
         &evicted_);
     // Frames LQD pushed out for this one get their class's overflow action too.
     if (!evicted_.frames.empty()) trim_evicted(policy, view, cache, now_ns);
+    if (outcome.waited_out &&
+        core_.buffer.stats(q).stalled_pkts.load(std::memory_order_relaxed) == 1) {
+      spdlog::warn(
+          "port {} queue {}: an arrival was refused after waiting {} ms for cells an egress "
+          "thread held (the host descheduled it); counted as pool_full and pool_full_stalled: a "
+          "drop of the emulation, not of the buffer (warned once per queue)",
+          core_.ports[out_port]->config.name, q - core_.buffer.layout().first_queue(out_port),
+          buffer::SharedBuffer::kVictimWait.count());
+    }
   }
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
