@@ -98,6 +98,20 @@ class MakeRoomRace : public testing::BufferFixture {
   static inline uint32_t picks = 0;
   static inline uint32_t held_by_egress = kNoCell;
   static inline uint32_t steal_at = 2;
+  // A 150-cell buffer of 16-byte cells, one port of 4 queues; the egress worker steals on the
+  // picker's second call.
+  void SetUp() override {
+    make_buffer({.capacity_cells = 150, .cell_bytes = 16, .ports = {PortSpec{.num_queues = 4}}});
+    buffer_for_picker = buffer_.get();
+    picks = 0;
+    held_by_egress = kNoCell;
+    steal_at = 2;
+  }
+  void put(uint32_t q, uint32_t bytes) {
+    std::vector<std::byte> frame(bytes);
+    buffer_->count_arrival(q);
+    ASSERT_TRUE(buffer_->enqueue(*cache_, q, frame, FrameMeta{}));
+  }
   // LQD's rule (the longest other queue with a frame, ties to the lowest id, refusing when the
   // arrival's queue is as long), with a theft of queue 1's head on call number steal_at.
   static uint32_t racing_pick(uint32_t q, std::span<const uint32_t> cells,
@@ -116,16 +130,6 @@ class MakeRoomRace : public testing::BufferFixture {
 };
 
 TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
-  make_buffer({.capacity_cells = 150, .cell_bytes = 16, .ports = {PortSpec{.num_queues = 4}}});
-  buffer_for_picker = buffer_.get();
-  picks = 0;
-  held_by_egress = kNoCell;
-  steal_at = 2;
-  const auto put = [&](uint32_t q, uint32_t bytes) {
-    std::vector<std::byte> frame(bytes);
-    buffer_->count_arrival(q);
-    ASSERT_TRUE(buffer_->enqueue(*cache_, q, frame, FrameMeta{}));
-  };
   put(1, 800);  // 50 cells, one frame: the first victim
   put(2, 400);  // 2 x 25 cells
   put(2, 400);
@@ -170,16 +174,6 @@ TEST_F(MakeRoomRace, AVictimSentMeanwhileIsReplacedFromTheQueuesStillLonger) {
 // one would not), so the arrival is refused after a push-out (the documented exception), and its
 // queue counts it as stalled: a drop of the emulation, not of the buffer.
 TEST_F(MakeRoomRace, AnArrivalThatWaitedOutTheEgressIsCountedAsStalled) {
-  make_buffer({.capacity_cells = 150, .cell_bytes = 16, .ports = {PortSpec{.num_queues = 4}}});
-  buffer_for_picker = buffer_.get();
-  picks = 0;
-  held_by_egress = kNoCell;
-  steal_at = 2;
-  const auto put = [&](uint32_t q, uint32_t bytes) {
-    std::vector<std::byte> frame(bytes);
-    buffer_->count_arrival(q);
-    ASSERT_TRUE(buffer_->enqueue(*cache_, q, frame, FrameMeta{}));
-  };
   put(1, 960);  // 60 cells: the first victim, taken by the egress worker
   put(2, 800);  // 50 cells: the second, pushed out
   put(3, 640);  // 40 cells: shorter than what the arrival then holds
