@@ -260,6 +260,72 @@ def plot(path, title, axis_name, axis_values, policies, tables, metrics):
     plt.close(fig)
 
 
+def flip_probability(policy):
+    """The flip probability a policy of the credence-flip figure stands for (Credence's own
+    forest: 0); None for the references (LQD, FollowLQD)."""
+    if policy == "credence":
+        return 0.0
+    if policy.startswith("flip-"):
+        return float(policy[len("flip-"):])
+    return None
+
+
+def flip_series(table, axis_value):
+    """Credence against its flip probability, as the paper's Figure 10 draws it: the
+    probabilities in order with each one's median and range over the seeds, and the references'
+    {policy: (median, low, high)}, at one axis value."""
+    points, refs = [], {}
+    for policy, row in table.items():
+        values = row.get(axis_value)
+        if not values:
+            continue
+        stats = (statistics.median(values), min(values), max(values))
+        p = flip_probability(policy)
+        if p is None:
+            refs[policy] = stats
+        else:
+            points.append((p,) + stats)
+    points.sort()
+    return points, refs
+
+
+def plot_flip(path, title, axis_name, axis_value, tables, metrics):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    n = len(metrics)
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    for i, (mid, label, _, lower) in enumerate(metrics):
+        ax = axes[i // cols][i % cols]
+        points, refs = flip_series(tables[mid], axis_value)
+        # The probabilities span decades and include 0 (the forest as trained): evenly spaced
+        # ticks, labelled with the probability.
+        xs = list(range(len(points)))
+        ax.plot(xs, [m for _, m, _, _ in points], marker="o", color="C2", label="credence")
+        ax.fill_between(xs, [lo for _, _, lo, _ in points], [hi for _, _, _, hi in points],
+                        color="C2", alpha=0.15)
+        for k, (policy, (med, lo, hi)) in enumerate(sorted(refs.items())):
+            color = f"C{k}"
+            ax.axhline(med, color=color, linestyle="--", label=policy)
+            ax.axhspan(lo, hi, color=color, alpha=0.1)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([f"{p:g}" for p, _, _, _ in points])
+        ax.set_xlabel("flip probability")
+        ax.set_title(label, fontsize=9)
+        if lower and mid not in ("drops", "incast_drops", "incast_rto"):
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    for j in range(n, rows * cols):
+        axes[j // cols][j % cols].axis("off")
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle(f"{title} ({axis_name} {axis_value})", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def report(out, figure, index):
     """The figure's Markdown body; writes OUT/<figure>.md and OUT/<figure>.png."""
     import e8_runs
@@ -296,7 +362,10 @@ def report(out, figure, index):
     with open(os.path.join(out, f"{figure}.md"), "w") as f:
         f.write(body)
     png = os.path.join(out, f"{figure}.png")
-    plot(png, fig["title"], axis_name, axis_values, policies, tables, metrics)
+    if figure == "credence-flip" and len(axis_values) == 1:
+        plot_flip(png, fig["title"], axis_name, axis_values[0], tables, metrics)
+    else:
+        plot(png, fig["title"], axis_name, axis_values, policies, tables, metrics)
     return body, png
 
 

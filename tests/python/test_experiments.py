@@ -292,6 +292,38 @@ class E8Report(Scratch):
         self.assertTrue(os.path.exists(png))
 
 
+class E8Flip(Scratch):
+    def test_credence_is_drawn_against_its_flip_probability_beside_the_references(self):
+        table = {"lqd": {"0.4": [10.0, 14.0]}, "followlqd": {"0.4": [12.0]},
+                 "credence": {"0.4": [11.0, 13.0]}, "flip-0.1": {"0.4": [40.0, 60.0]},
+                 "flip-0.001": {"0.4": [12.0]}, "flip-0.01": {"0.2": [99.0]}}
+        points, refs = e8_report.flip_series(table, "0.4")
+        # In order of probability, the unflipped forest at 0; flip-0.01 has no run at 0.4.
+        self.assertEqual(points, [(0.0, 12.0, 11.0, 13.0), (0.001, 12.0, 12.0, 12.0),
+                                  (0.1, 50.0, 40.0, 60.0)])
+        self.assertEqual(refs, {"lqd": (12.0, 10.0, 14.0), "followlqd": (12.0, 12.0, 12.0)})
+
+    def test_the_figure_plots_against_flip_probability(self):
+        cells = []
+        for i, policy in enumerate(["lqd", "credence", "flip-0.01"]):
+            os.makedirs(f"{self.dir}/runs/{i}")
+            with open(f"{self.dir}/runs/{i}/summary.json", "w") as f:
+                json.dump(E8Report.summary(None, 10.0 * (i + 1), 2.0), f)
+            write(f"{self.dir}/runs/{i}/flows.csv",
+                  "id,kind,src,dst,bytes,received,start_ns,fct_ns,slowdown,query\n"
+                  "0,incast,1,0,1000,1000,0,500000,1.0,0\n")
+            cells.append([policy, 0.4, 1, f"runs/{i}"])
+        calls = []
+        real = e8_report.plot_flip
+        e8_report.plot_flip = lambda *a: calls.append(a)
+        try:
+            e8_report.report(self.dir, "credence-flip", {"figures": {"credence-flip": cells}})
+        finally:
+            e8_report.plot_flip = real
+        self.assertEqual(len(calls), 1)
+        self.assertEqual(calls[0][3], "0.4")  # the one load, in the title
+
+
 class E8Index(Scratch):
     def test_running_one_figure_keeps_the_others_cells(self):
         e8_runs.write_index(self.dir, False, {"protean": [["dt", 0.2, 1, "runs/a"]]})
