@@ -3,9 +3,9 @@
 
 Each figure is a scenario file (experiments/e8/*.toml), an axis (load or burst size), the
 policies compared, and the seeds; every cell is one sharebuf-sim run with --set overrides. Runs
-are kept under OUT/runs/<key>/ (key: a hash of the scenario's name and the overrides; a run made
-from an older version of the scenario file is made again), so a run shared by two figures is
-made once and an interrupted E8 resumes where it stopped. Two runs go side by
+are kept under OUT/runs/<key>/ (key: a hash of the scenario's name and the overrides that change
+it, in any order; a run made from an older version of the scenario file is made again), so a run
+shared by two figures is made once and an interrupted E8 resumes where it stopped. Two runs go side by
 side (one per core).
 
 usage: e8_runs.py OUT SIM REPLAY FIGURE[,FIGURE...] [--jobs N] [--quick]
@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -128,9 +129,32 @@ TRAINING = {"seed": 100, "duration": "0.1s",
                           "switches.policy={name = \"lqd\"}"]}
 
 
+def scenario_table(scenario):
+    with open(os.path.join(ROOT, scenario), "rb") as f:
+        return tomllib.load(f)
+
+
+def restates(table, override):
+    """Whether `key=value` sets what the scenario file already says at that key."""
+    key, _, text = override.partition("=")
+    node = table
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    if node is None:
+        return False
+    try:
+        return tomllib.loads(f"v = {text}")["v"] == node
+    except tomllib.TOMLDecodeError:
+        return False
+
+
 def run_key(scenario, overrides):
-    h = hashlib.sha1(json.dumps([scenario] + overrides).encode()).hexdigest()[:12]
-    return h
+    """The run's identity: the scenario and the overrides that change it, in any order. So one
+    configuration reached by two figures (Figure 6's load 0.4 at its burst of 50 % is Figure 7's
+    burst of 50 % at its load 0.4, both the scenario's own values) is one run."""
+    table = scenario_table(scenario)
+    changes = sorted(o for o in overrides if not restates(table, o))
+    return hashlib.sha1(json.dumps([scenario] + changes).encode()).hexdigest()[:12]
 
 
 def cells(name, quick=False):

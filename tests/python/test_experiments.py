@@ -324,6 +324,36 @@ class E8Flip(Scratch):
         self.assertEqual(calls[0][3], "0.4")  # the one load, in the title
 
 
+class E8RunKeys(unittest.TestCase):
+    def key(self, figure, policy, value, seed):
+        for p, v, s, overrides in e8_runs.cells(figure):
+            if (p, v, s) == (policy, value, seed):
+                return e8_runs.run_key(e8_runs.FIGURES[figure]["scenario"], overrides)
+        raise KeyError((figure, policy, value, seed))
+
+    def test_one_configuration_two_figures_reach_is_one_run(self):
+        # Figure 6 at load 0.4 and Figure 7 at a burst of 50 %: both the scenario's own values.
+        self.assertEqual(self.key("credence-load", "dt", 0.4, 1),
+                         self.key("credence-burst", "dt", "50%", 1))
+        self.assertEqual(self.key("credence-load", "lqd", 0.4, 2),
+                         self.key("credence-flip", "lqd", 0.4, 2))
+        # Anything that changes the run changes the key: the load, the burst, the seed, the
+        # policy.
+        self.assertNotEqual(self.key("credence-load", "dt", 0.4, 1),
+                            self.key("credence-load", "dt", 0.6, 1))
+        self.assertNotEqual(self.key("credence-burst", "dt", "50%", 1),
+                            self.key("credence-burst", "dt", "75%", 1))
+        self.assertNotEqual(self.key("credence-load", "dt", 0.4, 1),
+                            self.key("credence-load", "dt", 0.4, 2))
+        self.assertNotEqual(self.key("credence-load", "dt", 0.4, 1),
+                            self.key("credence-load", "abm", 0.4, 1))
+
+    def test_the_order_of_the_overrides_does_not_matter(self):
+        scenario = e8_runs.FIGURES["credence-load"]["scenario"]
+        a = ["workload.websearch.load=0.6", "run.seed=3"]
+        self.assertEqual(e8_runs.run_key(scenario, a), e8_runs.run_key(scenario, a[::-1]))
+
+
 class E8Index(Scratch):
     def test_running_one_figure_keeps_the_others_cells(self):
         e8_runs.write_index(self.dir, False, {"protean": [["dt", 0.2, 1, "runs/a"]]})
