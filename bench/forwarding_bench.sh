@@ -80,14 +80,19 @@ measure() {
   ofo0=$(receiver_ofo)
   tb_bg 2 iperf3 -s -p 5201 -1 >/dev/null
   sleep 0.3
-  local tcp1 tcp4
+  # Each TCP run's busy time of both cores and the frames host 2 took (its data segments).
+  local tcp1 tcp4 b0 f0 tcp_cpu
+  b0=$(busy_jiffies) f0=$(rx_packets)
   tcp1=$(tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 2)" -p 5201 -t "$seconds" -J |
     /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+  tcp_cpu="\"tcp1_busy\": $(($(busy_jiffies) - b0)), \"tcp1_frames\": $(($(rx_packets) - f0))"
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   tb_bg 2 iperf3 -s -p 5201 -1 >/dev/null
   sleep 0.3
+  b0=$(busy_jiffies) f0=$(rx_packets)
   tcp4=$(tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 2)" -p 5201 -P 4 -t "$seconds" -J |
     /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+  tcp_cpu="{$tcp_cpu, \"tcp4_busy\": $(($(busy_jiffies) - b0)), \"tcp4_frames\": $(($(rx_packets) - f0))}"
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
   local before after blast busy0 busy1 flood_lat tcp_order
@@ -106,7 +111,8 @@ measure() {
   rtts=$(tb_exec 1 ping -c 300 -i 0.005 -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
   /usr/bin/python3 "$here/lib/forwarding_report.py" row "$name" "$rep" "$tcp1" "$tcp4" "$before" \
     "$after" "$blast" "$seconds" "$rtts" "$((busy1 - busy0))" "$(getconf CLK_TCK)" \
-    "$(bench_switch_label "$name")" "$flood_lat" "$(hops_read "$name")" "$tcp_order" >>"$results"
+    "$(bench_switch_label "$name")" "$flood_lat" "$(hops_read "$name")" "$tcp_order" "$tcp_cpu" \
+    >>"$results"
   tail -1 "$results" >&2
 }
 

@@ -3,12 +3,14 @@
 
 usage: forwarding_report.py row NAME REP TCP1_BPS TCP4_BPS RX_BEFORE RX_AFTER BLAST_JSON SECONDS
                                 RTTS_MS BUSY_JIFFIES HZ LABEL [FLOOD_LATENCY_JSON PING_LATENCY_JSON
-                                [TCP_ORDER_JSON]]
+                                [TCP_ORDER_JSON [TCP_CPU_JSON]]]
          one JSON line: goodputs, offered and delivered 64 B rates, ping p50/p99 and RTTs, CPU
          time of both cores per delivered frame, sharebufd's hop histograms
-         (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none), and
+         (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none),
          reordering over the TCP runs: {"receiver_ofo": segments the receiver queued out of
-         order} and for sharebufd "rx_frames", "rx_out_of_order" ("{}": none)
+         order} and for sharebufd "rx_frames", "rx_out_of_order" ("{}": none), and the CPU of
+         each TCP run: {"tcp1_busy": jiffies, "tcp1_frames": frames the receiver took, and the
+         same for tcp4} ("{}": none)
        forwarding_report.py table RESULTS_JSONL REPS SECONDS [OPTIONS]
          the Markdown table (medians per switch) and the ratios against OVS and the bridge;
          OPTIONS: the benchmark's command-line options, for the command it prints
@@ -35,7 +37,8 @@ def read_rows(path):
 
 def row(argv):
     name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz, label, *rest = argv
-    flood_lat, ping_lat, tcp_order = (rest + ["{}", "{}", "{}"][len(rest):])[:3]
+    flood_lat, ping_lat, tcp_order, tcp_cpu = (rest + ["{}"] * 4)[:4]
+    tcp_cpu = json.loads(tcp_cpu) if tcp_cpu.strip() else {}
     blast = json.loads(blast)
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
@@ -47,6 +50,9 @@ def row(argv):
         "ping_p50_us": pct(50), "ping_p99_us": pct(99), "pings": len(r), "rtts_us": r,
         # CPU time of the whole machine (both cores) per frame delivered during the 64 B run.
         "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, int(after) - int(before)),
+        # The same during each TCP run, per frame the receiving host took (its data segments).
+        **{f"{t}_cpu_ns_per_frame": tcp_cpu[f"{t}_busy"] / int(hz) * 1e9 / tcp_cpu[f"{t}_frames"]
+           for t in ("tcp1", "tcp4") if tcp_cpu.get(f"{t}_frames")},
         "cpu_mhz": clock_mhz(),
         "hops_flood": hops_of(flood_lat), "hops_ping": hops_of(ping_lat),
         "tcp_order": json.loads(tcp_order) if tcp_order.strip() else {}}))
@@ -62,8 +68,8 @@ def table(argv):
     print(f"Command: `bench/forwarding_bench.sh{' ' + options if options else ''}` (as root, after "
           "`./run.sh build`).")
     print()
-    print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns / cycles) | ping p50 (µs) | ping p99 (µs) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | CPU per TCP segment, 1 / 4 streams (ns) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns / cycles) | ping p50 (µs) | ping p99 (µs) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     med = {}
     order = ("sharebufd", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
              "sharebufd-1rx", "sharebufd-spin", "bridge", "ovs", "ovs-afxdp")
@@ -85,11 +91,17 @@ def table(argv):
         m = {k: statistics.median(r[k] for r in rs) for k in
              ("tcp1_mbps", "tcp4_mbps", "delivered_kpps", "offered_kpps", "ping_p50_us", "ping_p99_us",
               "cpu_ns_per_frame")}
+        for t in ("tcp1", "tcp4"):  # rows from before these were measured have none
+            vs = [r[f"{t}_cpu_ns_per_frame"] for r in rs if f"{t}_cpu_ns_per_frame" in r]
+            if vs:
+                m[f"{t}_cpu_ns_per_frame"] = statistics.median(vs)
         med[key] = m
         cpu = ns_and_cycles(m["cpu_ns_per_frame"], median_mhz(rs))
-        print(f"| {names[key]} | {m['tcp1_mbps']:.0f} | {m['tcp4_mbps']:.0f} | {m['delivered_kpps']:.0f} | "
-              f"{m['offered_kpps']:.0f} | {cpu} | {m['ping_p50_us']:.0f} | "
-              f"{m['ping_p99_us']:.0f} |")
+        tcp_cpu = " / ".join(f"{m[k]:.0f}" if k in m else "–"
+                             for k in ("tcp1_cpu_ns_per_frame", "tcp4_cpu_ns_per_frame"))
+        print(f"| {names[key]} | {m['tcp1_mbps']:.0f} | {m['tcp4_mbps']:.0f} | {tcp_cpu} | "
+              f"{m['delivered_kpps']:.0f} | {m['offered_kpps']:.0f} | {cpu} | "
+              f"{m['ping_p50_us']:.0f} | {m['ping_p99_us']:.0f} |")
     print()
     for key in ours:
         if key in med and ref(key, "ovs") in med:
@@ -100,8 +112,12 @@ def table(argv):
     for key in ours:
         if key in med and ref(key, "bridge") in med:
             s, b = med[key], med[ref(key, "bridge")]
+            cpu = [f"{s[k] / b[k]:.2f}x" for k in ("tcp1_cpu_ns_per_frame", "tcp4_cpu_ns_per_frame")
+                   if k in s and k in b]
             print(f"- {names[key]} / bridge: TCP {s['tcp1_mbps'] / b['tcp1_mbps']:.2f}x (1 stream), "
-                  f"{s['tcp4_mbps'] / b['tcp4_mbps']:.2f}x (4 streams) (target: at least 1x); 64 B frames "
+                  f"{s['tcp4_mbps'] / b['tcp4_mbps']:.2f}x (4 streams) (target: at least 1x)"
+                  + (f", at {' / '.join(cpu)} the bridge's CPU per segment" if len(cpu) == 2 else "")
+                  + "; 64 B frames "
                   f"{s['delivered_kpps'] / b['delivered_kpps']:.2f}x (target: 1.5x); ping p50 "
                   f"{s['ping_p50_us'] / b['ping_p50_us']:.2f}x (target: at most 1.5x), p99 "
                   f"{s['ping_p99_us'] / b['ping_p99_us']:.2f}x (target: at most 2x).")
@@ -110,7 +126,8 @@ def table(argv):
           "carry EtherType 0x88b5, which the receiver's kernel discards at once, so the rate measures "
           "the switches rather than the receiver's UDP stack. CPU per frame is the busy time of both "
           "cores (sender and kernel included) over the frames delivered, so it holds when the host is "
-          "noisy and the rates move" + (
+          "noisy and the rates move; CPU per TCP segment likewise, over the frames the receiving "
+          "host took during each TCP run (its data segments), both iperf3s included" + (
               f"; in cycles, that time at the clock /proc/cpuinfo gave during the run "
               f"({mhz:.0f} MHz; this host exposes no cycle counter)." if (mhz := median_mhz(rows))
               else "."))
@@ -159,7 +176,7 @@ def plot(argv):
 
 
 def main(argv):
-    commands = {"row": ((12, 14, 15), row), "table": ((3, 4), table), "plot": ((2,), plot)}
+    commands = {"row": ((12, 14, 15, 16), row), "table": ((3, 4), table), "plot": ((2,), plot)}
     if not argv or argv[0] not in commands or len(argv) - 1 not in commands[argv[0]][0]:
         sys.exit(__doc__)
     commands[argv[0]][1](argv[1:])

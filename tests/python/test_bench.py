@@ -29,13 +29,16 @@ def run(fn, argv):
 
 
 class ForwardingReport(unittest.TestCase):
-    def measure(self, name, label, rep, tcp1, kpps, busy_jiffies, latency=None):
+    def measure(self, name, label, rep, tcp1, kpps, busy_jiffies, latency=None, tcp_cpu=None):
         # 5 s of blasting, RX counter +kpps*5000 frames; 100 pings of 10..109 µs.
         rtts = " ".join(f"{(10 + i) / 1000:.3f}" for i in range(100))
         blast = json.dumps({"sent": kpps * 5000, "seconds": 5.0, "pps": kpps * 1000})
+        extra = list(latency) if latency else []
+        if tcp_cpu is not None:
+            extra = (extra + ["{}"] * 3)[:3] + [json.dumps(tcp_cpu)]
         line = run(forwarding_report.row,
                    [name, str(rep), str(tcp1 * 1e6), str(tcp1 * 1e6), "0", str(kpps * 5000), blast,
-                    "5", rtts, str(busy_jiffies), "100", label] + (list(latency) if latency else []))
+                    "5", rtts, str(busy_jiffies), "100", label] + extra)
         r = json.loads(line)
         r["cpu_mhz"] = 2000.0  # the host's own clock is read by the row (tested in CpuClock)
         return r
@@ -70,10 +73,29 @@ class ForwardingReport(unittest.TestCase):
         rows = [self.measure("sharebufd", "sharebufd (cs)", rep, tcp, 1200, 1000)
                 for rep, tcp in enumerate((3000, 3600, 4000))]
         text = self.table_of(rows + [self.measure("bridge", "Linux bridge", 1, 7200, 1200, 500)], 3)
-        self.assertIn("| sharebufd (cs) | 3600 | 3600 | 1200 | 1200 | 1667 / 3333 | 60 | 108 |", text)
+        self.assertIn("| sharebufd (cs) | 3600 | 3600 | – / – | 1200 | 1200 | 1667 / 3333 | 60 | 108 |",
+                      text)
         self.assertIn("in cycles, that time at the clock /proc/cpuinfo gave during the run (2000 MHz;",
                       text)
-        self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream)", text)
+        self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream), 0.50x (4 streams) (target: at "
+                      "least 1x); 64 B", text)
+
+    def test_cpu_per_tcp_segment_beside_the_goodputs(self):
+        # 1 stream: 1000 jiffies at 100 Hz = 10 s of CPU over 2.5e6 segments = 4000 ns each.
+        cpu = lambda b1, f1, b4, f4: {"tcp1_busy": b1, "tcp1_frames": f1,  # noqa: E731
+                                      "tcp4_busy": b4, "tcp4_frames": f4}
+        rows = [self.measure("sharebufd", "sharebufd (cs)", rep, 3000, 1200, 1000,
+                             tcp_cpu=cpu(b, 2_500_000, 900, 2_000_000))
+                for rep, b in enumerate((800, 1000, 1200))]
+        self.assertAlmostEqual(rows[1]["tcp1_cpu_ns_per_frame"], 4000)
+        self.assertAlmostEqual(rows[1]["tcp4_cpu_ns_per_frame"], 4500)
+        bridge = self.measure("bridge", "Linux bridge", 1, 6000, 1200, 500,
+                              tcp_cpu=cpu(1000, 5_000_000, 900, 4_500_000))
+        text = self.table_of(rows + [bridge], 3)
+        self.assertIn("| sharebufd (cs) | 3000 | 3000 | 4000 / 4500 | 1200 |", text)
+        self.assertIn("| Linux bridge | 6000 | 6000 | 2000 / 2000 | 1200 |", text)
+        self.assertIn("- sharebufd (cs) / bridge: TCP 0.50x (1 stream), 0.50x (4 streams) (target: at "
+                      "least 1x), at 2.00x / 2.25x the bridge's CPU per segment; 64 B", text)
 
     def test_a_switch_on_other_links_follows_its_own_and_is_compared_on_the_same_links(self):
         rows = [self.measure("bridge@off", "bridge off", 1, 8000, 1000, 500),
