@@ -226,7 +226,9 @@ def ratios(table, metric_lower_better, policy, baselines, axis_values):
     return out
 
 
-def plot(path, title, axis_name, axis_values, policies, tables, metrics):
+def panels(path, title, metrics, draw):
+    """One panel per metric, three to a row: draw(ax, metric id) plots the data and names the x
+    axis; the panels' titles, scales, grid, legend and the file are done here."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -234,19 +236,9 @@ def plot(path, title, axis_name, axis_values, policies, tables, metrics):
     cols = min(n, 3)
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-    xs = list(range(len(axis_values)))
     for i, (mid, label, _, lower) in enumerate(metrics):
         ax = axes[i // cols][i % cols]
-        for p in policies:
-            row = tables[mid].get(p, {})
-            ys = [statistics.median(row[v]) if row.get(v) else float("nan") for v in axis_values]
-            lo = [min(row[v]) if row.get(v) else float("nan") for v in axis_values]
-            hi = [max(row[v]) if row.get(v) else float("nan") for v in axis_values]
-            ax.plot(xs, ys, marker="o", label=p)
-            ax.fill_between(xs, lo, hi, alpha=0.15)
-        ax.set_xticks(xs)
-        ax.set_xticklabels(axis_values)
-        ax.set_xlabel(axis_name)
+        draw(ax, mid)
         ax.set_title(label, fontsize=9)
         if lower and mid not in ("drops", "incast_drops", "incast_rto"):
             ax.set_yscale("log")
@@ -258,6 +250,24 @@ def plot(path, title, axis_name, axis_values, policies, tables, metrics):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot(path, title, axis_name, axis_values, policies, tables, metrics):
+    xs = list(range(len(axis_values)))
+
+    def draw(ax, mid):
+        for p in policies:
+            row = tables[mid].get(p, {})
+            ys = [statistics.median(row[v]) if row.get(v) else float("nan") for v in axis_values]
+            lo = [min(row[v]) if row.get(v) else float("nan") for v in axis_values]
+            hi = [max(row[v]) if row.get(v) else float("nan") for v in axis_values]
+            ax.plot(xs, ys, marker="o", label=p)
+            ax.fill_between(xs, lo, hi, alpha=0.15)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(axis_values)
+        ax.set_xlabel(axis_name)
+
+    panels(path, title, metrics, draw)
 
 
 def flip_probability(policy):
@@ -290,15 +300,7 @@ def flip_series(table, axis_value):
 
 
 def plot_flip(path, title, axis_name, axis_value, tables, metrics):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    n = len(metrics)
-    cols = min(n, 3)
-    rows = (n + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-    for i, (mid, label, _, lower) in enumerate(metrics):
-        ax = axes[i // cols][i % cols]
+    def draw(ax, mid):
         points, refs = flip_series(tables[mid], axis_value)
         # The probabilities span decades and include 0 (the forest as trained): evenly spaced
         # ticks, labelled with the probability.
@@ -313,17 +315,8 @@ def plot_flip(path, title, axis_name, axis_value, tables, metrics):
         ax.set_xticks(xs)
         ax.set_xticklabels([f"{p:g}" for p, _, _, _ in points])
         ax.set_xlabel("flip probability")
-        ax.set_title(label, fontsize=9)
-        if lower and mid not in ("drops", "incast_drops", "incast_rto"):
-            ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-    for j in range(n, rows * cols):
-        axes[j // cols][j % cols].axis("off")
-    axes[0][0].legend(fontsize=8)
-    fig.suptitle(f"{title} ({axis_name} {axis_value})", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+
+    panels(path, f"{title} ({axis_name} {axis_value})", metrics, draw)
 
 
 def report(out, figure, index):
