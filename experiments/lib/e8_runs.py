@@ -5,8 +5,8 @@ Each figure is a scenario file (experiments/e8/*.toml), an axis (load or burst s
 policies compared, and the seeds; every cell is one sharebuf-sim run with --set overrides. Runs
 are kept under OUT/runs/<key>/ (key: a hash of the scenario's name and the overrides that change
 it, in any order; a run made from an older version of the scenario file is made again), so a run
-shared by two figures is made once and an interrupted E8 resumes where it stopped. Two runs go side by
-side (one per core).
+shared by two figures is made once and an interrupted E8 resumes where it stopped. Two runs go
+side by side (one per core).
 
 usage: e8_runs.py OUT SIM REPLAY FIGURE[,FIGURE...] [--jobs N] [--quick]
 """
