@@ -36,12 +36,6 @@ constexpr std::array kCounterKeys = {
     "ingress_trimmed", "deflect_dropped", "notifications", "to_pessimistic", "to_half",
     "to_optimistic"};
 
-bool is_counter(std::string_view key) {
-  for (std::string_view k : kCounterKeys)
-    if (k == key) return true;
-  return false;
-}
-
 void subtract(json& cur, const json& base) {
   if (cur.is_array() && base.is_array()) {
     for (size_t i = 0; i < cur.size() && i < base.size(); ++i)
@@ -565,6 +559,12 @@ void put_toml(toml::table& t, const std::string& key, const json& v) {
 }
 
 }  // namespace
+
+bool is_counter(std::string_view key) {
+  for (std::string_view k : kCounterKeys)
+    if (k == key) return true;
+  return false;
+}
 
 std::span<const Command> control_commands() {
   return kCommands;

@@ -94,6 +94,9 @@ uint64_t watch_interval_ns(const nlohmann::json& args);
 
 // Counters as SwitchControl::stats() reports them, minus ctx.baseline (since counters.reset).
 nlohmann::json stats_since_reset(const ControlContext& ctx);
+// Whether a number stats() reports under `key` (per port, queue or tofino_approx) is a counter,
+// which counts from counters.reset; the others are gauges, reported as they are.
+bool is_counter(std::string_view key);
 // The effective configuration as TOML that load_config_file accepts.
 std::string effective_config_toml(const ControlContext& ctx);
 

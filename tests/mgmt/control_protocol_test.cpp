@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <set>
 
 #include "buffer/accounting_check.h"
 #include "mgmt/control_commands.h"
@@ -279,6 +280,37 @@ TEST(ControlProtocolEffects, CountersResetKeepsTheIdentitiesSinceTheReset) {
   stats.reset();
   tofino.notifications = 0;
   tofino.to_half = 0;
+}
+
+// Every number stats() reports per port, queue and tofino_approx is a counter that counts from
+// counters.reset or one of these gauges: a counter added to stats() but not to the counter list
+// would go on counting from the daemon's start (the queues' deflected and trimmed_newest and the
+// tofino_approx counters once did).
+TEST(ControlProtocolEffects, CountersResetKnowsEveryNumberStatsReports) {
+  testing::ControlFixture f;
+  const std::set<std::string> gauges = {// per queue
+                                        "queue", "id", "queued", "delay_p50_ns", "delay_p99_ns",
+                                        "occupancy_cells", "peak_cells", "threshold_cells",
+                                        // per port
+                                        "port", "rate_bps", "mtu",
+                                        // per port, tofino_approx
+                                        "line_rate_bps"};
+  std::vector<std::string> unknown;
+  const auto check = [&](const json& object) {
+    for (const auto& [key, value] : object.items()) {
+      if (value.is_number() && !is_counter(key) && gauges.count(key) == 0) unknown.push_back(key);
+    }
+  };
+  const json stats = f.control->stats();
+  ASSERT_FALSE(stats["ports"].empty());
+  for (const json& port : stats["ports"]) {
+    check(port);
+    check(port["tofino_approx"]);
+    ASSERT_FALSE(port["queues"].empty());
+    for (const json& queue : port["queues"])
+      check(queue);
+  }
+  EXPECT_TRUE(unknown.empty()) << "neither counter nor gauge: " << json(unknown).dump();
 }
 
 TEST(ControlProtocolEffects, CaptureStartsOnceAndStops) {
