@@ -20,7 +20,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mgmt/text_table.h"
+
 using nlohmann::json;
+using sharebuf::mgmt::drop_columns;
+using sharebuf::mgmt::DropColumns;
+using sharebuf::mgmt::render_table;
+using sharebuf::mgmt::TableRow;
 
 namespace {
 
@@ -159,22 +165,8 @@ std::string human_ns(uint64_t ns) {
   return b;
 }
 
-void print_table(const std::vector<std::string>& header,
-                 const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> w(header.size());
-  for (size_t i = 0; i < header.size(); ++i)
-    w[i] = header[i].size();
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size() && i < w.size(); ++i)
-      w[i] = std::max(w[i], r[i].size());
-  auto line = [&](const std::vector<std::string>& r) {
-    for (size_t i = 0; i < r.size(); ++i)
-      std::printf("%s%-*s", i ? "  " : "", static_cast<int>(w[i]), r[i].c_str());
-    std::printf("\n");
-  };
-  line(header);
-  for (const auto& r : rows)
-    line(r);
+void print_table(const TableRow& header, const std::vector<TableRow>& rows) {
+  std::fputs(render_table(header, rows).c_str(), stdout);
 }
 
 uint64_t drops_of(const json& q) {
@@ -185,21 +177,31 @@ uint64_t drops_of(const json& q) {
 }
 
 void print_queues(const json& queues) {
-  std::vector<std::vector<std::string>> rows;
-  for (const json& q : queues) {
-    const json& d = q["dropped"];
-    rows.push_back({q["interface"].get<std::string>() + "/" + std::to_string(q["queue"].get<int>()),
-                    fmt_num(q["occupancy_cells"]), fmt_num(q["threshold_cells"]),
-                    fmt_num(q["peak_cells"]), fmt_num(q["admitted"]), fmt_num(q["transmitted"]),
-                    fmt_num(q["queued"]), fmt_num(d["threshold"]), fmt_num(d["pool_full"]),
-                    fmt_num(d["prediction"]), fmt_num(d["pushed_out"]), fmt_num(q["ecn_marked"]),
-                    fmt_num(q.value("trimmed", json(0))), fmt_num(q.value("deflected", json(0))),
-                    human_ns(q["delay_p50_ns"].get<uint64_t>()),
-                    human_ns(q["delay_p99_ns"].get<uint64_t>())});
+  std::vector<const json*> qs;
+  for (const json& q : queues)
+    qs.push_back(&q);
+  const DropColumns drops = drop_columns(qs);
+  std::vector<TableRow> rows;
+  for (size_t i = 0; i < qs.size(); ++i) {
+    const json& q = *qs[i];
+    TableRow r = {q["interface"].get<std::string>() + "/" + std::to_string(q["queue"].get<int>()),
+                  fmt_num(q["occupancy_cells"]),
+                  fmt_num(q["threshold_cells"]),
+                  fmt_num(q["peak_cells"]),
+                  fmt_num(q["admitted"]),
+                  fmt_num(q["transmitted"]),
+                  fmt_num(q["queued"])};
+    r.insert(r.end(), drops.rows[i].begin(), drops.rows[i].end());
+    r.insert(r.end(),
+             {fmt_num(q["ecn_marked"]), fmt_num(q.value("trimmed", json(0))),
+              fmt_num(q.value("deflected", json(0))), human_ns(q["delay_p50_ns"].get<uint64_t>()),
+              human_ns(q["delay_p99_ns"].get<uint64_t>())});
+    rows.push_back(std::move(r));
   }
-  print_table({"queue", "occ", "thr", "peak", "admitted", "sent", "queued", "drop:thr", "drop:full",
-               "drop:pred", "pushed", "ecn", "trimmed", "defl", "p50", "p99"},
-              rows);
+  TableRow header = {"queue", "occ", "thr", "peak", "admitted", "sent", "queued"};
+  header.insert(header.end(), drops.header.begin(), drops.header.end());
+  header.insert(header.end(), {"ecn", "trimmed", "defl", "p50", "p99"});
+  print_table(header, rows);
 }
 
 void print_human(const std::string& cmd, const json& r) {

@@ -17,7 +17,7 @@
 #include "datapath/switch.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/control_server.h"
-#include "mgmt/switch_report.h"
+#include "mgmt/text_table.h"
 
 namespace {
 

@@ -24,6 +24,10 @@ for p in ports:
         assert h["count"] >= 4, (p["interface"], hop, "too few frames")
         assert 0 < h["p50_ns"] < 1e9, (p["interface"], hop, "implausible p50")
 PY
+# The human tables too (sharebufctl links them from mgmt/text_table.cpp): one row per queue.
+tb_ctl queues | tee "$TB_DIR/queues.txt"
+head -1 "$TB_DIR/queues.txt" | grep -q '^queue .* drop:thr  *drop:full ' || fail "queues table header"
+[ "$(grep -c '^p[0-9]' "$TB_DIR/queues.txt")" -ge 3 ] || fail "queues table rows"
 tb_stop_switch || fail "sharebufd exited with $?"
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   'all(p["malformed_total"] == 0 for p in s["ports"])' \
