@@ -145,9 +145,12 @@ case "${1:-}" in
     build build
     bench/run_benchmarks.sh build
     ;;
+  -h | --help | help | "")
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    ;;
   *)
     sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
-    [ -n "${1:-}" ] && { echo "run.sh: unknown command '$1'" >&2; exit 2; }
-    exit 0
+    echo "run.sh: unknown command '$1'" >&2
+    exit 2
     ;;
 esac
