@@ -137,13 +137,31 @@ def classes(summary, occupancy_csv):
     return ok
 
 
+def classes_fabric(occupancy_csv):
+    """Two classes through a leaf-spine (tests/sim/ns3_classes_fabric.sh): where packets queue,
+    second hop or third, they are in their class's queue, never the default's."""
+    peak = {}
+    for r in csv.DictReader(open(occupancy_csv)):
+        key = (r["switch"], int(r["queue"]))
+        peak[key] = max(peak.get(key, 0), int(r["cells"]))
+    held = {k: v for k, v in sorted(peak.items()) if v > 0}
+    ok = report(all(q in (0, 1) for _, q in held),
+                f"queues that held packets, (switch, queue): cells {held}; none the default's (2)")
+    ok &= report(peak.get(("leaf2", 0), 0) > 0 and peak.get(("leaf2", 1), 0) > 0,
+                 "leaf2 (third hop) queued both classes in their own queues")
+    spines = {q for (sw, q) in held if sw.startswith("spine")}
+    ok &= report(spines == {0, 1}, f"the spines (second hop) queued classes {sorted(spines)}")
+    return ok
+
+
 def main(argv):
     cmd, args = argv[1], argv[2:]
     ok = {"dt-steady": lambda: dt_steady(args[0], args[1], args[2], args[3], args[4:]),
           "agreement": lambda: agreement(*args),
           "fabric": lambda: fabric(*args),
           "websearch": lambda: websearch(*args),
-          "classes": lambda: classes(*args)}[cmd]()
+          "classes": lambda: classes(*args),
+          "classes-fabric": lambda: classes_fabric(*args)}[cmd]()
     return 0 if ok else 1
 
 
