@@ -23,8 +23,9 @@
 #include "mgmt/text_table.h"
 
 using nlohmann::json;
-using sharebuf::mgmt::drop_columns;
-using sharebuf::mgmt::DropColumns;
+using sharebuf::mgmt::fmt_num;
+using sharebuf::mgmt::human_ns;
+using sharebuf::mgmt::queues_table;
 using sharebuf::mgmt::render_table;
 using sharebuf::mgmt::TableRow;
 
@@ -144,27 +145,6 @@ json result_or_die(const json& reply) {
   return reply["result"];
 }
 
-std::string fmt_num(const json& v) {
-  if (v.is_number_float()) {
-    char b[32];
-    std::snprintf(b, sizeof(b), "%.3g", v.get<double>());
-    return b;
-  }
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
-std::string human_ns(uint64_t ns) {
-  char b[32];
-  if (ns < 10'000) {
-    std::snprintf(b, sizeof(b), "%lluns", static_cast<unsigned long long>(ns));
-  } else if (ns < 10'000'000) {
-    std::snprintf(b, sizeof(b), "%.0fus", static_cast<double>(ns) / 1e3);
-  } else {
-    std::snprintf(b, sizeof(b), "%.0fms", static_cast<double>(ns) / 1e6);
-  }
-  return b;
-}
-
 void print_table(const TableRow& header, const std::vector<TableRow>& rows) {
   std::fputs(render_table(header, rows).c_str(), stdout);
 }
@@ -176,37 +156,9 @@ uint64_t drops_of(const json& q) {
   return n;
 }
 
-void print_queues(const json& queues) {
-  std::vector<const json*> qs;
-  for (const json& q : queues)
-    qs.push_back(&q);
-  const DropColumns drops = drop_columns(qs);
-  std::vector<TableRow> rows;
-  for (size_t i = 0; i < qs.size(); ++i) {
-    const json& q = *qs[i];
-    TableRow r = {q["interface"].get<std::string>() + "/" + std::to_string(q["queue"].get<int>()),
-                  fmt_num(q["occupancy_cells"]),
-                  fmt_num(q["threshold_cells"]),
-                  fmt_num(q["peak_cells"]),
-                  fmt_num(q["admitted"]),
-                  fmt_num(q["transmitted"]),
-                  fmt_num(q["queued"])};
-    r.insert(r.end(), drops.rows[i].begin(), drops.rows[i].end());
-    r.insert(r.end(),
-             {fmt_num(q["ecn_marked"]), fmt_num(q.value("trimmed", json(0))),
-              fmt_num(q.value("deflected", json(0))), human_ns(q["delay_p50_ns"].get<uint64_t>()),
-              human_ns(q["delay_p99_ns"].get<uint64_t>())});
-    rows.push_back(std::move(r));
-  }
-  TableRow header = {"queue", "occ", "thr", "peak", "admitted", "sent", "queued"};
-  header.insert(header.end(), drops.header.begin(), drops.header.end());
-  header.insert(header.end(), {"ecn", "trimmed", "defl", "p50", "p99"});
-  print_table(header, rows);
-}
-
 void print_human(const std::string& cmd, const json& r) {
   if (cmd == "queues") {
-    print_queues(r);
+    std::fputs(queues_table(r).c_str(), stdout);
   } else if (cmd == "ports") {
     std::vector<std::vector<std::string>> rows;
     for (const json& p : r) {

@@ -1,6 +1,7 @@
 #include "mgmt/text_table.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <string_view>
 #include <utility>
@@ -98,6 +99,55 @@ DropColumns drop_columns(const std::vector<const json*>& queues) {
     }
   }
   return cols;
+}
+
+std::string fmt_num(const json& v) {
+  if (v.is_number_float()) {
+    char b[32];
+    std::snprintf(b, sizeof(b), "%.3g", v.get<double>());
+    return b;
+  }
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+std::string human_ns(uint64_t ns) {
+  char b[32];
+  if (ns < 10'000) {
+    std::snprintf(b, sizeof(b), "%lluns", static_cast<unsigned long long>(ns));
+  } else if (ns < 10'000'000) {
+    std::snprintf(b, sizeof(b), "%.0fus", static_cast<double>(ns) / 1e3);
+  } else {
+    std::snprintf(b, sizeof(b), "%.0fms", static_cast<double>(ns) / 1e6);
+  }
+  return b;
+}
+
+std::string queues_table(const json& queues) {
+  std::vector<const json*> qs;
+  for (const json& q : queues)
+    qs.push_back(&q);
+  const DropColumns drops = drop_columns(qs);
+  std::vector<TableRow> rows;
+  for (size_t i = 0; i < qs.size(); ++i) {
+    const json& q = *qs[i];
+    TableRow r = {q["interface"].get<std::string>() + "/" + num(q["queue"]),
+                  fmt_num(q["occupancy_cells"]),
+                  fmt_num(q["threshold_cells"]),
+                  fmt_num(q["peak_cells"]),
+                  fmt_num(q["admitted"]),
+                  fmt_num(q["transmitted"]),
+                  fmt_num(q["queued"])};
+    r.insert(r.end(), drops.rows[i].begin(), drops.rows[i].end());
+    r.insert(r.end(), {fmt_num(q["ecn_marked"]), fmt_num(q.value("trimmed", json(0))),
+                       fmt_num(q.value("deflected", json(0))),
+                       human_ns(q.value("delay_p50_ns", uint64_t{0})),
+                       human_ns(q.value("delay_p99_ns", uint64_t{0}))});
+    rows.push_back(std::move(r));
+  }
+  TableRow header = {"queue", "occ", "thr", "peak", "admitted", "sent", "queued"};
+  header.insert(header.end(), drops.header.begin(), drops.header.end());
+  header.insert(header.end(), {"ecn", "trimmed", "defl", "p50", "p99"});
+  return render_table(header, rows);
 }
 
 std::string switch_stats_table(const json& s) {

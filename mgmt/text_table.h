@@ -6,6 +6,7 @@
 // stays readable and a drop of any reason is still seen.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,15 @@ struct DropColumns {
 // Per queue: the drops by reason ("dropped"), and after pool_full's the count of them LQD refused
 // after waiting out a descheduled egress thread ("pool_full_stalled"), where any queue has one.
 DropColumns drop_columns(const std::vector<const nlohmann::json*>& queues);
+
+// A number as a table shows it: floats to 3 significant digits, strings as they are.
+std::string fmt_num(const nlohmann::json& v);
+// A duration in ns, us or ms, whichever keeps it to a few digits.
+std::string human_ns(uint64_t ns);
+
+// The `queues` reply (one object per queue, with its "interface"), as `sharebufctl queues`
+// shows it.
+std::string queues_table(const nlohmann::json& queues);
 
 // The daemon's counters (datapath::SwitchControl::stats(), the stats file) as two tables, ports
 // then queues. Per queue: received = admitted + the drops before admission; admitted =

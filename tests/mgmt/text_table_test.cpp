@@ -1,5 +1,6 @@
-// The shell's tables: every drop a queue has, of any reason, is in them, with the real replies of
-// a switch core (tests/mgmt/control_fixture.h) as input.
+// The shell's tables (sharebufctl queues, sharebufd --print-stats): every drop a queue has, of any
+// reason, is in them, with the real replies of a switch core (tests/mgmt/control_fixture.h) as
+// input.
 #include "mgmt/text_table.h"
 
 #include <gtest/gtest.h>
@@ -47,22 +48,6 @@ bool has_column(const std::string& table, const std::string& column) {
   return std::find(header.begin(), header.end(), column) != header.end();
 }
 
-std::string queues_table(const json& queues) {
-  std::vector<const json*> qs;
-  for (const json& q : queues)
-    qs.push_back(&q);
-  const DropColumns d = drop_columns(qs);
-  std::vector<TableRow> rows;
-  for (size_t i = 0; i < qs.size(); ++i) {
-    TableRow r = {(*qs[i])["interface"].get<std::string>()};
-    r.insert(r.end(), d.rows[i].begin(), d.rows[i].end());
-    rows.push_back(r);
-  }
-  TableRow header = {"queue"};
-  header.insert(header.end(), d.header.begin(), d.header.end());
-  return render_table(header, rows);
-}
-
 void set_drops(buffer::QueueStats& s, buffer::DropReason r, uint64_t n) {
   s.dropped_pkts[static_cast<size_t>(r)] = n;
 }
@@ -82,8 +67,10 @@ TEST(TextTable, ThresholdAndPoolFullAlwaysOtherReasonsWhenAQueueHasOne) {
   EXPECT_FALSE(has_column(quiet, "drop:meter"));
   EXPECT_FALSE(has_column(quiet, "full:stalled"));
   // In the order of buffer::DropReason, not the reply's (sorted by name).
-  EXPECT_EQ(words_of(lines_of(quiet).at(0)),
-            (std::vector<std::string>{"queue", "drop:thr", "drop:full"}));
+  EXPECT_EQ(
+      words_of(lines_of(quiet).at(0)),
+      (std::vector<std::string>{"queue", "occ", "thr", "peak", "admitted", "sent", "queued",
+                                "drop:thr", "drop:full", "ecn", "trimmed", "defl", "p50", "p99"}));
 
   // Frames a meter or a prediction refused were missing from sharebufctl's table before.
   auto& s0 = f.core->buffer.stats(0);
