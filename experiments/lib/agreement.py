@@ -152,11 +152,13 @@ def markdown(rows_csv, out_md):
             d = float(diff)
             ok = abs(d) <= 10 or abs(rep - live) <= 10
             diff_text = f"{d:+.1f} %" + ("" if ok else " ✗")
+        # No live sample caught the queue busy (a queue of a few short bursts): nothing to compare.
+        thr_mad = "—" if r["threshold_mad_cells"] == "nan" else r["threshold_mad_cells"]
         mad = float(r["mad_pct_b"])
         mad_text = f"{mad:.2f} %" + ("" if mad <= 5 else " ✗")
         lines.append(f"| {r['experiment']} | {r['policy']} | {r['queue']} | {live} | {rep} | "
                      f"{diff_text} | {r['live_peak']} | {r['replay_peak']} | {r['mad_cells']} | "
-                     f"{mad_text} | {r['threshold_mad_cells']} | {r['spacing_p50_pct']} % / "
+                     f"{mad_text} | {thr_mad} | {r['spacing_p50_pct']} % / "
                      f"{r['spacing_p99_pct']} % |")
     open(out_md, "w").write("\n".join(lines) + "\n")
 

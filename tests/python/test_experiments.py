@@ -8,6 +8,7 @@ import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "experiments", "lib"))
+import agreement  # noqa: E402
 import e3_report  # noqa: E402
 import e4_report  # noqa: E402
 import e5_report  # noqa: E402
@@ -76,6 +77,30 @@ class FctCollect(Scratch):
         fct_collect.collect("e2", run, out, "fb", "1")
         with open(f"{out}/runs.csv") as f:
             self.assertEqual(f.read(), "fb,1,7.84,0,28,3,70\n")
+
+
+class AgreementTable(Scratch):
+    def row(self, queue, live, replay, diff, thr_mad):
+        return {"experiment": "e2", "policy": "credence", "queue": queue, "live_drops": live,
+                "replay_drops": replay, "drops_diff_pct": diff, "live_peak": 54,
+                "replay_peak": 53, "mad_cells": 0, "mad_pct_b": "0.00",
+                "threshold_mad_cells": thr_mad, "samples": 10, "spacing_p50_pct": "6.3",
+                "spacing_p99_pct": "99.1", "spacing_gaps": 100, "capacity_cells": 9000}
+
+    def test_misses_are_marked_and_a_queue_never_seen_busy_has_no_threshold_mad(self):
+        rows = os.path.join(self.tmp.name, "rows.csv")
+        with open(rows, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=agreement.COLUMNS)
+            w.writeheader()
+            w.writerow(self.row("p3/0", 27, 44, "63.0", "nan"))
+            w.writerow(self.row("p1/0", 780, 839, "7.6", "65"))
+        md = os.path.join(self.tmp.name, "agreement.md")
+        agreement.markdown(rows, md)
+        lines = open(md).read().splitlines()
+        self.assertEqual(lines[2], "| e2 | credence | p3/0 | 27 | 44 | +63.0 % ✗ | 54 | 53 | 0 | "
+                                   "0.00 % | — | 6.3 % / 99.1 % |")
+        self.assertEqual(lines[3], "| e2 | credence | p1/0 | 780 | 839 | +7.6 % | 54 | 53 | 0 | "
+                                   "0.00 % | 65 | 6.3 % / 99.1 % |")
 
 
 class E6Checks(unittest.TestCase):
