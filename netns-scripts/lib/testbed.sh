@@ -53,7 +53,12 @@ tb_mac() { printf '02:5b:00:00:00:%02x' "$1"; }
 tb_exec() {
   local h=$1
   shift
-  if [ "$h" = sw ]; then ip netns exec "$(tb_ns_sw)" "$@"; else ip netns exec "$(tb_ns_host "$h")" "$@"; fi
+  ip netns exec "$(tb_ns_of "$h")" "$@"
+}
+
+# tb_ns_of HOST: the namespace of host HOST (a number) or of the switch (sw).
+tb_ns_of() {
+  if [ "$1" = sw ]; then tb_ns_sw; else tb_ns_host "$1"; fi
 }
 
 # tb_create N [cc] [ecn] [rto_min]: N hosts with TCP congestion control cc (default cubic), ECN
@@ -231,7 +236,13 @@ tb_snapshot_stats() {
 
 # tb_bg HOST CMD...: start a background command in a namespace; remembered for cleanup.
 tb_bg() {
-  tb_exec "$@" &
+  local ns
+  ns=$(tb_ns_of "$1")
+  shift
+  # A simple command, not a function call: the forked child execs `ip`, which execs the command,
+  # so $! is the command's own PID and killing it ends the command (a function run in the
+  # background is a subshell whose death leaves the command running).
+  ip netns exec "$ns" "$@" &
   TB_PIDS+=($!)
 }
 

@@ -24,6 +24,15 @@ for p in ports:
         assert h["count"] >= 4, (p["interface"], hop, "too few frames")
         assert 0 < h["p50_ns"] < 1e9, (p["interface"], hop, "implausible p50")
 PY
+# A command tb_bg started ends when its remembered PID is killed (E7 once left its servers
+# running past this, and the next policy's servers could not bind their port).
+tb_bg 1 timeout 3600 sleep 60
+for _ in $(seq 50); do [ -n "$(ip netns pids "$(tb_ns_of 1)")" ] && break; sleep 0.02; done
+kill "${TB_PIDS[-1]}"
+wait "${TB_PIDS[-1]}" 2>/dev/null || true
+TB_PIDS=()
+sleep 0.2
+[ -z "$(ip netns pids "$(tb_ns_of 1)")" ] || fail "a killed tb_bg command kept running"
 # The human tables too (sharebufctl links them from mgmt/text_table.cpp): one row per queue.
 tb_ctl queues | tee "$TB_DIR/queues.txt"
 head -1 "$TB_DIR/queues.txt" | grep -q '^queue .* drop:thr  *drop:full ' || fail "queues table header"
