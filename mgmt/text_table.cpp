@@ -24,12 +24,16 @@ std::string short_reason(const std::string& reason) {
   return reason;
 }
 
+// A count; anything else (a missing key, a negative or non-integer value) counts as none.
 uint64_t count_of(const json& v) {
-  return v.is_number_unsigned() ? v.get<uint64_t>() : 0;
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  return v.is_number_integer() && v.get<int64_t>() > 0 ? static_cast<uint64_t>(v.get<int64_t>())
+                                                       : 0;
 }
 
+// An integer as it is (a JSON object built in the daemon may hold it signed), else "0".
 std::string num(const json& v) {
-  return std::to_string(count_of(v));
+  return v.is_number_integer() ? v.dump() : "0";
 }
 
 }  // namespace

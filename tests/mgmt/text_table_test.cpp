@@ -113,6 +113,16 @@ TEST(TextTable, EveryDropReasonGetsAColumnOnceUsed) {
   s.reset();
 }
 
+TEST(TextTable, CountsHeldSignedShowAsTheyAre) {
+  // nlohmann::json keeps an int assigned in C++ as a signed number; it must not read as 0.
+  json q = {{"interface", "pa"},
+            {"queue", 0},
+            {"dropped", {{"threshold", 0}, {"pool_full", 0}, {"meter", 4}}}};
+  const DropColumns d = drop_columns({&q});
+  ASSERT_EQ(d.header, (TableRow{"drop:thr", "drop:full", "drop:meter"}));
+  EXPECT_EQ(d.rows.at(0), (TableRow{"0", "0", "4"}));
+}
+
 TEST(TextTable, StatsSummaryAddsUpPerQueue) {
   testing::ControlFixture f;
   auto& s = f.core->buffer.stats(0);
