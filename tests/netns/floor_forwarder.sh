@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# sharebuf-floor (tools/floor_forwarder.cpp), the floor the benchmarks measure sharebufd against,
+# started as they start it (bench/lib/switches.sh): in each of its modes it forwards pings both
+# ways without loss and a TCP stream, and on SIGTERM it stops and reports what it forwarded, each
+# direction, with nothing dropped.
+source "$(dirname "$0")/lib.sh"
+# shellcheck source=../../bench/lib/switches.sh
+source "$HERE/../../bench/lib/switches.sh"
+tb_init
+tb_create 2
+
+for name in floor floor-2t floor-spin; do
+  echo "== $name: $(bench_switch_label "$name")"
+  bench_start_switch "$name"  # fails unless host 1 reaches host 2 through it
+  tb_exec 1 ping -c 50 -i 0.01 -W 1 -q "$(tb_ip 2)" | tail -2 | tee "$TB_DIR/ping.txt"
+  grep -q " 0% packet loss" "$TB_DIR/ping.txt" || fail "$name: pings from host 1 lost"
+  tb_exec 2 ping -c 50 -i 0.01 -W 1 -q "$(tb_ip 1)" | tail -2 | tee "$TB_DIR/ping.txt"
+  grep -q " 0% packet loss" "$TB_DIR/ping.txt" || fail "$name: pings from host 2 lost"
+  if [ "$name" != floor-spin ]; then  # a spinning thread takes one of the two cores: no TCP
+    tb_bg 2 iperf3 -s -1 -p 5201
+    sleep 0.3
+    tb_exec 1 timeout 20 iperf3 -c "$(tb_ip 2)" -p 5201 -t 2 -J >"$TB_DIR/tcp.json" || fail "$name: iperf3 failed"
+    wait "${TB_PIDS[@]}" 2>/dev/null || true
+    TB_PIDS=()
+    /usr/bin/python3 -c "import json,sys
+bps = json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second']
+print('TCP %.0f Mbit/s' % (bps / 1e6))
+sys.exit(0 if bps > 10e6 else 1)" "$TB_DIR/tcp.json" || fail "$name: TCP below 10 Mbit/s"
+  fi
+  bench_stop_switch "$name" || fail "$name: did not stop cleanly on SIGTERM"
+  tail -1 "$TB_DIR/floor.out"
+  /usr/bin/python3 -c "import json,sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+sys.exit(0 if min(r['forwarded']) >= 100 and r['dropped'] == [0, 0] and r['tx_dropped'] == [0, 0] else 1)" \
+    "$TB_DIR/floor.out" || fail "$name: its counters on exit do not show both directions forwarded, none dropped"
+done
+echo "PASS"
