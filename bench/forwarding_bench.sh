@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Forwarding benchmark: the same two-host testbed (offloads off, unshaped) switched by sharebufd,
-# by a Linux bridge, and by Open vSwitch with its userspace datapath (netdev, AF_PACKET ports),
-# in one run, the repetitions interleaved. For each: iperf3 TCP goodput with 1 and 4 streams, the
+# by a Linux bridge, by Open vSwitch with its userspace datapath (netdev, AF_PACKET ports), and
+# by sharebuf-floor (sharebufd's AF_PACKET port I/O with nothing between: the floor of a switch
+# built that way), in one run, the repetitions interleaved. For each: iperf3 TCP goodput with 1 and 4 streams, the
 # 64-byte frame rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT
 # p50/p99. Each measurement is repeated and the median reported, with the CPU time of both cores
 # per 64-byte frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
@@ -21,14 +22,14 @@ source "$here/lib/switches.sh"
 source "$here/lib/host_counters.sh"
 
 args="$*"
-build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,bridge,ovs,ovs-afxdp"
+build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "forwarding_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

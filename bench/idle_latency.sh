@@ -94,6 +94,8 @@ measure() {
   fi
   if [[ $name == sharebufd* ]]; then
     lat=$(tb_ctl --json latency 2>/dev/null || echo "{}")  # "{}": a daemon without hop histograms
+  fi
+  if [ -n "$TB_SWITCH_PID" ]; then  # a user-space switch: sharebufd or sharebuf-floor
     local t0
     t0=$(cpu_ticks "$TB_SWITCH_PID")
     sleep 10

@@ -72,13 +72,15 @@ def table(argv):
     print("|---|---|---|---|---|---|---|---|---|")
     med = {}
     order = ("sharebufd", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
-             "sharebufd-1rx", "sharebufd-spin", "bridge", "ovs", "ovs-afxdp")
+             "sharebufd-1rx", "sharebufd-spin", "floor", "floor-2t", "floor-spin", "bridge", "ovs",
+             "ovs-afxdp")
     # NAME@ORDER ran on links in another order (bench/lib/switches.sh): listed after NAME, and
     # compared with the bridge and OVS on the same links where those ran too.
     present = list(dict.fromkeys(r["switch"] for r in rows))
     keys = sorted(present, key=lambda k: (order.index(k.split("@")[0]) if k.split("@")[0] in order
                                           else len(order), "@" in k, k))
     ours = tuple(k for k in keys if k.startswith("sharebufd"))
+    floors = tuple(k for k in keys if k.startswith("floor"))
 
     def ref(key, base):
         other = base + key[key.index("@"):] if "@" in key else base
@@ -109,7 +111,7 @@ def table(argv):
             print(f"- {names[key]} / OVS userspace: TCP {s['tcp1_mbps'] / o['tcp1_mbps']:.2f}x (1 stream), "
                   f"{s['tcp4_mbps'] / o['tcp4_mbps']:.2f}x (4 streams), 64 B frame rate "
                   f"{s['delivered_kpps'] / o['delivered_kpps']:.2f}x (target: 2x).")
-    for key in ours:
+    for key in ours + floors:
         if key in med and ref(key, "bridge") in med:
             s, b = med[key], med[ref(key, "bridge")]
             cpu = [f"{s[k] / b[k]:.2f}x" for k in ("tcp1_cpu_ns_per_frame", "tcp4_cpu_ns_per_frame")
@@ -121,6 +123,18 @@ def table(argv):
                   f"{s['delivered_kpps'] / b['delivered_kpps']:.2f}x (target: 1.5x); ping p50 "
                   f"{s['ping_p50_us'] / b['ping_p50_us']:.2f}x (target: at most 1.5x), p99 "
                   f"{s['ping_p99_us'] / b['ping_p99_us']:.2f}x (target: at most 2x).")
+    # The floor (tools/floor_forwarder.cpp) is sharebufd's port I/O with nothing between: what
+    # sharebufd costs beyond it is its own work, what the floor costs beyond the bridge is user
+    # space on AF_PACKET.
+    for key in floors:
+        base = "sharebufd" + key[key.index("@"):] if "@" in key else "sharebufd"
+        if key in med and base in med:
+            s, f = med[base], med[key]
+            print(f"- {names[base]} / {names[key]}: TCP {s['tcp1_mbps'] / f['tcp1_mbps']:.2f}x (1 "
+                  f"stream), {s['tcp4_mbps'] / f['tcp4_mbps']:.2f}x (4 streams); 64 B frames "
+                  f"{s['delivered_kpps'] / f['delivered_kpps']:.2f}x at "
+                  f"{s['cpu_ns_per_frame'] / f['cpu_ns_per_frame']:.2f}x the CPU per frame; ping p50 "
+                  f"{s['ping_p50_us'] / f['ping_p50_us']:.2f}x.")
     print("- The 64-byte source is one sender thread (sendmmsg on AF_PACKET) sharing the 2 cores with "
           "the switch; 'offered' is what it managed to send, so no switch can deliver more. Its frames "
           "carry EtherType 0x88b5, which the receiver's kernel discards at once, so the rate measures "

@@ -81,9 +81,19 @@ def main():
         print(f"- {NAMES[k]}: p50 {p50 / b50:.2f}x the bridge's (target ≤ 1.5x), p99 "
               f"{p99 / b99:.2f}x (target ≤ 2x){'' if ref == 'bridge' else f', against {NAMES[ref]}'}"
               f"{paired_ratios(rows, k, ref)}.")
+    # sharebuf-floor (bench/lib/switches.sh) forwards with sharebufd's port I/O and nothing else:
+    # sharebufd against it is what sharebufd's own work adds to the exchange.
+    for k in order:
+        base = "sharebufd" + k[k.index("@"):] if "@" in k else "sharebufd"
+        if not k.startswith("floor") or base not in m:
+            continue
+        (p50, p99), (f50, f99) = m[base], m[k]
+        print(f"- {NAMES[base]} against {NAMES[k]}: p50 {p50 / f50:.2f}x, p99 {p99 / f99:.2f}x"
+              f"{paired_ratios(rows, base, k)}.")
     if any(not is_bridge(k) for k in order):
         print()
-    shown = [k for k in order if not is_bridge(k)]
+    # The hop histograms are sharebufd's own (the bridge and the floor keep none).
+    shown = [k for k in order if k.startswith("sharebufd")]
     if shown:
         print("Per hop inside sharebufd (µs, p50 / p99 of the daemon's histograms, median over the "
               "repetitions; buckets are within about 12 %):")

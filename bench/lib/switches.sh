@@ -28,6 +28,10 @@
 #                      defaults, every thread pinned to CPU 0 (1) with taskset after the start
 #   sharebufd-rtcpu0   realtime_priority = 10 and every thread on CPU 0: with the ping on CPU 0
 #                      (idle_latency.sh --ping-cpu 0) the request's wake-up preempts the ping
+#   floor              sharebuf-floor (tools/floor_forwarder.cpp): sharebufd's AF_PACKET port I/O
+#                      with nothing between, one thread for both ports, blocking (sharebufd at idle)
+#   floor-2t           the same, one thread per port (sharebufd's unparked workers, sending inline)
+#   floor-spin         the same, one thread that never blocks (a polling floor: a core at idle)
 #   bridge             a Linux bridge
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
 #   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
@@ -68,6 +72,9 @@ bench_switch_label() {
     sharebufd-cpu0) echo "sharebufd, all threads on CPU 0" ;;
     sharebufd-cpu1) echo "sharebufd, all threads on CPU 1" ;;
     sharebufd-rtcpu0) echo "sharebufd, realtime_priority = 10, all threads on CPU 0" ;;
+    floor) echo "floor: AF_PACKET I/O only, 1 thread" ;;
+    floor-2t) echo "floor: AF_PACKET I/O only, a thread per port" ;;
+    floor-spin) echo "floor: AF_PACKET I/O only, 1 thread, polling" ;;
     bridge) echo "Linux bridge" ;;
     ovs) echo "OVS userspace (netdev, AF_PACKET)" ;;
     ovs-afxdp) echo "OVS userspace (netdev, AF_XDP ports)" ;;
@@ -106,6 +113,27 @@ bench_start_switch() {
         sharebufd-cpu0 | sharebufd-rtcpu0) taskset -a -p -c 0 "$TB_SWITCH_PID" >/dev/null ;;
         sharebufd-cpu1) taskset -a -p -c 1 "$TB_SWITCH_PID" >/dev/null ;;
       esac
+      ;;
+    floor*)
+      local bin=${SHAREBUF_FLOOR:-$(dirname "$(dirname "${SHAREBUFD:-$TB_ROOT/build/mgmt/sharebufd}")")/tools/sharebuf-floor}
+      [ -x "$bin" ] || tb_die "sharebuf-floor not built at $bin (./run.sh build)"
+      local args=(--port p1 --port p2)
+      case "$1" in
+        floor-2t) args+=(--threads 2) ;;
+        floor-spin) args+=(--spin) ;;
+      esac
+      : >"$TB_DIR/floor.out"
+      # TB_SWITCH_PID, like sharebufd's: tb_stop_switch ends it, tb_cleanup too, and the benchmarks
+      # read its CPU time from it.
+      ip netns exec "$(tb_ns_sw)" "$bin" "${args[@]}" >"$TB_DIR/floor.out" 2>&1 &
+      TB_SWITCH_PID=$!
+      local _
+      for _ in $(seq 1 50); do
+        grep -q "running:" "$TB_DIR/floor.out" && break
+        kill -0 "$TB_SWITCH_PID" 2>/dev/null || { cat "$TB_DIR/floor.out" >&2; tb_die "sharebuf-floor exited at start"; }
+        sleep 0.1
+      done
+      grep -q "running:" "$TB_DIR/floor.out" || tb_die "sharebuf-floor did not start within 5 s"
       ;;
     bridge)
       tb_exec sw ip link add br0 type bridge
@@ -147,7 +175,7 @@ bench_start_switch() {
 
 bench_stop_switch() {
   case "${1%@*}" in
-    sharebufd*) tb_stop_switch ;;
+    sharebufd* | floor*) tb_stop_switch ;;
     bridge) tb_exec sw ip link del br0 ;;
     ovs | ovs-afxdp)
       local f

@@ -108,6 +108,18 @@ class ForwardingReport(unittest.TestCase):
         self.assertIn("- sb / bridge: TCP 0.75x (1 stream)", text)
         self.assertIn("- sb off / bridge: TCP 0.25x (1 stream)", text)
 
+    def test_the_floor_is_compared_with_the_bridge_and_sharebufd_with_the_floor(self):
+        rows = [self.measure("bridge", "bridge", 1, 4000, 1000, 500),
+                self.measure("floor", "floor", 1, 3200, 1500, 750),
+                self.measure("sharebufd", "sb", 1, 2400, 1200, 1000)]
+        text = self.table_of(rows, 1)
+        lines = [line.split(" |")[0] for line in text.splitlines() if line.startswith("| ")]
+        self.assertEqual(lines[1:], ["| sb", "| floor", "| bridge"])
+        self.assertIn("- floor / bridge: TCP 0.80x (1 stream)", text)
+        # 1000 jiffies over 6e6 frames against 750 over 7.5e6: 1667 against 1000 ns, 1.67x.
+        self.assertIn("- sb / floor: TCP 0.75x (1 stream), 0.75x (4 streams); 64 B frames 0.80x at "
+                      "1.67x the CPU per frame; ping p50 1.00x.", text)
+
     def test_hop_histograms_per_phase_for_sharebufd_only(self):
         rows = [self.measure("sharebufd", "sharebufd (cs)", rep, 3000, 1200, 1000,
                              (self.latency(wake, 5000), self.latency(40000 + wake, 7000)))
@@ -444,6 +456,21 @@ class IdleLatencyReport(unittest.TestCase):
                       text)
         self.assertNotIn("- bridge off:", text)
         self.assertNotIn("| hop | bridge off", text)
+
+    def test_sharebufd_is_compared_with_the_floor_and_only_sharebufd_has_hop_columns(self):
+        def r(name, rep, p50, p99):
+            return {"switch": name, "label": name, "rep": rep, "ping_p50_us": p50,
+                    "ping_p99_us": p99, "idle_cpu_pct": None if name == "bridge" else 0.1,
+                    "hops": {"p1.wakeup": {"p50_us": 9, "p99_us": 12}} if name == "sharebufd" else {}}
+        rows = [r("bridge", 1, 50, 60), r("sharebufd", 1, 100, 120), r("floor", 1, 80, 150),
+                r("bridge", 2, 50, 60), r("sharebufd", 2, 90, 120), r("floor", 2, 100, 100)]
+        text = self.report(rows)
+        self.assertIn("- floor: p50 1.80x the bridge's", text)
+        self.assertIn("- sharebufd against floor: p50 1.06x, p99 0.96x; repetition by repetition "
+                      "against its run of the same repetition, median (range): p50 1.07x "
+                      "(0.90–1.25), p99 1.00x (0.80–1.20).", text)
+        self.assertIn("| hop | sharebufd |", text)
+        self.assertNotIn("| hop | sharebufd | floor", text)
 
     def test_ratios_repetition_by_repetition_pair_runs_of_the_same_repetition(self):
         def r(name, rep, p50, p99):
