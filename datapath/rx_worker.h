@@ -93,6 +93,8 @@ class RxWorker {
   bool drain_parked(buffer::CellCache& cache, bool& woke);
   // A worker other than the first, after rx_park_after without frames: parks until woken.
   void park();
+  // Marks the rings of `ports` as read by a blocked worker (PortRuntime::rx_asleep), or not.
+  void set_asleep(const std::vector<uint32_t>& ports, bool asleep) noexcept;
   // Sends inline for the idle ports this burst enqueued to, or wakes their egress workers.
   void flush_pending(buffer::CellCache& cache);
 

@@ -74,6 +74,11 @@ struct PortRuntime {
   // the port's RX worker, or another RX worker taking the frames that arrived while it sent
   // inline to this port (rx_worker.cpp).
   std::atomic<bool> rx_owned{false};
+  // Set while the worker that reads this port's ring is blocked (in poll() or parked): another
+  // worker that sent inline to this port then takes the answer from the ring rather than leave it
+  // to a wake-up; while the reader runs it is left to it (rx_worker.cpp). A hint: a stale value
+  // costs a wake-up or a shared read, never a frame.
+  std::atomic<bool> rx_asleep{false};
   // Per-CPU RX: the newest ring stamp any worker has taken from this port; a frame stamped
   // before it was taken out of the order it arrived in (counters.rx_out_of_order).
   alignas(64) std::atomic<uint64_t> rx_newest_stamp{0};
