@@ -3,9 +3,9 @@
 // parses them, learns the source MAC, finds the out port(s), classifies, and admits one copy per
 // out port into the shared buffer through the policy (datapath/admission_step.h), sending inline
 // to an idle out port or waking its egress worker. After sending inline to a port another worker
-// reads, it reads that port's ring once itself: the answer is often there already, and would
-// otherwise wait for that worker to wake up (docs/datapath-latency.md). It blocks in poll() when
-// its rings are empty.
+// reads, it reads that port's ring once itself if that worker sleeps: the answer is often there
+// already, and would otherwise wait for the worker to wake up (docs/datapath-latency.md). It blocks
+// in poll() when its rings are empty.
 //
 // Parking: every RX worker wake-up costs tens of microseconds on a small VM (the thread wakes on
 // the other vCPU), and a request and its answer arrive on different ports, so with one worker per
