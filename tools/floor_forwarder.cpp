@@ -24,7 +24,6 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -34,6 +33,7 @@
 
 #include "common/spin_lock.h"
 #include "datapath/af_packet_port.h"
+#include "datapath/link_control.h"
 #include "datapath/switch_config.h"
 
 namespace {
@@ -102,13 +102,6 @@ void serve(std::vector<Direction*> dirs, bool spin, const char* name) {
   }
 }
 
-uint32_t read_mtu(const std::string& ifname) {
-  std::ifstream f("/sys/class/net/" + ifname + "/mtu");
-  uint32_t mtu = 0;
-  f >> mtu;
-  return mtu;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,7 +129,7 @@ int main(int argc, char** argv) {
   try {
     for (const std::string& name : ports) {
       const int ifindex = static_cast<int>(if_nametoindex(name.c_str()));
-      const uint32_t mtu = read_mtu(name);
+      const uint32_t mtu = sharebuf::datapath::read_mtu(name);
       if (ifindex == 0 || mtu == 0) {
         std::fprintf(stderr, "sharebuf-floor: no interface '%s'\n", name.c_str());
         return 1;
