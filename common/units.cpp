@@ -39,9 +39,11 @@ Quantity split(std::string_view text, std::string_view what) {
   return q;
 }
 
+// Checked before converting: a double at or past 2^63 has no llround, and a value that wrapped or
+// saturated would be taken silently for another.
 uint64_t to_integer(double v, std::string_view text) {
-  if (!std::isfinite(v) || v < 0 || v > 1.8e19) {
-    throw std::invalid_argument("'" + std::string(text) + "' is out of range");
+  if (!std::isfinite(v) || v < 0 || v >= 9223372036854775808.0) {
+    throw std::invalid_argument("'" + std::string(text) + "' is out of range (at most 2^63 - 1)");
   }
   return static_cast<uint64_t>(std::llround(v));
 }

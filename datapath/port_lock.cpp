@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 namespace sharebuf::datapath {
 namespace {
@@ -141,6 +142,76 @@ std::string port_lock_key(int ifindex) {
   const unsigned long long inode =
       stat("/proc/self/ns/net", &ns) == 0 ? static_cast<unsigned long long>(ns.st_ino) : 0;
   return "net" + std::to_string(inode) + "-if" + std::to_string(ifindex);
+}
+
+namespace {
+
+// The inode of a network namespace named by a /proc link text "net:[4026531840]".
+std::optional<uint64_t> netns_inode_of_link(const std::string& target) {
+  uint64_t ino = 0;
+  if (!target.starts_with("net:[") || !target.ends_with("]")) return std::nullopt;
+  if (!parse_number(std::string_view(target).substr(5, target.size() - 6), ino))
+    return std::nullopt;
+  return ino;
+}
+
+// Every network namespace something still refers to: a task's namespace, an open descriptor, a
+// bind mount under /run/netns (ip netns add).
+std::set<uint64_t> live_netns_inodes() {
+  namespace fs = std::filesystem;
+  std::set<uint64_t> live;
+  std::error_code ec;
+  auto add_link = [&](const fs::path& link) {
+    std::error_code e;
+    const fs::path target = fs::read_symlink(link, e);
+    if (!e)
+      if (const auto ino = netns_inode_of_link(target.string())) live.insert(*ino);
+  };
+  for (const auto& proc : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = proc.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code e;
+    for (const auto& task : fs::directory_iterator(proc.path() / "task", e))
+      add_link(task.path() / "ns" / "net");
+    for (const auto& fd : fs::directory_iterator(proc.path() / "fd", e))
+      add_link(fd.path());
+  }
+  for (const char* dir : {"/run/netns", "/var/run/netns"}) {
+    for (const auto& mount : fs::directory_iterator(dir, ec)) {
+      struct stat st {};
+      if (stat(mount.path().c_str(), &st) == 0) live.insert(static_cast<uint64_t>(st.st_ino));
+    }
+  }
+  return live;
+}
+
+}  // namespace
+
+size_t remove_stale_port_locks(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::optional<std::set<uint64_t>> live;  // read only if there is a lock file to judge
+  size_t removed = 0;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t dash = name.find("-if");
+    uint64_t ino = 0;
+    if (!name.starts_with("net") || !name.ends_with(".lock") || dash == std::string::npos ||
+        !parse_number(std::string_view(name).substr(3, dash - 3), ino) || ino == 0)
+      continue;
+    if (!live) live = live_netns_inodes();
+    if (live->contains(ino)) continue;
+    const int fd = open(entry.path().c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    struct stat st {};
+    // Unlinked while locked, as an owner's clean exit does, so a daemon that opened the file
+    // meanwhile finds the path no longer names it and starts again (PortLock's constructor).
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        unlink(entry.path().c_str()) == 0)
+      ++removed;
+    close(fd);
+  }
+  return removed;
 }
 
 }  // namespace sharebuf::datapath

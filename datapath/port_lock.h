@@ -61,4 +61,10 @@ class PortLock {
 // The lock key of an interface in the caller's network namespace.
 std::string port_lock_key(int ifindex);
 
+// Removes the lock files in `dir` that no one holds and whose network namespace is gone (no
+// process, thread, open descriptor or /run/netns mount refers to it): a daemon killed with
+// SIGKILL in a namespace that was then deleted leaves them, and their records describe interfaces
+// that cannot come back. Returns how many went.
+size_t remove_stale_port_locks(const std::string& dir);
+
 }  // namespace sharebuf::datapath

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "datapath/egress_worker.h"
+#include "datapath/port_lock.h"
 #include "datapath/rx_worker.h"
 
 namespace sharebuf::datapath {
@@ -23,6 +24,10 @@ Switch::Switch(const SwitchConfig& config)
       control_(std::make_unique<SwitchControl>(*core_)) {
   core_->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (core_->stop_fd < 0) throw std::runtime_error("eventfd failed");
+  if (const size_t stale = remove_stale_port_locks(core_->config.port_lock_dir))
+    warnings_.push_back("removed " + std::to_string(stale) + " lock file(s) in " +
+                        core_->config.port_lock_dir +
+                        " left by daemons whose network namespace is gone");
   for (auto& port : core_->ports) {
     // Claimed one by one: if a later port fails, core_'s destructor releases the earlier ones.
     port->claim = std::make_unique<PortClaim>(core_->config.port_lock_dir, port->config.name);

@@ -39,5 +39,16 @@ TEST(Units, Durations) {
   EXPECT_THROW(parse_duration_ns("3 fortnights"), std::invalid_argument);
 }
 
+// Past 2^63 a value has no exact conversion: refused, never saturated or wrapped.
+TEST(Units, ValuesPastTwoToTheSixtyThreeAreRefused) {
+  EXPECT_EQ(parse_duration_ns("9000000000000000000"), 9'000'000'000'000'000'000u);
+  EXPECT_THAT(
+      [] { parse_duration_ns("9223372036854775808"); },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr("out of range")));
+  EXPECT_THROW(parse_duration_ns("10000000000s"), std::invalid_argument);
+  EXPECT_THROW(parse_rate_bps("20000000000Gbit"), std::invalid_argument);
+  EXPECT_THROW(parse_size_cells("99999999999999999999", 80), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace sharebuf::common

@@ -145,5 +145,27 @@ TEST(PortLockKey, NamesTheNamespaceAndTheInterface) {
   EXPECT_EQ(key.find("net0-"), std::string::npos) << "network namespace inode unread: " << key;
 }
 
+// A daemon killed in a namespace that was then deleted leaves a file no one can use again: the
+// next daemon removes it. A file of a live namespace (a crashed owner's record, which the next
+// owner restores from), a held one, and anything not named like a lock stay.
+TEST_F(PortLockTest, StaleLocksOfGoneNamespacesAreRemoved) {
+  // Namespace inodes start at 0xF0000000: 1234 names one that cannot exist.
+  const std::string gone = path("net1234-if3");
+  const std::string held_gone = path("net1235-if3");
+  const std::string ours = path(port_lock_key(3));
+  const std::string other = dir_ + "/notes.txt";
+  for (const auto& p : {gone, held_gone, ours, other})
+    std::ofstream(p) << format_port_record(sample_record());
+  {
+    PortLock holder(dir_, "net1235-if3", "port x");
+    EXPECT_EQ(remove_stale_port_locks(dir_), 1u);
+    EXPECT_FALSE(fs::exists(gone));
+    EXPECT_TRUE(fs::exists(held_gone));
+  }
+  EXPECT_TRUE(fs::exists(ours));
+  EXPECT_TRUE(fs::exists(other));
+  EXPECT_EQ(remove_stale_port_locks(dir_), 0u);
+}
+
 }  // namespace
 }  // namespace sharebuf::datapath
