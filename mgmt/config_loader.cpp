@@ -1,5 +1,6 @@
 #include "mgmt/config_loader.h"
 
+#include <grp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -410,12 +411,41 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
                "must be an octal mode such as \"0660\" that lets the owner read and write");
       cfg.control.socket_mode = static_cast<uint32_t>(m);
     }
-    cfg.control.socket_group = r.string("socket_group").value_or("");
-    cfg.control.admin_group = r.string("admin_group").value_or("");
+    // Groups are resolved here, so --check-config finds a group the daemon could not use.
+    auto group = [&](const char* key, const char* empty_hint) {
+      const auto name = r.string(key);
+      if (!name) return std::string();
+      if (name->empty()) r.fail(key, std::string("must name a group; ") + empty_hint);
+      if (!lookup_group(*name))
+        r.fail(key, "no group '" + *name + "' on this machine (a name, or a number below 2^32-1)");
+      return *name;
+    };
+    cfg.control.socket_group =
+        group("socket_group", "leave the key out for the daemon's own group");
+    cfg.control.admin_group =
+        group("admin_group", "leave the key out to let every client run every command");
     cfg.control.max_clients =
         static_cast<size_t>(r.integer("max_clients", 1, 65536).value_or(1024));
+    cfg.control.operator_reserve = std::min<size_t>(8, cfg.control.max_clients / 2);
+    if (const auto n = r.integer("operator_reserve", 0, 65535)) {
+      if (static_cast<size_t>(*n) >= cfg.control.max_clients)
+        r.fail("operator_reserve",
+               "must be below max_clients (" + std::to_string(cfg.control.max_clients) + ")");
+      cfg.control.operator_reserve = static_cast<size_t>(*n);
+    }
+    cfg.control.max_clients_per_uid =
+        static_cast<size_t>(r.integer("max_clients_per_uid", 1, 65536).value_or(64));
+    cfg.control.max_watches_per_uid =
+        static_cast<size_t>(r.integer("max_watches_per_uid", 0, 65536).value_or(4));
+    if (const auto i = r.with_unit("min_watch_interval", parse_duration_ns)) {
+      if (*i < 100'000 || *i > 60'000'000'000ull)
+        r.fail("min_watch_interval", "must be from 100us to 60s");
+      cfg.control.min_watch_interval_ns = *i;
+    }
+    cfg.control.cpu_share = r.number("cpu_share", 0.001, 1.0).value_or(0.05);
     if (const auto idle = r.with_unit("idle_timeout", parse_duration_ns)) {
-      if (*idle < 1'000'000'000ull) r.fail("idle_timeout", "must be at least 1s");
+      if (*idle < 1'000'000'000ull || *idle > 7 * 86'400'000'000'000ull)
+        r.fail("idle_timeout", "must be from 1s to 7 days (168h)");
       cfg.control.idle_timeout_ns = *idle;
     }
     if (const auto dir = r.string("capture_dir")) {
@@ -449,6 +479,19 @@ DaemonConfig parse_config(std::string_view text, const std::string& source_name)
   DaemonConfig cfg = parse_config_table(root, source_name);
   cfg.source_text = std::string(text);
   return cfg;
+}
+
+std::optional<uint32_t> lookup_group(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  if (name.find_first_not_of("0123456789") == std::string::npos) {
+    // Any number is a group to the kernel; (gid_t)-1 means "unchanged" to chown, so not that one.
+    if (name.size() > 10) return std::nullopt;
+    const uint64_t n = std::stoull(name);
+    if (n >= 0xffffffffull) return std::nullopt;
+    return static_cast<uint32_t>(n);
+  }
+  if (const struct group* g = getgrnam(name.c_str())) return g->gr_gid;
+  return std::nullopt;
 }
 
 DaemonConfig load_config_file(const std::string& path) {

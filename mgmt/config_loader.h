@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "datapath/switch_config.h"
+#include "mgmt/client_limits.h"
 #include "policies/params.h"
 
 namespace sharebuf::mgmt {
@@ -30,7 +32,22 @@ struct ControlConfig {
   // If set, only root, the daemon's user and members of this group (by the peer's primary group)
   // may run commands that change state; other clients are read-only.
   std::string admin_group;
+  // What the peers other than operators (root, the daemon's user, admin_group) may take, so that
+  // none of them can lock the operator out or take the forwarding threads' CPU (docs/security.md).
+  size_t operator_reserve = 8;  // connections only operators may use (< max_clients)
+  size_t max_clients_per_uid = 64;
+  size_t max_watches_per_uid = 4;
+  uint64_t min_watch_interval_ns = 10'000'000;  // their watches sample at most this often
+  double cpu_share = 0.05;  // of one core, for their requests and watch samples together
+
+  ClientLimits limits() const {
+    return {max_clients, operator_reserve, max_clients_per_uid, max_watches_per_uid};
+  }
 };
+
+// A group named by [control] socket_group / admin_group: a number (any gid), or a name this
+// machine knows. nullopt if it is neither.
+std::optional<uint32_t> lookup_group(const std::string& name);
 
 struct DaemonConfig {
   datapath::SwitchConfig sw;

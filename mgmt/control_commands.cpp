@@ -186,7 +186,13 @@ std::string confined_path(const std::string& dir, const std::string& name, const
                        " only below " + r + " ([control] " + key + "); " + name + " is not");
   }
   if (!create) return fs::weakly_canonical(wanted, ec).string();
-  fs::create_directories(parent, ec);
+  // At most one directory below the capture directory is made, so a request cannot build a tree.
+  if (p != r && p.find('/', r.size() + 1) != std::string::npos) {
+    throw RequestError(std::string(what) + "s are written in " + r +
+                       " or one directory below it ([control] " + key + "); " + name +
+                       " is deeper");
+  }
+  fs::create_directory(parent, ec);
   return (parent / file).string();
 }
 
@@ -265,7 +271,9 @@ json view_set(ControlContext& ctx, const json& args) {
 // An integer argument within [min, max]; throws RequestError.
 int64_t arg_int(const json& args, const char* key, int64_t min, int64_t max) {
   const json& v = args[key];
-  if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
+  // An unsigned number past INT64_MAX would read as a negative one: range-checked as unsigned.
+  const bool too_big = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(max);
+  if (!v.is_number_integer() || too_big || v.get<int64_t>() < min || v.get<int64_t>() > max) {
     throw RequestError(std::string("argument '") + key + "' must be an integer from " +
                        std::to_string(min) + " to " + std::to_string(max));
   }

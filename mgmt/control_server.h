@@ -4,28 +4,42 @@
 // its own connection — the datapath never waits for the control plane, and the control thread
 // never waits for a client.
 //
-// Limits ([control], README "Security model"):
-//   - at most max_clients connections (default 1024); when full, the client idle longest (no
-//     request for the longest time, not watching) is closed with an error line to admit the new
-//     one; if every client is busy or watching, the new one gets the error line instead;
-//   - a client that sends nothing for idle_timeout (default 300 s) is closed with an error line;
-//   - a request line over 1 MiB gets an error and the connection is closed; a client whose
-//     unread replies exceed 4 MiB is closed; watch samples are skipped (and counted in the next
-//     sample as "skipped") while a client has over 256 KiB unread;
-//   - fairness: each round of the loop reads at most 256 KiB of one client and serves at most
-//     512 requests in all, the clients waiting longest first, each an equal share (at most 8,
-//     one when more than 512 clients wait), so one client pipelining megabytes of requests, or a
-//     thousand busy clients, delay a new request by about one request of each, not by all of
-//     theirs; replies to a client that does not read them wait until it does (its requests are
-//     not served meanwhile).
+// Operators (root, the daemon's own user, members of [control] admin_group) must always get in,
+// whatever the other peers allowed on the socket do; the limits (docs/security.md):
+//   - connections: at most max_clients, of which operator_reserve only operators may use; another
+//     peer's uid holds at most max_clients_per_uid and max_watches_per_uid of them. When full, a
+//     newcomer makes room by closing the client idle longest (a watch counts as idle since its
+//     watch request), another peer's before an operator's; the other peers never close an
+//     operator's client. Whoever is closed or refused gets an error line naming the limit;
+//   - a client that sends nothing for idle_timeout is closed, and so is a watcher that reads
+//     nothing for that long; a client being closed is given 1 s to read its last line;
+//   - memory: a client is not read while it has over 256 KiB of complete requests waiting or
+//     over 256 KiB of unread replies (backpressure: its own socket fills, not the daemon), a line
+//     over 1 MiB closes it, a single reply over 4 MiB unread closes it; past 64 MiB in all
+//     clients' buffers the other peers are not read until it drains;
+//   - time: each round serves at most 512 requests, the clients waiting longest first, operators
+//     before the others, each an equal share (at most 8, one when more than 512 wait), consumes
+//     pipelined input in O(1) per request, and builds one watch sample for every watcher due;
+//     the other peers' requests, reads, replies, watch samples and the accepts of their
+//     connections together get at most cpu_share of a core (then they wait, and so does accept:
+//     an operator's connection waits for the refill, a few ms), and their watches sample at most
+//     every min_watch_interval;
+//   - descriptors: accept pauses (no spin) while the open-file limit is reached, closing the
+//     other peers' client idle longest to free one; sharebufd checks the limit against
+//     max_clients at start.
 // The socket file never replaces anything but a stale socket; its mode and group come from
-// [control]; every client's credentials (uid, gid, pid) are logged when it connects, and with
-// admin_group set only admin peers may run the commands that change the switch.
+// [control]; every client's credentials (uid, gid, pid) are logged when it connects (at most 20
+// lines a second; the rest are counted), and with admin_group set only admin peers may run the
+// commands that change the switch.
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "mgmt/control_commands.h"
 
@@ -33,9 +47,13 @@ namespace sharebuf::mgmt {
 
 class ControlServer {
  public:
+  // The credentials of an accepted socket (uid, gid, pid); by default SO_PEERCRED. Tests give
+  // peers of their own, since a test process can connect only as itself.
+  using PeerOf = std::function<Peer(int fd)>;
+
   // Creates the socket's directory if needed, replaces a stale socket file, refuses a path a
   // live daemon listens on or that is not a socket. Throws std::runtime_error saying which.
-  ControlServer(ControlContext& ctx, std::string path);
+  ControlServer(ControlContext& ctx, std::string path, PeerOf peer_of = {});
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
@@ -48,16 +66,49 @@ class ControlServer {
   static constexpr size_t kReadPerRound = 256 << 10;  // bytes read from one client per round
   static constexpr size_t kRequestsPerTurn = 8;       // most served of one client per round
   static constexpr size_t kRequestsPerRound = 512;    // requests served in all per round
+  static constexpr size_t kAcceptsPerRound = 512;     // connections taken per round (the backlog)
+  static constexpr size_t kInputHigh = 256 << 10;     // complete requests waiting: stop reading
+  static constexpr size_t kOutputHigh = 256 << 10;    // unread replies: stop serving and reading
+  static constexpr size_t kMaxUnsent = 4 << 20;       // unread replies that close a client
+  static constexpr size_t kTotalHigh = 64 << 20;      // all buffers: the other peers wait
+
+  struct Client;
 
  private:
   void loop();
+  int plan(uint64_t now);
+  void accept_clients(uint64_t now);
+  bool admit_client(int fd, uint64_t now);
+  void read_clients(const std::vector<short>& revents, uint64_t now);
+  void serve(uint64_t now);
+  void serve_line(Client& c, std::string_view line, uint64_t now);
+  bool send_and_reap(uint64_t now);
+  void close_with(Client& c, const std::string& message, uint64_t now);
+  bool may_work(const Client& c) const;
+  void charge(const Client& c, uint64_t from_ns);
+  const std::string& watch_sample();
+  void log_connection(const std::string& line);
 
   ControlContext& ctx_;
   std::string path_;
+  PeerOf peer_of_;
+  std::optional<uint32_t> admin_gid_;
   int listen_fd_ = -1;
   int stop_fd_ = -1;
   std::thread thread_;
   std::atomic<size_t> served_{0};
+
+  // The loop's state (its thread only).
+  std::vector<std::unique_ptr<Client>> clients_;
+  uint64_t round_ = 0;
+  uint64_t accept_paused_until_ = 0;  // the open-file limit was reached: accept again then
+  int64_t budget_ns_ = 0;             // the other peers' CPU, refilled at cpu_share
+  uint64_t budget_at_ns_ = 0;
+  size_t buffered_ = 0;         // every client's buffers, as of the last round
+  std::string sample_;          // this round's watch sample (empty: not built yet)
+  uint64_t log_window_ns_ = 0;  // connection logging: lines in this second, and dropped
+  size_t log_lines_ = 0;
+  size_t log_dropped_ = 0;
 };
 
 // The default socket path for a switch name: /run/sharebuf/<name>.sock.

@@ -5,10 +5,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -35,20 +39,35 @@ bool write_stats(const nlohmann::json& stats, const std::string& path) {
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
-// Room for [control] max_clients connections besides the ports' sockets: the soft limit on open
-// files is raised to the hard one (often 1024 -> 524288).
-void raise_open_file_limit(size_t wanted) {
+size_t open_descriptors() {
+  std::error_code ec;
+  size_t n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++n;
+  return n;
+}
+
+// Room for [control] max_clients connections beside what the daemon holds already (ports,
+// rings, eventfds) and a margin for captures: the soft limit on open files is raised as far as
+// the hard one allows; below that the daemon refuses to start and says what to set, since a
+// control thread out of descriptors cannot let the operator in.
+void ensure_open_file_limit(size_t max_clients) {
+  constexpr size_t kMargin = 32;
+  const size_t wanted = open_descriptors() + max_clients + kMargin;
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) != 0) return;
-  if (files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
+  if (files.rlim_cur < wanted && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, std::max<rlim_t>(wanted, 4096));
     setrlimit(RLIMIT_NOFILE, &files);
   }
   if (files.rlim_cur < wanted) {
-    spdlog::warn(
-        "open files are limited to {}: fewer than [control] max_clients ({}) clients can "
-        "connect",
-        files.rlim_cur, wanted);
+    throw std::runtime_error(
+        "open files are limited to " + std::to_string(files.rlim_cur) + " (hard limit " +
+        std::to_string(files.rlim_max) +
+        "): [control] max_clients = " + std::to_string(max_clients) + " needs at least " +
+        std::to_string(wanted) + "; raise the limit (ulimit -n " + std::to_string(wanted) +
+        ", systemd LimitNOFILE=" + std::to_string(wanted) + ") or lower max_clients");
   }
 }
 
@@ -61,8 +80,8 @@ int run(const DaemonConfig& cfg, bool print_stats) {
   sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  raise_open_file_limit(cfg.control.max_clients + 64);
   sharebuf::datapath::Switch sw(cfg.sw);
+  if (cfg.control_enabled) ensure_open_file_limit(cfg.control.max_clients);
   for (const auto& w : sw.warnings())
     spdlog::warn("{}", w);
   sharebuf::datapath::SwitchControl& sc = sw.control();

@@ -164,6 +164,39 @@ TEST(ConfigLoader, MinimalConfigGetsDefaults) {
   EXPECT_EQ(c.sw.ports[0].trim_dscp_toward, -1);
 }
 
+TEST(ConfigLoader, ControlLimits) {
+  const char* text = R"([buffer]
+size = 1000
+[[ports]]
+interface = "a"
+[control]
+socket_group = "0"
+admin_group = "root"
+max_clients = 100
+operator_reserve = 10
+max_clients_per_uid = 5
+max_watches_per_uid = 2
+min_watch_interval = "50ms"
+cpu_share = 0.2
+)";
+  const ControlConfig c = parse_config(text, "c.toml").control;
+  EXPECT_EQ(c.admin_group, "root");
+  EXPECT_EQ(c.operator_reserve, 10u);
+  EXPECT_EQ(c.max_clients_per_uid, 5u);
+  EXPECT_EQ(c.max_watches_per_uid, 2u);
+  EXPECT_EQ(c.min_watch_interval_ns, 50'000'000u);
+  EXPECT_DOUBLE_EQ(c.cpu_share, 0.2);
+  // The reserve defaults to 8, or half of a smaller max_clients.
+  EXPECT_EQ(parse_config("[buffer]\nsize = 9\n[[ports]]\ninterface = \"a\"\n", "d.toml")
+                .control.operator_reserve,
+            8u);
+  EXPECT_EQ(
+      parse_config("[buffer]\nsize = 9\n[[ports]]\ninterface = \"a\"\n[control]\nmax_clients = 6\n",
+                   "d.toml")
+          .control.operator_reserve,
+      3u);
+}
+
 TEST(ConfigLoader, TrimmingKeys) {
   const DaemonConfig c = parse_config(R"([buffer]
 size = 1000
@@ -350,6 +383,31 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"long interface",
        "[buffer]\nsize = 10\n[[ports]]\ninterface = \"a-very-long-interface-name\"\n",
        {"key 'interface'", "15 characters"}},
+      {"admin group that does not exist",
+       with_ports("[control]\nadmin_group = \"no-such-group-here\"\n"),
+       {"bad.toml:6:", "key 'admin_group'", "no group 'no-such-group-here'"}},
+      {"empty admin group",
+       with_ports("[control]\nadmin_group = \"\"\n"),
+       {"key 'admin_group'", "every client run every command"}},
+      {"socket group -1",
+       with_ports("[control]\nsocket_group = \"-1\"\n"),
+       {"key 'socket_group'", "no group '-1'"}},
+      {"socket group (gid_t)-1",
+       with_ports("[control]\nsocket_group = \"4294967295\"\n"),
+       {"key 'socket_group'"}},
+      {"operator reserve past max_clients",
+       with_ports("[control]\nmax_clients = 4\noperator_reserve = 4\n"),
+       {"key 'operator_reserve'", "below max_clients (4)"}},
+      {"idle timeout past 2^63",
+       with_ports("[control]\nidle_timeout = \"9223372036854775808\"\n"),
+       {"key 'idle_timeout'", "out of range"}},
+      {"idle timeout of years",
+       with_ports("[control]\nidle_timeout = \"3000000000s\"\n"),
+       {"key 'idle_timeout'", "7 days"}},
+      {"cpu share", with_ports("[control]\ncpu_share = 2\n"), {"key 'cpu_share'"}},
+      {"watch floor",
+       with_ports("[control]\nmin_watch_interval = \"1us\"\n"),
+       {"key 'min_watch_interval'", "100us"}},
   };
   for (const BadCase& c : cases) {
     try {

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -83,6 +85,11 @@ const Case kCases[] = {
     {R"({"cmd":"capture.start","args":{"path":"../../etc/x.pcap"}})", false, "written only below"},
     {R"({"cmd":"capture.start","args":{"path":"x.pcap","overwrite":"yes"}})", false, "'overwrite' must be true or false"},
     {R"({"cmd":"capture.stop"})", false, "no capture is running"},
+    {R"({"cmd":"capture.start","args":{"path":"a/b/x.pcap"}})", false, "one directory below"},
+    {R"({"cmd":"trim.set","args":{"trim_dscp":18446744073709551615}})", false, "from -1 to 63"},
+    {R"({"cmd":"trim.set","args":{"return_dscp":9223372036854775808}})", false, "from -1 to 63"},
+    {R"({"cmd":"trim.set","args":{"trim_dscp_toward":18446744073709551615}})", false, "from -1 to 63"},
+    {R"({"cmd":"trim.set","args":{"recirc_rate":"20000000000Gbit"}})", false, "out of range"},
 };
 // clang-format on
 
@@ -368,6 +375,13 @@ TEST(ControlProtocolEffects, CapturesStayInTheCaptureDirectoryAndInRegularFiles)
   EXPECT_FALSE(r["ok"]);
   EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("symbolic link"));
   EXPECT_EQ(f.core->capture.load(), nullptr);
+  // One directory below is made when needed; a deeper tree is not.
+  r = start(R"({"path":"run-)" + std::to_string(getpid()) + R"(/x.pcap"})");
+  EXPECT_TRUE(r["ok"]) << r.dump();
+  EXPECT_TRUE(handle_request(f.ctx, R"({"cmd":"capture.stop"})")["ok"]);
+  r = start(R"({"path":"a/b/c/x.pcap"})");
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/a"));
   std::filesystem::remove(fifo);
   std::filesystem::remove(link);
   std::filesystem::remove(file_link);
@@ -520,6 +534,23 @@ TEST(ControlProtocolEffects, AModelIsReadOnlyFromTheModelDirectory) {
   EXPECT_EQ(ok["result"]["params"]["model"],
             std::filesystem::canonical(dir + "/forest.json").string());
   std::filesystem::remove_all(dir);
+}
+
+// docs/security.md names every command only admin peers may run, so an operator reading it
+// knows what a read-only peer cannot do.
+TEST(ControlSecurityDoc, NamesEveryAdminCommand) {
+  std::ifstream in(SHAREBUF_SOURCE_DIR "/docs/security.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const size_t begin = doc.find("**What a client may do.**");
+  const size_t end = doc.find("\n\n", begin);
+  ASSERT_NE(begin, std::string::npos);
+  const std::string paragraph = doc.substr(begin, end - begin);
+  for (const Command& c : control_commands()) {
+    const std::string quoted = "`" + std::string(c.name) + "`";
+    if (c.admin) EXPECT_NE(paragraph.find(quoted), std::string::npos) << c.name;
+  }
 }
 
 }  // namespace

@@ -12,9 +12,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -29,10 +31,39 @@ namespace {
 
 using nlohmann::json;
 
+// A test process connects only as itself; a client that names a uid binds its socket to an
+// abstract address carrying it, and the server's PeerOf (peer_by_address) reads it back.
+constexpr char kUidTag[] = "sharebuf-test-uid-";
+
+Peer peer_by_address(int fd) {
+  sockaddr_un a{};
+  socklen_t len = sizeof(a);
+  Peer p;  // root unless the client named another uid
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
+      len > offsetof(sockaddr_un, sun_path) + 1 && a.sun_path[0] == '\0') {
+    const std::string name(a.sun_path + 1, len - offsetof(sockaddr_un, sun_path) - 1);
+    if (name.starts_with(kUidTag)) {
+      p.uid = p.gid = static_cast<uint32_t>(std::stoul(name.substr(sizeof(kUidTag) - 1)));
+      p.pid = 1;
+    }
+  }
+  return p;
+}
+
 class Client {
  public:
-  explicit Client(const std::string& path) {
+  explicit Client(const std::string& path, std::optional<uint32_t> uid = std::nullopt) {
     fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (uid) {
+      static std::atomic<int> serial{0};
+      sockaddr_un self{};
+      self.sun_family = AF_UNIX;
+      const std::string name = kUidTag + std::to_string(*uid) + "-" + std::to_string(getpid()) +
+                               "-" + std::to_string(serial++);
+      std::memcpy(self.sun_path + 1, name.data(), name.size());
+      bind(fd_, reinterpret_cast<sockaddr*>(&self),
+           static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size()));
+    }
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
@@ -76,6 +107,7 @@ class Client {
     fd_ = -1;
   }
   void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+  int fd() const { return fd_; }
   // Complete lines received so far, without waiting (and without consuming them).
   size_t lines_ready() {
     char tmp[65536];
@@ -92,6 +124,17 @@ class Client {
   bool connected_ = false;
   std::string buf_;
 };
+
+// Raises this process's open-file limit to `n` if the hard limit allows; whether it is now.
+bool allow_open_files(rlim_t n) {
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  if (files.rlim_cur < n && files.rlim_max >= n) {
+    files.rlim_cur = n;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  return files.rlim_cur >= n;
+}
 
 struct ServerFixture : ::testing::Test {
   testing::ControlFixture f;
@@ -191,13 +234,7 @@ TEST_F(ServerFixture, ShutdownCommandCallsTheDaemonsHook) {
 // that served each client's pipeline to the end before the next client's could not do. How fast
 // that is in milliseconds is measured by experiments/soak.sh (its crowd phase).
 TEST_F(ServerFixture, ThousandBusyAndThreeHundredIdleClientsLeaveAFreshStatusServedInItsTurn) {
-  rlimit files{};
-  getrlimit(RLIMIT_NOFILE, &files);
-  if (files.rlim_cur < 4096 && files.rlim_max >= 4096) {
-    files.rlim_cur = 4096;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
-  if (files.rlim_cur < 4096) GTEST_SKIP() << "needs 4096 open files (RLIMIT_NOFILE)";
+  if (!allow_open_files(4096)) GTEST_SKIP() << "needs 4096 open files (RLIMIT_NOFILE)";
   std::vector<std::unique_ptr<Client>> idle;
   for (int i = 0; i < 300; ++i) {
     idle.push_back(std::make_unique<Client>(path));
@@ -326,6 +363,170 @@ TEST(ControlServerLimits, ARegularFileAtTheSocketPathIsNotReplaced) {
   in >> text;
   EXPECT_EQ(text, "precious");
   std::filesystem::remove(path);
+}
+
+// The hostile peers of docs/security.md, each as another uid than the operator (root here).
+struct HostileFixture : ::testing::Test {
+  testing::ControlFixture f;
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("sharebuf-ctl-hostile-" + std::to_string(getpid()) + ".sock"))
+                         .string();
+  std::unique_ptr<ControlServer> server;
+  static constexpr uint32_t kNobody = 65534;
+  void start(size_t max_clients) {
+    ControlConfig& cc = f.ctx.config.control;
+    cc.max_clients = max_clients;
+    cc.operator_reserve = std::min<size_t>(8, max_clients / 2);
+    cc.admin_group = "4242";  // the other peers are read-only
+    server = std::make_unique<ControlServer>(f.ctx, path, peer_by_address);
+    server->start();
+  }
+  void TearDown() override { server.reset(); }
+  // The operator's one-shot command: a new connection, one request, closed.
+  bool operator_status() {
+    Client c(path);
+    return c.connected() && c.request(R"({"cmd":"status"})")["ok"] == true;
+  }
+};
+
+// N1: sixteen connections of another peer, each asking for a watch once a minute, and staying.
+TEST_F(HostileFixture, WatchersOfAnotherPeerLeaveTheOperatorAnswered) {
+  start(16);
+  std::vector<std::unique_ptr<Client>> watchers;
+  size_t watching = 0;
+  size_t refused = 0;
+  for (int i = 0; i < 16; ++i) {
+    watchers.push_back(std::make_unique<Client>(path, kNobody));
+    const json r = watchers.back()->request(R"({"cmd":"watch","args":{"interval_us":60000000}})");
+    watching += r["ok"] == true;
+    refused += r.dump().find("max_watches_per_uid") != std::string::npos;
+  }
+  // Four watches at a time (a later connection of the same peer may close one of its own idle
+  // clients, a watch among them, once the peer holds its share of eight).
+  EXPECT_GE(refused, 4u);
+  EXPECT_EQ(watching + refused, 16u);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_TRUE(operator_status()) << "attempt " << i;
+}
+
+// The same with the default limits and 1024 watch requests.
+TEST_F(HostileFixture, AThousandWatchersLeaveTheOperatorAnswered) {
+  if (!allow_open_files(4096)) GTEST_SKIP() << "needs 4096 open files (RLIMIT_NOFILE)";
+  start(1024);
+  std::vector<std::unique_ptr<Client>> watchers;
+  for (int i = 0; i < 1024; ++i) {
+    watchers.push_back(std::make_unique<Client>(path, kNobody));
+    watchers.back()->send_raw(R"({"cmd":"watch","args":{"interval_us":60000000}})"
+                              "\n");
+  }
+  for (int i = 0; i < 5; ++i)
+    EXPECT_TRUE(operator_status()) << "attempt " << i;
+}
+
+// N2: another peer loops connect() without sending; the operator's one-shot commands and its open
+// session are never the clients closed to make room.
+TEST_F(HostileFixture, AConnectFloodDoesNotEvictTheOperator) {
+  start(16);
+  Client session(path);
+  ASSERT_EQ(session.request(R"({"cmd":"version"})")["ok"], true);
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> connects{0};
+  std::thread flood([&] {
+    std::vector<std::unique_ptr<Client>> held;
+    while (!stop.load()) {
+      held.push_back(std::make_unique<Client>(path, kNobody));
+      ++connects;
+      if (held.size() > 64) held.erase(held.begin());
+    }
+  });
+  size_t ok = 0;
+  for (int i = 0; i < 10; ++i) {
+    ok += operator_status();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  stop = true;
+  flood.join();
+  EXPECT_EQ(ok, 10u) << connects.load() << " connects by the flood";
+  EXPECT_GT(connects.load(), 100u);
+  EXPECT_EQ(session.request(R"({"cmd":"version"})")["ok"], true);
+}
+
+// Another peer's watch samples at most every min_watch_interval; the operator's as asked.
+TEST_F(HostileFixture, AnotherPeersWatchIntervalHasAFloor) {
+  start(16);
+  Client guest(path, kNobody);
+  const json g = guest.request(R"({"cmd":"watch","args":{"interval_us":100}})");
+  EXPECT_EQ(g["result"]["interval_ns"], f.ctx.config.control.min_watch_interval_ns);
+  Client op(path);
+  const json o = op.request(R"({"cmd":"watch","args":{"interval_us":100}})");
+  EXPECT_EQ(o["result"]["interval_ns"], 100'000u);
+}
+
+// N3: a client that pipelines requests and never reads its replies can push only a bounded
+// amount into the daemon: reading stops while its replies wait, and its socket fills.
+TEST_F(HostileFixture, AClientThatNeverReadsFillsItsOwnSocketNotTheDaemon) {
+  start(16);
+  Client hog(path, kNobody);
+  ASSERT_TRUE(hog.connected());
+  const std::string burst = [] {
+    std::string b;
+    for (int i = 0; i < 4096; ++i)
+      b += "{\"cmd\":\"version\"}\n";
+    return b;
+  }();
+  size_t sent = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  while (sent < (64u << 20) &&
+         std::chrono::steady_clock::now() - last_progress < std::chrono::milliseconds(500)) {
+    const ssize_t n = send(hog.fd(), burst.data(), burst.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+      last_progress = std::chrono::steady_clock::now();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  // Both socket buffers, the daemon's input bound and its output bound: a few MiB at most.
+  EXPECT_LT(sent, 8u << 20);
+  EXPECT_TRUE(operator_status());
+}
+
+// The control thread's CPU time so far, from the scheduler's own account.
+uint64_t control_thread_cpu_ns() {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name != "sb-control") continue;
+    std::ifstream stat(task.path() / "schedstat");
+    uint64_t ns = 0;
+    stat >> ns;
+    return ns;
+  }
+  return 0;
+}
+
+// N5: another peer streaming requests as fast as it reads the replies gets at most cpu_share of
+// the control thread (here 5 % of a core; the bound allows for the loop's own overhead).
+TEST_F(HostileFixture, AnotherPeersRequestsGetABoundedShareOfACore) {
+  start(16);
+  Client guest(path, kNobody);
+  const uint64_t before = control_thread_cpu_ns();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  size_t replies = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    std::string batch;
+    for (int i = 0; i < 64; ++i)
+      batch += "{\"cmd\":\"status\"}\n";
+    ASSERT_TRUE(guest.send_raw(batch));
+    for (int i = 0; i < 64; ++i)
+      replies += guest.line().has_value();
+  }
+  const double share = static_cast<double>(control_thread_cpu_ns() - before) / 1e9;
+  EXPECT_LT(share, 0.25) << replies << " replies";
+  std::cout << "share " << share << " replies " << replies << "\n";
+  EXPECT_GT(replies, 0u);
+  EXPECT_TRUE(operator_status());
 }
 
 }  // namespace
