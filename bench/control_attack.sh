@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Forwarding while read-only peers attack the control socket (docs/security.md, N5): two hosts
+# through sharebufd (1 Gbit/s ports, socket mode 0666, admin_group set), and for each repetition
+# three phases side by side, in rotating order: quiet; `nobody` running 200 watchers that ask for
+# 100 us samples and read them; one client pipelining 40 MB of requests and reading the replies
+# (tests/netns/hostile_peer.py). In each phase: iperf3 h1 -> h2 for --seconds, then 200 pings
+# 10 ms apart, and the control thread's CPU over the phase. Prints one line per phase and, per
+# attack, the medians (with min-max) of the attacked/quiet ratios of the same repetition.
+#   bench/control_attack.sh [--build DIR] [--reps N] [--seconds S]
+# Needs root and ./run.sh build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$here/../netns-scripts/lib/testbed.sh"
+
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+build=$TB_ROOT/build reps=3 seconds=10
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+export SHAREBUFD=$build/mgmt/sharebufd
+
+tb_init
+tb_create 2
+chmod 711 "$TB_DIR"
+export TB_CONTROL_EXTRA='socket_mode = "0666"
+admin_group = "staff"'
+tb_write_config "$TB_DIR/sw.toml" dt 1Gbit "21000 cells"
+tb_start_switch "$TB_DIR/sw.toml"
+tb_bg 2 iperf3 -s -p 5201 >/dev/null
+sleep 0.5
+
+control_cpu_ns() {
+  local t
+  for t in /proc/"$TB_SWITCH_PID"/task/*; do
+    [ "$(cat "$t/comm")" = sb-control ] && { cut -d' ' -f1 "$t/schedstat"; return; }
+  done
+}
+
+peer() {  # always started with &: exec, so that $! is the peer itself
+  exec /usr/bin/python3 "$TB_ROOT/tests/netns/hostile_peer.py" "$@" --socket "$TB_DIR/ctl.sock" \
+    --user nobody >/dev/null
+}
+
+# phase NAME: quiet, watchers or pipeline; prints "NAME mbit ping_p50_ms control_pct"
+phase() {
+  local name=$1 pids=() cpu0 cpu1 t0 t1 mbit p50
+  case "$name" in
+    watchers) peer watchers 200 --interval-us 100 --read --seconds $((seconds + 6)) & pids+=($!) ;;
+    pipeline) peer pipeline 1 --read --bytes $((40 << 20)) --seconds $((seconds + 6)) & pids+=($!) ;;
+  esac
+  [ "$name" = quiet ] || sleep 1
+  cpu0=$(control_cpu_ns)
+  t0=$(date +%s%N)
+  mbit=$(tb_exec 1 iperf3 -c "$(tb_ip 2)" -p 5201 -t "$seconds" -J |
+    /usr/bin/python3 -c 'import json,sys; print(round(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6,1))')
+  p50=$(tb_exec 1 ping -c 200 -i 0.01 "$(tb_ip 2)" |
+    /usr/bin/python3 -c 'import re,sys,statistics; t=[float(m) for m in re.findall(r"time=([0-9.]+)", sys.stdin.read())]; print(statistics.median(t))')
+  cpu1=$(control_cpu_ns)
+  t1=$(date +%s%N)
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  echo "$r $name $mbit $p50 $(((cpu1 - cpu0) * 100 / (t1 - t0)))"
+}
+
+results=$TB_DIR/results.txt
+order=(quiet watchers pipeline)
+for r in $(seq 1 "$reps"); do
+  for i in 0 1 2; do
+    phase "${order[$(((i + r) % 3))]}" | tee -a "$results"
+  done
+done
+/usr/bin/python3 - "$results" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+by = {(r[0], r[1]): r for r in rows}
+reps = sorted({r[0] for r in rows})
+def ratio(attack, i):
+    v = [float(by[(k, attack)][i]) / float(by[(k, "quiet")][i]) for k in reps]
+    return f"{statistics.median(v):.3f} (min {min(v):.3f}, max {max(v):.3f})"
+for attack in ("watchers", "pipeline"):
+    cpu = [by[(k, attack)][4] for k in reps]
+    print(f"{attack}: iperf {ratio(attack, 2)} of quiet; ping p50 {ratio(attack, 3)} of quiet; "
+          f"control thread {', '.join(cpu)} % of a core")
+print("quiet: control thread " + ", ".join(by[(k, "quiet")][4] for k in reps) + " % of a core")
+PY

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The daemon's memory while read-only peers pipeline requests and never read a reply
+# (docs/security.md, N3): sharebufd on a two-host testbed (socket mode 0666, admin_group set,
+# idle_timeout --idle), `nobody` running N such clients for --seconds (tests/netns/hostile_peer.py
+# pipeline), sharebufd's RSS sampled every second during the attack and for --after seconds after
+# it. Prints the samples and the largest growth over the RSS before the attack.
+#   bench/control_memory.sh [--build DIR] [--clients N] [--seconds S] [--after S] [--idle DURATION]
+# Needs root and ./run.sh build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../netns-scripts/lib/testbed.sh
+source "$here/../netns-scripts/lib/testbed.sh"
+
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
+build=$TB_ROOT/build clients=8 seconds=15 after=0 idle=300s
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --clients) clients=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --after) after=$2; shift 2 ;;
+    --idle) idle=$2; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+export SHAREBUFD=$build/mgmt/sharebufd
+
+tb_init
+tb_create 2
+chmod 711 "$TB_DIR"
+export TB_CONTROL_EXTRA="socket_mode = \"0666\"
+admin_group = \"staff\"
+idle_timeout = \"$idle\""
+tb_write_config "$TB_DIR/sw.toml" dt 1Gbit "21000 cells"
+tb_start_switch "$TB_DIR/sw.toml"
+rss() { awk '/^VmRSS/ {print $2}' /proc/"$TB_SWITCH_PID"/status; }
+base=$(rss)
+/usr/bin/python3 "$TB_ROOT/tests/netns/hostile_peer.py" pipeline "$clients" --seconds "$seconds" \
+  --socket "$TB_DIR/ctl.sock" --user nobody >"$TB_DIR/peer.json" &
+peer=$!
+samples=() peak=$base
+for _ in $(seq 1 $((seconds + after))); do
+  sleep 1
+  samples+=("$(rss)")
+  [ "${samples[-1]}" -le "$peak" ] || peak=${samples[-1]}
+done
+wait "$peer" || true
+echo "RSS (KiB) before: $base; each second: ${samples[*]}"
+echo "peer: $(cat "$TB_DIR/peer.json")"
+echo "largest growth: $(((peak - base) / 1024)) MiB with $clients clients"
