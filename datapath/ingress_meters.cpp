@@ -48,7 +48,7 @@ MeterColor TwoRateMeter::execute(uint32_t bytes, uint64_t now_ns, uint64_t pir_b
 
 void IngressPortState::notify(uint64_t at_ns, const IngressMeterSettings& s) noexcept {
   t0_reg_ = at_ns + s.t0_ns;
-  t1_reg_ = at_ns + s.t0_ns + s.t1_ns;
+  t1_reg_ = at_ns + std::max(s.t0_ns, s.t1_ns);
 }
 
 PortTrimState IngressPortState::state(uint64_t now_ns) const noexcept {

@@ -4,8 +4,12 @@
 // colours red before it reaches the traffic manager. Which meter counts depends on the port's
 // state, driven by congestion notifications that deflect-on-drop sends to every pipeline:
 //
-//   notification at t -> pessimistic until t + T0 -> half-pessimistic until t + T0 + T1
+//   notification at t -> pessimistic until t + T0 -> half-pessimistic until t + T1
 //                     -> optimistic (a notification in any state restarts at pessimistic)
+//
+// Both expiries are measured from the notification, as the paper's registers hold them
+// (section 4: t0_reg = now + T0, t1_reg = now + T1; its switch.p4 variant compares the time since
+// the last notification with T0 and T1). T1 below T0 leaves no half-pessimistic period.
 //
 // Two variants, as in the paper:
 //  - three meters (ndp.p4): single-rate meters at 100 %, 50 % and 25 % of line rate, all executed
@@ -61,8 +65,8 @@ struct IngressMeterSettings {
   MeterVariant variant = MeterVariant::kThreeMeters;
   uint64_t line_rate_bps = 0;  // the egress port's rate
   uint32_t burst_bytes = 12'000;
-  uint64_t t0_ns = 6'000;   // pessimistic this long after a notification
-  uint64_t t1_ns = 12'000;  // then half-pessimistic this long
+  uint64_t t0_ns = 6'000;   // pessimistic until this long after a notification
+  uint64_t t1_ns = 12'000;  // half-pessimistic until this long after it (section 4: 6 + 6 us)
 };
 
 // One egress port as one ingress pipeline sees it: its meters and the t0/t1 registers.

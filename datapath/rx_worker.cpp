@@ -55,7 +55,7 @@ void RxWorker::run() {
     }
     if (parking && leader) any |= drain_parked(cache, woke);
     // Frames in an emulated recirculation port (trimming's Tofino approximation) leave it at
-    // their time: the worker does not block while any are there.
+    // their time: the worker sleeps no longer than until the first one leaves.
     const bool recirculating = release_deflected(cache);
     // A frame sent inline to another worker's port is often answered before sendmmsg returns
     // (the receiving host's kernel replies in the same softirq), so the answer is in that port's
@@ -76,9 +76,24 @@ void RxWorker::run() {
     }
     // Optional busy polling (off by default: the target machines have 2 cores) catches the next
     // frame without a wake-up, e.g. a reply arriving on another port this worker serves.
-    if (recirculating || (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns)) {
+    if (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns) {
       common::cpu_relax();
       continue;
+    }
+    // A recirculating frame's departure bounds the sleep (to the nanosecond: E7's recirculation
+    // latency is 1 ms, a whole poll() tick); spinning through it took a core from the egress
+    // threads on a 2-core machine.
+    timespec until_departure{};
+    const timespec* wait = nullptr;
+    if (recirculating) {
+      const uint64_t next = core_.tofino.next_departure_ns();
+      const uint64_t now = monotonic_ns();
+      if (next <= now) continue;
+      const uint64_t ns =
+          std::min<uint64_t>(next - now, static_cast<uint64_t>(idle_ms) * 1'000'000);
+      until_departure = {static_cast<time_t>(ns / 1'000'000'000),
+                         static_cast<long>(ns % 1'000'000'000)};
+      wait = &until_departure;
     }
     core_.epochs.idle(slot_);
     fds.clear();
@@ -96,7 +111,8 @@ void RxWorker::run() {
     fds.push_back({me.wake_fd, POLLIN, 0});
     fds.push_back({core_.stop_fd, POLLIN, 0});
     set_asleep(ports_, true);
-    const int ready = poll(fds.data(), fds.size(), idle_ms);
+    const timespec idle{idle_ms / 1000, static_cast<long>(idle_ms % 1000) * 1'000'000};
+    const int ready = ppoll(fds.data(), fds.size(), wait != nullptr ? wait : &idle, nullptr);
     set_asleep(ports_, false);
     woke = false;  // a ring woke us (not a parking worker's note, not stop)
     for (size_t i = 0; ready > 0 && i + 2 < fds.size(); ++i)
@@ -105,7 +121,7 @@ void RxWorker::run() {
       uint64_t count;
       [[maybe_unused]] const ssize_t r = read(me.wake_fd, &count, sizeof count);
     }
-    if (ready == 0 && parking && !leader) park();
+    if (ready == 0 && parking && !leader && !recirculating) park();
   }
   core_.epochs.idle(slot_);
   collect_ring_drops();
@@ -184,6 +200,7 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   for (; n < static_cast<uint32_t>(kBurst) && port.io->rx_peek(rx, lane_); ++n) {
     port.latency.record_since_ring(HopLatency::kRingToRx, rx.ring_realtime_ns, real_now);
     if (per_cpu_) note_arrival_order(rx.ring_realtime_ns);
+    frame_ns_ = ring_arrival_ns(rx, now, real_now);
     handle(rx, policy, view, now, cache);
     port.io->rx_release(lane_);
   }
@@ -352,7 +369,7 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
   const bool tofino =
       overflow == OverflowAction::kTrim && core_.trim.tofino_approx.load(std::memory_order_relaxed);
   AdmissionOutcome outcome;
-  if (tofino && core_.tofino.meter(port_, out_port, bytes, now_ns)) {
+  if (tofino && core_.tofino.meter(port_, out_port, bytes, frame_ns_)) {
     core_.buffer.count_arrival(q);
     outcome.reason = buffer::DropReason::kMeter;
     core_.buffer.count_drop(q, outcome.reason, ctx.cells);

@@ -52,7 +52,7 @@ struct TrimConfig {
   uint64_t line_rate_bps = 0;  // the meters' 100 % for ports without a `rate`
   uint32_t meter_burst_bytes = 12'000;
   uint64_t t0_ns = 6'000;        // pessimistic this long after a notification
-  uint64_t t1_ns = 12'000;       // then half-pessimistic this long
+  uint64_t t1_ns = 12'000;       // half-pessimistic until this long after it (Figure 3)
   uint64_t recirc_rate_bps = 0;  // 0: the egress port's line rate
   uint32_t recirc_queue_bytes = 65'536;
   uint64_t recirc_latency_ns = 1'000;

@@ -1,6 +1,7 @@
 #include "datapath/tofino_approx.h"
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
 
 namespace sharebuf::datapath {
@@ -31,14 +32,8 @@ bool TofinoApprox::meter(uint32_t in_port, uint32_t out_port, uint32_t bytes,
   IngressPortState::Decision d;
   {
     std::lock_guard guard(pipe.lock);
-    IngressPortState& st = pipe.states[out_port];
-    // A NOTIFY that has reached this pipeline's ingress restarts the pessimistic state.
-    const uint64_t n = pipe.notified[out_port].load(std::memory_order_acquire);
-    if (n != pipe.applied[out_port] && n <= now_ns) {
-      st.notify(n, s);
-      pipe.applied[out_port] = n;
-    }
-    d = st.on_frame(bytes, now_ns, s);
+    apply_notes(pipe, now_ns);
+    d = pipe.states[out_port].on_frame(bytes, now_ns, s);
   }
   PortCounters& c = counters_[out_port];
   if (d.changed) {
@@ -49,6 +44,16 @@ bool TofinoApprox::meter(uint32_t in_port, uint32_t out_port, uint32_t bytes,
   }
   if (d.trim) c.ingress_trimmed.fetch_add(1, kRelaxed);
   return d.trim;
+}
+
+void TofinoApprox::apply_notes(Pipeline& pipe, uint64_t now_ns) const noexcept {
+  // A NOTIFY that has reached this pipeline's ingress restarts its port's pessimistic state from
+  // its own arrival time (T0 and T1 count from there).
+  while (!pipe.notes.empty() && pipe.notes.front().at_ns <= now_ns) {
+    const Note n = pipe.notes.front();
+    pipe.notes.pop_front();
+    pipe.states[n.port].notify(n.at_ns, meter_settings(n.port));
+  }
 }
 
 bool TofinoApprox::deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes, uint64_t now_ns) {
@@ -84,6 +89,17 @@ bool TofinoApprox::any_deflected() const noexcept {
   return false;
 }
 
+uint64_t TofinoApprox::next_departure_ns() const {
+  uint64_t first = UINT64_MAX;
+  for (const auto& p : pipes_) {
+    Pipeline& pipe = *p;
+    if (pipe.recirc_frames.load(std::memory_order_acquire) == 0) continue;
+    std::lock_guard guard(pipe.lock);
+    if (!pipe.recirc.empty()) first = std::min(first, pipe.recirc.front().leave_ns);
+  }
+  return first;
+}
+
 void TofinoApprox::take_departed(uint64_t now_ns, std::vector<Deflected>& out) {
   const size_t first = out.size();
   for (auto& p : pipes_) {
@@ -97,24 +113,30 @@ void TofinoApprox::take_departed(uint64_t now_ns, std::vector<Deflected>& out) {
     }
   }
   // Each departure is detected in egress and a NOTIFY recirculated to every pipeline: it
-  // arrives one recirculation latency after the frame left.
+  // arrives one recirculation latency after the frame left, and is queued there in arrival order
+  // (departures of different pipelines interleave, so it is inserted, mostly at the back).
+  if (out.size() == first) return;
   const uint64_t latency = settings.recirc_latency_ns.load(kRelaxed);
-  for (size_t i = first; i < out.size(); ++i) {
-    const uint32_t port = out[i].from.port;
-    const uint64_t at = out[i].leave_ns + latency;
-    for (auto& p : pipes_) {
-      std::atomic<uint64_t>& n = p->notified[port];
-      uint64_t cur = n.load(kRelaxed);
-      while (cur < at && !n.compare_exchange_weak(cur, at, std::memory_order_release, kRelaxed)) {
-      }
+  for (auto& p : pipes_) {
+    Pipeline& pipe = *p;
+    std::lock_guard guard(pipe.lock);
+    apply_notes(pipe, now_ns);  // what has arrived acts now, so the queue holds one latency
+    for (size_t i = first; i < out.size(); ++i) {
+      const Note n{out[i].leave_ns + latency, out[i].from.port};
+      auto at = pipe.notes.end();
+      while (at != pipe.notes.begin() && std::prev(at)->at_ns > n.at_ns)
+        --at;
+      pipe.notes.insert(at, n);
     }
-    counters_[port].notifications.fetch_add(1, kRelaxed);
   }
+  for (size_t i = first; i < out.size(); ++i)
+    counters_[out[i].from.port].notifications.fetch_add(1, kRelaxed);
 }
 
 PortTrimState TofinoApprox::state(uint32_t pipe_index, uint32_t port, uint64_t now_ns) const {
   Pipeline& pipe = *pipes_[pipe_index];
   std::lock_guard guard(pipe.lock);
+  apply_notes(pipe, now_ns);
   return pipe.states[port].state(now_ns);
 }
 

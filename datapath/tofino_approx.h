@@ -11,8 +11,9 @@
 //
 // A pipeline's state is reached only under its lock: its own worker takes it per frame
 // (uncontended), another worker only when it reads that pipeline's ports (answers, parked
-// workers) or releases deflected frames. Notifications cross pipelines as one atomic timestamp
-// per pipeline and egress port.
+// workers) or releases deflected frames. Each notification is queued at every pipeline with the
+// time it reaches that pipeline's ingress and acts then, as the hardware's NOTIFY packets do one
+// by one: a later notification never hides an earlier one that has not arrived yet.
 #pragma once
 
 #include <atomic>
@@ -77,6 +78,8 @@ class TofinoApprox {
 
   // Whether any recirculation port holds frames (one relaxed load per pipeline).
   bool any_deflected() const noexcept;
+  // When the first frame held by a recirculation port leaves it; UINT64_MAX if none is held.
+  uint64_t next_departure_ns() const;
   // Takes every deflected frame that has left its recirculation port by `now_ns` into `out`
   // (appended) and broadcasts their notifications to every pipeline.
   void take_departed(uint64_t now_ns, std::vector<Deflected>& out);
@@ -89,22 +92,22 @@ class TofinoApprox {
   PortTrimState state(uint32_t pipe, uint32_t port, uint64_t now_ns) const;
 
  private:
+  struct Note {
+    uint64_t at_ns;  // reaches this pipeline's ingress
+    uint32_t port;   // the egress port it is about
+  };
   struct Pipeline {
-    explicit Pipeline(size_t ports)
-        : states(ports),
-          notified(std::make_unique<std::atomic<uint64_t>[]>(ports)),
-          applied(ports, 0) {}
+    explicit Pipeline(size_t ports) : states(ports) {}
     common::SpinLock lock;
     std::vector<IngressPortState> states;
-    // Per egress port: the latest notification for it (when it reaches this pipeline), written
-    // by whichever worker broadcasts it.
-    std::unique_ptr<std::atomic<uint64_t>[]> notified;
-    std::vector<uint64_t> applied;  // the notification last applied, per port
-    std::deque<Deflected> recirc;   // the recirculation port's queue, in departure order
-    uint64_t recirc_free_ns = 0;    // when its wire is free
+    std::deque<Note> notes;        // notifications on their way here, in arrival order
+    std::deque<Deflected> recirc;  // the recirculation port's queue, in departure order
+    uint64_t recirc_free_ns = 0;   // when its wire is free
     std::atomic<uint32_t> recirc_frames{0};
   };
   IngressMeterSettings meter_settings(uint32_t out_port) const noexcept;
+  // Under pipe.lock: every notification that has reached `pipe` by `now_ns` acts, in order.
+  void apply_notes(Pipeline& pipe, uint64_t now_ns) const noexcept;
 
   std::vector<uint64_t> line_rate_;
   std::vector<std::unique_ptr<Pipeline>> pipes_;

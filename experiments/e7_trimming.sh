@@ -66,7 +66,7 @@ mode = "tofino-approx"
 pipelines = 2
 trim_dscp = 8
 t0 = "6ms"
-t1 = "12ms"
+t1 = "18ms"
 recirc_rate = "100Mbit"
 recirc_latency = "1ms"'
   tb_start_switch "$TB_DIR/sw.toml"

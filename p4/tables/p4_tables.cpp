@@ -411,16 +411,17 @@ void trim(Context& c, json& out) {
   }
   if (!any) fail("[[classes]]: no class has overflow = \"trim\"; trim.p4 would trim nothing");
   if (t.size < 64 || t.size > 1500) fail("[trimming] trim_size: 64 to 1500 bytes for trim.p4");
-  if (t.t0_ns + t.t1_ns > (1u << 31))
-    fail("[trimming] t0 + t1: the 32-bit nanosecond registers hold at most 2.1 s");
+  if (std::max(t.t0_ns, t.t1_ns) > (1u << 31))
+    fail("[trimming] t0, t1: the 32-bit nanosecond registers hold at most 2.1 s");
   forwarding(c);
   for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
     if (c.cfg.classes[id].overflow == datapath::OverflowAction::kTrim)
       c.add(c.ig("class_overflow"),
             entry({{"md.class_id", {{"exact", id}}}}, c.ingress + ".trims", json::object()));
   }
-  c.set_default(c.ig("trim_params"), c.ingress + ".set_params",
-                {{"t0_ns", t.t0_ns}, {"t1_ns", t.t0_ns + t.t1_ns}, {"notify", kNotifySession}});
+  c.set_default(
+      c.ig("trim_params"), c.ingress + ".set_params",
+      {{"t0_ns", t.t0_ns}, {"t1_ns", std::max(t.t0_ns, t.t1_ns)}, {"notify", kNotifySession}});
   out["meters"] = json::array();
   for (size_t p = 0; p < c.cfg.ports.size(); ++p) {
     const datapath::PortConfig& port = c.cfg.ports[p];

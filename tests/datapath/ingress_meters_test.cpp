@@ -1,9 +1,12 @@
 // Trimming's Tofino approximation on an injected clock: the meters, the optimistic /
 // half-pessimistic / pessimistic state machine with T0 and T1 (trimming-on-tofino.txt, section
 // 4), deflect-on-drop through the recirculation port and the notification to every pipeline.
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "datapath/ingress_meters.h"
+#include "datapath/rx_frame.h"
 #include "datapath/tofino_approx.h"
 
 namespace sharebuf::datapath {
@@ -37,14 +40,25 @@ TEST(IngressPortState, StatesFollowTheNotificationWithT0ThenT1) {
   EXPECT_EQ(st.state(0), PortTrimState::kOptimistic);
   st.notify(100'000, s);
   EXPECT_EQ(st.state(100'000), PortTrimState::kPessimistic);
-  EXPECT_EQ(st.state(106'000), PortTrimState::kPessimistic);      // t0_reg = t + T0
-  EXPECT_EQ(st.state(106'001), PortTrimState::kHalfPessimistic);  // T1 after T0
-  EXPECT_EQ(st.state(118'000), PortTrimState::kHalfPessimistic);
-  EXPECT_EQ(st.state(118'001), PortTrimState::kOptimistic);
-  // A notification in the half-pessimistic state restarts T0.
+  EXPECT_EQ(st.state(106'000), PortTrimState::kPessimistic);  // t0_reg = t + T0
+  EXPECT_EQ(st.state(106'001), PortTrimState::kHalfPessimistic);
+  EXPECT_EQ(st.state(112'000), PortTrimState::kHalfPessimistic);  // t1_reg = t + T1 (Figure 3)
+  EXPECT_EQ(st.state(112'001), PortTrimState::kOptimistic);
+  // A notification in the half-pessimistic state restarts both from itself.
   st.notify(110'000, s);
   EXPECT_EQ(st.state(115'000), PortTrimState::kPessimistic);
   EXPECT_EQ(st.state(117'000), PortTrimState::kHalfPessimistic);
+  EXPECT_EQ(st.state(122'001), PortTrimState::kOptimistic);
+}
+
+// T1 at or below T0 leaves no half-pessimistic period.
+TEST(IngressPortState, T1BelowT0MeansNoHalfPessimisticPeriod) {
+  IngressMeterSettings s = settings(MeterVariant::kThreeMeters);
+  s.t1_ns = 3'000;
+  IngressPortState st;
+  st.notify(0, s);
+  EXPECT_EQ(st.state(6'000), PortTrimState::kPessimistic);
+  EXPECT_EQ(st.state(6'001), PortTrimState::kOptimistic);
 }
 
 TEST(IngressPortState, FrameSeesStateChangesOnce) {
@@ -165,6 +179,72 @@ TEST(TofinoApprox, DeflectionNotifiesEveryPipeline) {
   EXPECT_EQ(t.counters(1).to_pessimistic.load(), 2u);
   // Another port is not affected.
   EXPECT_EQ(t.state(0, 0, 20'000), PortTrimState::kOptimistic);
+}
+
+// Back-to-back deflections whose notifications take longer to arrive than a frame takes to leave
+// the recirculation port (E7: 1 ms against 120 us): each acts when it arrives, so the port turns
+// pessimistic at the first one's arrival, not at the last one's.
+TEST(TofinoApprox, EachNotificationActsWhenItArrives) {
+  TofinoApprox t(2, {kGbit, kGbit});
+  t.settings.recirc_rate_bps.store(kGbit);
+  t.settings.recirc_latency_ns.store(20'000);
+  t.settings.recirc_queue_bytes.store(16 * kFrame);
+  TofinoApprox::Deflected d;
+  d.from.port = 1;
+  d.cut.assign(128, 0);
+  for (int i = 0; i < 12; ++i)
+    ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 0));
+  // The first leaves at 8 + 20 us and notifies at 48 us; the next ones 8 us apart. The workers
+  // take departures as they happen.
+  std::vector<TofinoApprox::Deflected> out;
+  for (uint64_t now = 0; now <= 47'000; now += 1'000)
+    t.take_departed(now, out);
+  EXPECT_EQ(out.size(), 3u);  // 28, 36, 44 us
+  // What a frame for port 1 arriving at `now` in pipeline `pipe` sees.
+  auto seen = [&](uint32_t pipe, uint64_t now) {
+    t.meter(/*in_port=*/pipe, 1, 64, now);
+    return t.state(pipe, 1, now);
+  };
+  EXPECT_EQ(seen(1, 47'999), PortTrimState::kOptimistic);
+  EXPECT_EQ(seen(1, 48'000), PortTrimState::kPessimistic);
+  // Pessimistic until 6 us after each arrival while they keep coming 8 us apart: half between.
+  EXPECT_EQ(seen(1, 54'000), PortTrimState::kPessimistic);
+  EXPECT_EQ(seen(1, 55'000), PortTrimState::kHalfPessimistic);
+  EXPECT_EQ(seen(1, 56'000), PortTrimState::kPessimistic);  // the second one's arrival
+  EXPECT_EQ(seen(0, 56'000), PortTrimState::kPessimistic);
+}
+
+// The meters time each frame by its own ring stamp: three frames of one RX batch, stamped 8 us
+// apart, keep that spacing on the monotonic clock (a batch read at one instant looked like one
+// burst to a 12 KB meter).
+TEST(RingArrival, FramesOfABatchKeepTheirSpacing) {
+  const uint64_t now = 5'000'000, real_now = 1'700'000'000'000'000'000;
+  RxFrame rx;
+  std::vector<uint64_t> at;
+  for (uint64_t ago : {16'000, 8'000, 0}) {
+    rx.ring_realtime_ns = real_now - ago;
+    at.push_back(ring_arrival_ns(rx, now, real_now));
+  }
+  EXPECT_EQ(at, (std::vector<uint64_t>{now - 16'000, now - 8'000, now}));
+  rx.ring_realtime_ns = 0;  // no stamp (AF_XDP)
+  EXPECT_EQ(ring_arrival_ns(rx, now, real_now), now);
+  rx.ring_realtime_ns = real_now + 1;  // from the future: the clocks moved
+  EXPECT_EQ(ring_arrival_ns(rx, now, real_now), now);
+  rx.ring_realtime_ns = real_now - 2'000'000'000;  // implausibly old
+  EXPECT_EQ(ring_arrival_ns(rx, now, real_now), now);
+}
+
+// The earliest departure bounds an RX worker's sleep while frames recirculate.
+TEST(TofinoApprox, NextDepartureIsTheFirstFrameToLeave) {
+  TofinoApprox t(2, {kGbit, kGbit});
+  t.settings.recirc_rate_bps.store(kGbit);
+  t.settings.recirc_latency_ns.store(1'000);
+  EXPECT_EQ(t.next_departure_ns(), UINT64_MAX);
+  TofinoApprox::Deflected d;
+  d.from.port = 0;
+  ASSERT_TRUE(t.deflect(/*in_port=*/1, TofinoApprox::Deflected(d), kFrame, 100'000));
+  ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 50'000));
+  EXPECT_EQ(t.next_departure_ns(), 59'000u);  // 50 us + 8 us on the wire + 1 us
 }
 
 TEST(TofinoApprox, RecirculationQueueOverflowDrops) {

@@ -549,7 +549,9 @@ TEST(ControlSecurityDoc, NamesEveryAdminCommand) {
   const std::string paragraph = doc.substr(begin, end - begin);
   for (const Command& c : control_commands()) {
     const std::string quoted = "`" + std::string(c.name) + "`";
-    if (c.admin) EXPECT_NE(paragraph.find(quoted), std::string::npos) << c.name;
+    if (c.admin) {
+      EXPECT_NE(paragraph.find(quoted), std::string::npos) << c.name;
+    }
   }
 }
 
