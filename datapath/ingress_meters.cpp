@@ -66,19 +66,23 @@ IngressPortState::Decision IngressPortState::on_frame(uint32_t bytes, uint64_t n
   d.changed = d.state != last_;
   last_ = d.state;
   const uint64_t line = s.line_rate_bps;
+  const uint64_t pessimistic =
+      static_cast<uint64_t>(static_cast<double>(line) * std::clamp(s.pessimistic_share, 0.0, 1.0));
+  const uint64_t half_rate = std::min(line, 2 * pessimistic);
   // Every meter runs on every frame, as the P4 program executes them before choosing.
   if (s.variant == MeterVariant::kThreeMeters) {
     const MeterColor full = full_.execute(bytes, now_ns, line, line, s.burst_bytes);
-    const MeterColor half = half_.execute(bytes, now_ns, line / 2, line / 2, s.burst_bytes);
-    const MeterColor quarter = quarter_.execute(bytes, now_ns, line / 4, line / 4, s.burst_bytes);
+    const MeterColor half = half_.execute(bytes, now_ns, half_rate, half_rate, s.burst_bytes);
+    const MeterColor quarter =
+        quarter_.execute(bytes, now_ns, pessimistic, pessimistic, s.burst_bytes);
     const MeterColor c = d.state == PortTrimState::kPessimistic       ? quarter
                          : d.state == PortTrimState::kHalfPessimistic ? half
                                                                       : full;
     d.trim = c == MeterColor::kRed;
     return d;
   }
-  const MeterColor opti = full_.execute(bytes, now_ns, line, line / 2, s.burst_bytes);
-  const MeterColor pesi = quarter_.execute(bytes, now_ns, line / 4, line / 4, s.burst_bytes);
+  const MeterColor opti = full_.execute(bytes, now_ns, line, half_rate, s.burst_bytes);
+  const MeterColor pesi = quarter_.execute(bytes, now_ns, pessimistic, pessimistic, s.burst_bytes);
   switch (d.state) {
     case PortTrimState::kPessimistic:
       d.trim = pesi != MeterColor::kGreen;

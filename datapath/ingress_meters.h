@@ -17,6 +17,7 @@
 //  - two meters (switch.p4): "opti", a two-rate three-colour meter with PIR = line rate and
 //    CIR = half of it, and "pesi" at a quarter; pessimistic trims unless pesi is green,
 //    half-pessimistic unless opti is green, optimistic when opti is red.
+// The 25 % is the pessimistic share, 50 % twice it (IngressMeterSettings::pessimistic_share).
 //
 // These classes are plain state on an injected clock (tests/datapath/ingress_meters_test.cpp);
 // datapath/tofino_approx.h keeps one IngressPortState per pipeline and egress port.
@@ -65,6 +66,9 @@ struct IngressMeterSettings {
   MeterVariant variant = MeterVariant::kThreeMeters;
   uint64_t line_rate_bps = 0;  // the egress port's rate
   uint32_t burst_bytes = 12'000;
+  // Pessimistic meters at this share of the line rate, half-pessimistic at twice it (at most the
+  // line rate): the paper's 25 % and 50 % with its four pipelines.
+  double pessimistic_share = 0.25;
   uint64_t t0_ns = 6'000;   // pessimistic until this long after a notification
   uint64_t t1_ns = 12'000;  // half-pessimistic until this long after it (section 4: 6 + 6 us)
 };

@@ -381,6 +381,7 @@ nlohmann::json SwitchControl::trimming() const {
           {"pipelines", core_.tofino.pipelines()},
           {"meters", to_string(static_cast<MeterVariant>(ts.variant.load(kRelaxed)))},
           {"meter_burst", ts.burst_bytes.load(kRelaxed)},
+          {"pessimistic_share", ts.pessimistic_share.load(kRelaxed)},
           {"t0_ns", ts.t0_ns.load(kRelaxed)},
           {"t1_ns", ts.t1_ns.load(kRelaxed)},
           {"recirc_rate_bps", ts.recirc_rate_bps.load(kRelaxed)},
@@ -424,6 +425,8 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
   }
   if (u.meter_burst && (*u.meter_burst < 64 || *u.meter_burst > (16u << 20)))
     return invalid("meter_burst must be from 64 bytes to 16 MiB");
+  if (u.pessimistic_share && !(*u.pessimistic_share >= 0.01 && *u.pessimistic_share <= 1))
+    return invalid("pessimistic_share must be from 0.01 to 1");
   if ((u.t0_ns && *u.t0_ns > 1'000'000'000) || (u.t1_ns && *u.t1_ns > 1'000'000'000))
     return invalid("t0 and t1 must be at most 1 s");
   if (u.recirc_queue && (*u.recirc_queue < 1500 || *u.recirc_queue > (64u << 20)))
@@ -449,6 +452,7 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
     t.trim_newest_p16.store(TrimSettings::probability_p16(*u.trim_newest), kRelaxed);
   if (u.meters) ts.variant.store(static_cast<uint8_t>(*u.meters), kRelaxed);
   if (u.meter_burst) ts.burst_bytes.store(*u.meter_burst, kRelaxed);
+  if (u.pessimistic_share) ts.pessimistic_share.store(*u.pessimistic_share, kRelaxed);
   if (u.t0_ns) ts.t0_ns.store(*u.t0_ns, kRelaxed);
   if (u.t1_ns) ts.t1_ns.store(*u.t1_ns, kRelaxed);
   if (u.recirc_rate_bps) ts.recirc_rate_bps.store(*u.recirc_rate_bps, kRelaxed);

@@ -81,6 +81,7 @@ struct TrimUpdate {
   std::optional<bool> tofino_approx;  // mode: "tofino-approx" (kConflict when a port has no rate)
   std::optional<MeterVariant> meters;
   std::optional<uint32_t> meter_burst;      // bytes, 64 B - 16 MiB
+  std::optional<double> pessimistic_share;  // 0.01 - 1 of the line rate
   std::optional<uint64_t> t0_ns, t1_ns;     // at most 1 s
   std::optional<uint64_t> recirc_rate_bps;  // 0: the egress port's line rate
   std::optional<uint32_t> recirc_queue;     // bytes, 1500 B - 64 MiB

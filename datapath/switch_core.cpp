@@ -17,6 +17,8 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
       tofino(rx_workers(cfg), meter_line_rates(cfg)) {
   tofino.settings.variant.store(static_cast<uint8_t>(cfg.trim.meters));
   tofino.settings.burst_bytes.store(cfg.trim.meter_burst_bytes);
+  tofino.settings.pessimistic_share.store(
+      cfg.trim.pessimistic_share > 0 ? cfg.trim.pessimistic_share : 1.0 / tofino.pipelines());
   tofino.settings.t0_ns.store(cfg.trim.t0_ns);
   tofino.settings.t1_ns.store(cfg.trim.t1_ns);
   tofino.settings.recirc_rate_bps.store(cfg.trim.recirc_rate_bps);

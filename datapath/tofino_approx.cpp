@@ -21,6 +21,7 @@ IngressMeterSettings TofinoApprox::meter_settings(uint32_t out_port) const noexc
   return {.variant = static_cast<MeterVariant>(settings.variant.load(kRelaxed)),
           .line_rate_bps = line_rate_[out_port],
           .burst_bytes = settings.burst_bytes.load(kRelaxed),
+          .pessimistic_share = settings.pessimistic_share.load(kRelaxed),
           .t0_ns = settings.t0_ns.load(kRelaxed),
           .t1_ns = settings.t1_ns.load(kRelaxed)};
 }

@@ -44,6 +44,7 @@ class TofinoApprox {
   struct Settings {
     std::atomic<uint8_t> variant{static_cast<uint8_t>(MeterVariant::kThreeMeters)};
     std::atomic<uint32_t> burst_bytes{12'000};
+    std::atomic<double> pessimistic_share{0.25};
     std::atomic<uint64_t> t0_ns{6'000};
     std::atomic<uint64_t> t1_ns{12'000};
     std::atomic<uint64_t> recirc_rate_bps{0};

@@ -65,6 +65,7 @@ overflow = "trim"
 mode = "tofino-approx"
 pipelines = 2
 trim_dscp = 8
+pessimistic_share = 0.25
 t0 = "6ms"
 t1 = "18ms"
 recirc_rate = "100Mbit"

@@ -338,6 +338,7 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
     sw.trim.line_rate_bps = r.with_unit("line_rate", parse_rate_bps).value_or(0);
     sw.trim.meter_burst_bytes = static_cast<uint32_t>(
         r.integer("meter_burst", 64, 16 << 20).value_or(sw.trim.meter_burst_bytes));
+    sw.trim.pessimistic_share = r.number("pessimistic_share", 0.01, 1.0).value_or(0);
     sw.trim.t0_ns = r.with_unit("t0", parse_duration_ns).value_or(sw.trim.t0_ns);
     sw.trim.t1_ns = r.with_unit("t1", parse_duration_ns).value_or(sw.trim.t1_ns);
     if (sw.trim.t0_ns > 1'000'000'000 || sw.trim.t1_ns > 1'000'000'000)

@@ -281,10 +281,26 @@ int64_t arg_int(const json& args, const char* key, int64_t min, int64_t max) {
 }
 
 json trim_set(ControlContext& ctx, const json& args) {
-  only_keys(args, {"trim_size", "trim_fix_lengths", "trim_dscp", "return_dscp", "class", "overflow",
-                   "return_threshold_cells", "port", "trim_queue", "trim_dscp_toward", "mode",
-                   "meters", "meter_burst", "t0", "t1", "recirc_rate", "recirc_queue",
-                   "recirc_latency", "trim_newest"});
+  only_keys(args, {"trim_size",
+                   "trim_fix_lengths",
+                   "trim_dscp",
+                   "return_dscp",
+                   "class",
+                   "overflow",
+                   "return_threshold_cells",
+                   "port",
+                   "trim_queue",
+                   "trim_dscp_toward",
+                   "mode",
+                   "meters",
+                   "meter_burst",
+                   "pessimistic_share",
+                   "t0",
+                   "t1",
+                   "recirc_rate",
+                   "recirc_queue",
+                   "recirc_latency",
+                   "trim_newest"});
   datapath::TrimUpdate u;
   if (args.contains("trim_size"))
     u.trim_size = static_cast<uint32_t>(arg_int(args, "trim_size", 64, 9216));
@@ -338,6 +354,11 @@ json trim_set(ControlContext& ctx, const json& args) {
       throw RequestError(std::string("argument '") + key + "': " + e.what());
     }
   };
+  if (args.contains("pessimistic_share")) {
+    if (!args["pessimistic_share"].is_number())
+      throw RequestError("argument 'pessimistic_share' must be a number from 0.01 to 1");
+    u.pessimistic_share = args["pessimistic_share"].get<double>();
+  }
   if (args.contains("t0")) u.t0_ns = with_unit("t0", common::parse_duration_ns);
   if (args.contains("t1")) u.t1_ns = with_unit("t1", common::parse_duration_ns);
   if (args.contains("recirc_rate"))
@@ -363,6 +384,7 @@ json trim_set(ControlContext& ctx, const json& args) {
   if (u.trim_newest) sw.trim.trim_newest = *u.trim_newest;
   if (u.meters) sw.trim.meters = *u.meters;
   if (u.meter_burst) sw.trim.meter_burst_bytes = *u.meter_burst;
+  if (u.pessimistic_share) sw.trim.pessimistic_share = *u.pessimistic_share;
   if (u.t0_ns) sw.trim.t0_ns = *u.t0_ns;
   if (u.t1_ns) sw.trim.t1_ns = *u.t1_ns;
   if (u.recirc_rate_bps) sw.trim.recirc_rate_bps = *u.recirc_rate_bps;
@@ -689,6 +711,10 @@ std::string effective_config_toml(const ControlContext& ctx) {
   trimming.insert_or_assign("trim_newest", sw.trim.trim_newest);
   trimming.insert_or_assign("meters", std::string(datapath::to_string(sw.trim.meters)));
   trimming.insert_or_assign("meter_burst", static_cast<int64_t>(sw.trim.meter_burst_bytes));
+  if (sw.trim.pessimistic_share > 0)
+    trimming.insert_or_assign("pessimistic_share", sw.trim.pessimistic_share);
+  else
+    trimming.erase("pessimistic_share");
   trimming.insert_or_assign("t0", std::to_string(sw.trim.t0_ns) + "ns");
   trimming.insert_or_assign("t1", std::to_string(sw.trim.t1_ns) + "ns");
   if (sw.trim.recirc_rate_bps != 0)

@@ -214,6 +214,23 @@ TEST(TofinoApprox, EachNotificationActsWhenItArrives) {
   EXPECT_EQ(seen(0, 56'000), PortTrimState::kPessimistic);
 }
 
+// The pessimistic share sets both lower meters: at 50 % (two pipelines' share) a pessimistic
+// port trims half of a line-rate stream, and half-pessimistic (twice it: the line rate) none.
+TEST(IngressPortState, PessimisticShareSetsThePessimisticAndHalfRates) {
+  for (MeterVariant v : {MeterVariant::kThreeMeters, MeterVariant::kTwoMeters}) {
+    IngressMeterSettings s = settings(v);
+    s.pessimistic_share = 0.5;
+    s.t0_ns = 1'000'000'000;
+    IngressPortState pessimistic;
+    pessimistic.notify(0, s);
+    EXPECT_NEAR(trimmed_at_rate(pessimistic, s, kGbit, 0, 8'000'000), 500, 10) << to_string(v);
+    s.t0_ns = 0;
+    IngressPortState half;
+    half.notify(0, s);
+    EXPECT_NEAR(trimmed_at_rate(half, s, kGbit, 1, 8'000'000), 0, 10) << to_string(v);
+  }
+}
+
 // The meters time each frame by its own ring stamp: three frames of one RX batch, stamped 8 us
 // apart, keep that spacing on the monotonic clock (a batch read at one instant looked like one
 // burst to a 12 KB meter).

@@ -178,9 +178,13 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"approx"}})"), "bad_request");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"six"}})"), "bad_request");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"2s"}})"), "invalid_argument");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"pessimistic_share":5}})"), "invalid_argument");
+  // Unset, the pessimistic share is one over the pipelines.
+  EXPECT_DOUBLE_EQ(f.core->tofino.settings.pessimistic_share.load(),
+                   1.0 / f.core->tofino.pipelines());
   const json ok = handle_request(f.ctx, R"({"cmd":"trim.set","args":{"meters":"two",
       "meter_burst":9000,"t0":"3us","t1":"18us","recirc_rate":"10Gbit","recirc_queue":30000,
-      "recirc_latency":"2us","trim_newest":0.25}})");
+      "recirc_latency":"2us","trim_newest":0.25,"pessimistic_share":0.3}})");
   ASSERT_TRUE(ok["ok"]) << ok.dump();
   EXPECT_EQ(ok["result"]["meters"], "two");
   EXPECT_EQ(ok["result"]["mode"], "ideal");
@@ -189,6 +193,7 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(s.burst_bytes.load(), 9000u);
   EXPECT_EQ(s.t0_ns.load(), 3'000u);
   EXPECT_EQ(s.t1_ns.load(), 18'000u);
+  EXPECT_DOUBLE_EQ(s.pessimistic_share.load(), 0.3);
   EXPECT_EQ(s.recirc_rate_bps.load(), 10'000'000'000u);
   EXPECT_EQ(s.recirc_queue_bytes.load(), 30'000u);
   EXPECT_EQ(s.recirc_latency_ns.load(), 2'000u);
@@ -199,6 +204,7 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(back.sw.trim.meters, datapath::MeterVariant::kTwoMeters);
   EXPECT_EQ(back.sw.trim.t0_ns, 3'000u);
   EXPECT_EQ(back.sw.trim.t1_ns, 18'000u);
+  EXPECT_DOUBLE_EQ(back.sw.trim.pessimistic_share, 0.3);
   EXPECT_EQ(back.sw.trim.recirc_rate_bps, 10'000'000'000u);
   EXPECT_EQ(back.sw.trim.recirc_queue_bytes, 30'000u);
   EXPECT_EQ(back.sw.trim.recirc_latency_ns, 2'000u);
