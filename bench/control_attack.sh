@@ -12,6 +12,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=lib/open_socket_testbed.sh
+source "$here/lib/open_socket_testbed.sh"
 
 usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 build=$TB_ROOT/build reps=3 seconds=10
@@ -26,13 +28,7 @@ while [ $# -gt 0 ]; do
 done
 export SHAREBUFD=$build/mgmt/sharebufd
 
-tb_init
-tb_create 2
-chmod 711 "$TB_DIR"
-export TB_CONTROL_EXTRA='socket_mode = "0666"
-admin_group = "staff"'
-tb_write_config "$TB_DIR/sw.toml" dt 1Gbit "21000 cells"
-tb_start_switch "$TB_DIR/sw.toml"
+open_socket_testbed
 tb_bg 2 iperf3 -s -p 5201 >/dev/null
 sleep 0.5
 
@@ -43,17 +39,13 @@ control_cpu_ns() {
   done
 }
 
-peer() {  # always started with &: exec, so that $! is the peer itself
-  exec /usr/bin/python3 "$TB_ROOT/tests/netns/hostile_peer.py" "$@" --socket "$TB_DIR/ctl.sock" \
-    --user nobody >/dev/null
-}
 
 # phase NAME: quiet, watchers or pipeline; prints "NAME mbit ping_p50_ms control_pct"
 phase() {
   local name=$1 pids=() cpu0 cpu1 t0 t1 mbit p50
   case "$name" in
-    watchers) peer watchers 200 --interval-us 100 --read --seconds $((seconds + 6)) & pids+=($!) ;;
-    pipeline) peer pipeline 1 --read --bytes $((40 << 20)) --seconds $((seconds + 6)) & pids+=($!) ;;
+    watchers) hostile_peer watchers 200 --interval-us 100 --read --seconds $((seconds + 6)) >/dev/null & pids+=($!) ;;
+    pipeline) hostile_peer pipeline 1 --read --bytes $((40 << 20)) --seconds $((seconds + 6)) >/dev/null & pids+=($!) ;;
   esac
   [ "$name" = quiet ] || sleep 1
   cpu0=$(control_cpu_ns)

@@ -10,6 +10,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=lib/open_socket_testbed.sh
+source "$here/lib/open_socket_testbed.sh"
 
 usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
 build=$TB_ROOT/build clients=8 seconds=15 after=0 idle=300s
@@ -26,18 +28,10 @@ while [ $# -gt 0 ]; do
 done
 export SHAREBUFD=$build/mgmt/sharebufd
 
-tb_init
-tb_create 2
-chmod 711 "$TB_DIR"
-export TB_CONTROL_EXTRA="socket_mode = \"0666\"
-admin_group = \"staff\"
-idle_timeout = \"$idle\""
-tb_write_config "$TB_DIR/sw.toml" dt 1Gbit "21000 cells"
-tb_start_switch "$TB_DIR/sw.toml"
+open_socket_testbed "idle_timeout = \"$idle\""
 rss() { awk '/^VmRSS/ {print $2}' /proc/"$TB_SWITCH_PID"/status; }
 base=$(rss)
-/usr/bin/python3 "$TB_ROOT/tests/netns/hostile_peer.py" pipeline "$clients" --seconds "$seconds" \
-  --socket "$TB_DIR/ctl.sock" --user nobody >"$TB_DIR/peer.json" &
+hostile_peer pipeline "$clients" --seconds "$seconds" >"$TB_DIR/peer.json" &
 peer=$!
 samples=() peak=$base
 for _ in $(seq 1 $((seconds + after))); do

@@ -25,8 +25,8 @@ peer() { exec /usr/bin/python3 "$HERE/hostile_peer.py" "$@" --socket "$SOCK" --u
 
 # operator_ok N WHAT: root's one-shot status, N times, each within 5 s.
 operator_ok() {
-  local n=$1 what=$2 i ok=0
-  for i in $(seq 1 "$n"); do
+  local n=$1 what=$2 ok=0
+  for _ in $(seq 1 "$n"); do
     timeout 5 "$CTL" --socket "$SOCK" status >/dev/null 2>&1 && ok=$((ok + 1))
     sleep 0.1
   done
