@@ -73,6 +73,22 @@ class alignas(64) BasicPacketQueue {
     return t;
   }
 
+  // pop_tail() if `take(descriptor)` says so for the frame at the tail; kNoCell otherwise.
+  template <typename Take>
+  uint32_t pop_tail_if(Take take) noexcept {
+    std::lock_guard guard(lock_);
+    const uint32_t t = tail_;
+    if (t == kNoCell || !take(pool_->descriptor(t))) return kNoCell;
+    tail_ = pool_->descriptor(t).prev;
+    if (tail_ != kNoCell) {
+      pool_->descriptor(tail_).next = kNoCell;
+    } else {
+      head_ = kNoCell;
+    }
+    length_.store(length_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+    return t;
+  }
+
   // LQD plans its push-outs by walking a victim from one end without removing anything:
   // end() is the frame at the tail (or the head), next_from_end() the one after `frame` going
   // toward the other end; kNoCell when there is none, or when `frame` has left this queue.

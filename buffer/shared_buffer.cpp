@@ -214,7 +214,11 @@ size_t SharedBuffer::dequeue_copy(CellCache& cache, uint32_t q, std::span<std::b
 uint32_t SharedBuffer::push_out(CellCache& cache, uint32_t q, bool from_head,
                                 EvictedFrames* evicted) noexcept {
   const uint32_t head = from_head ? queues_[q].pop_head() : queues_[q].pop_tail();
-  if (head == kNoCell) return 0;
+  return head == kNoCell ? 0 : evict(cache, q, head, evicted);
+}
+
+uint32_t SharedBuffer::evict(CellCache& cache, uint32_t q, uint32_t head,
+                             EvictedFrames* evicted) noexcept {
   record_evicted(head, evicted);
   const uint32_t cells = pool_.descriptor(head).cells;
   count_drop(q, DropReason::kPushedOut, cells);

@@ -128,6 +128,14 @@ class SharedBuffer {
   // `evicted` (optional) receives a copy of the frame.
   uint32_t push_out(CellCache& cache, uint32_t q, bool from_head,
                     EvictedFrames* evicted = nullptr) noexcept;
+  // push_out of q's tail (its newest frame) only if `take(descriptor)` accepts it, decided under
+  // the queue's lock so the frame judged is the frame taken. 0 if not taken.
+  template <typename Take>
+  uint32_t push_out_newest_if(CellCache& cache, uint32_t q, Take take,
+                              EvictedFrames* evicted = nullptr) noexcept {
+    const uint32_t tail = queues_[q].pop_tail_if(take);
+    return tail == kNoCell ? 0 : evict(cache, q, tail, evicted);
+  }
 
   // Push-out (LQD, POLICIES.md): reserves `cells` cells for an arrival to queue q, taking what
   // is free and pushing out frames of other queues for the rest. The push-outs are planned
@@ -196,6 +204,8 @@ class SharedBuffer {
   std::atomic<bool> policy_uses_probes_{false};
 
   // make_room()'s lock and its planning scratch (one entry per queue), guarded by it.
+  // Counts and frees a frame already taken off queue q (push-outs).
+  uint32_t evict(CellCache& cache, uint32_t q, uint32_t head, EvictedFrames* evicted) noexcept;
   common::SpinLock push_out_lock_;
   std::vector<uint32_t> plan_cells_;
   std::vector<uint8_t> plan_has_frame_;

@@ -24,9 +24,22 @@ buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& 
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
-                             const buffer::FrameMeta& meta,
-                             buffer::EvictedFrames* evicted) noexcept {
+                             const buffer::FrameMeta& meta, buffer::EvictedFrames* evicted,
+                             const RefusalHook* on_refused) noexcept {
   AdmissionOutcome out;
+  // A refusal for lack of room, unless the hook makes room the frame then takes.
+  auto refuse = [&](DropReason reason) {
+    if (on_refused != nullptr &&
+        (reason == DropReason::kThreshold || reason == DropReason::kPoolFull) &&
+        on_refused->make_room(on_refused->self, ctx) &&
+        buffer.enqueue(cache, ctx.queue, frame, meta)) {
+      out.enqueued = out.made_room = true;
+      policy.on_enqueue(ctx, view);
+      return;
+    }
+    out.reason = reason;
+    buffer.count_drop(ctx.queue, reason, ctx.cells);
+  };
   buffer.count_arrival(ctx.queue);
   // Telemetry shows the threshold of the latest arrival's class; stored only when it changes, so
   // a queue that carries one class pays a load per frame.
@@ -57,13 +70,11 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
     }
     case Action::kDrop:
     case Action::kTrim:
-      out.reason = verdict.reason == DropReason::kNone ? DropReason::kUnsupported : verdict.reason;
-      buffer.count_drop(ctx.queue, out.reason, ctx.cells);
+      refuse(verdict.reason == DropReason::kNone ? DropReason::kUnsupported : verdict.reason);
       return out;
   }
   if (!buffer.enqueue(cache, ctx.queue, frame, meta)) {
-    out.reason = DropReason::kPoolFull;
-    buffer.count_drop(ctx.queue, out.reason, ctx.cells);
+    refuse(DropReason::kPoolFull);
     return out;
   }
   out.enqueued = true;

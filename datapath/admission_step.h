@@ -21,6 +21,17 @@ struct AdmissionOutcome {
   // LQD: refused after a push-out because the cells of victims an egress worker had taken did not
   // come back within SharedBuffer::kVictimWait (a worker descheduled that long).
   bool waited_out = false;
+  // Refused for lack of room, then admitted into room a RefusalHook made (trim_newest).
+  bool made_room = false;
+};
+
+// What may be done for a frame refused for lack of room (threshold or pool_full) before it counts
+// as refused: NDP's trim_newest cuts the queue's newest frame instead. `make_room` returns true
+// when it freed at least the arrival's cells of its queue; the arrival then takes them without a
+// second verdict (it replaces the frame taken out) and counts as enqueued, not dropped.
+struct RefusalHook {
+  bool (*make_room)(void* self, const policies::ArrivalContext& ctx) = nullptr;
+  void* self = nullptr;
 };
 
 // What admission reads for arrivals at `now_ns` (an RX batch, a replayed arrival): first takes
@@ -32,12 +43,14 @@ buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& 
 
 // `ctx.cells` must be buffer.layout().cells_for(frame.size()). A kTrim verdict is a refusal here
 // (dropped with its reason); the caller applies the class's overflow action (admit_trimmed).
-// `evicted` (optional) receives copies of the frames a push-out evicted for this one.
+// `evicted` (optional) receives copies of the frames a push-out evicted for this one; `on_refused`
+// (optional) is asked once for room before a refusal for threshold or pool_full is counted.
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
                              const buffer::FrameMeta& meta,
-                             buffer::EvictedFrames* evicted = nullptr) noexcept;
+                             buffer::EvictedFrames* evicted = nullptr,
+                             const RefusalHook* on_refused = nullptr) noexcept;
 
 // The overflow actions "trim" and "return-to-sender" for a frame of `from.queue` (refused there,
 // or for return-to-sender admitted above the class's return threshold): a copy cut by

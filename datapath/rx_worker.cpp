@@ -374,12 +374,18 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
     outcome.reason = buffer::DropReason::kMeter;
     core_.buffer.count_drop(q, outcome.reason, ctx.cells);
   } else {
-    if (overflow == OverflowAction::kTrim) maybe_trim_newest(ctx, policy, view, cache);
+    // NDP's trim_newest, on the real verdict: a refused arrival of a trimming class may take the
+    // place of its queue's newest frame, which is trimmed instead (trim_newest_instead). Not
+    // under the Tofino approximation: its ingress cannot reach the traffic manager's queues.
+    trim_newest_ = {&policy, &view, &cache};
+    const RefusalHook hook{&RxWorker::trim_newest_instead, this};
+    const bool newest = overflow == OverflowAction::kTrim && !tofino &&
+                        core_.trim.trim_newest_p16.load(std::memory_order_relaxed) != 0;
     evicted_.clear();
     outcome = admit_frame(
         policy, core_.buffer, cache, view, ctx,
         std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta,
-        &evicted_);
+        &evicted_, newest ? &hook : nullptr);
     // Frames LQD pushed out for this one get their class's overflow action too.
     if (!evicted_.frames.empty()) trim_evicted(policy, view, cache, now_ns);
     if (outcome.waited_out &&
@@ -533,26 +539,26 @@ void RxWorker::trim_evicted(policies::Policy& policy, const buffer::BufferView& 
   evicted_.clear();
 }
 
-void RxWorker::maybe_trim_newest(const policies::ArrivalContext& ctx, policies::Policy& policy,
-                                 const buffer::BufferView& view, buffer::CellCache& cache) {
-  const uint32_t p = core_.trim.trim_newest_p16.load(std::memory_order_relaxed);
-  if (p == 0) return;
-  const buffer::BufferState& st = core_.buffer.state();
-  const bool full =
-      st.free_cells() < ctx.cells ||
-      st.queue_cells(ctx.queue) + ctx.cells > policy.threshold_cells(ctx.queue, ctx.class_id, view);
-  if (!full) return;
+bool RxWorker::trim_newest_instead(void* self, const policies::ArrivalContext& ctx) {
+  RxWorker& w = *static_cast<RxWorker*>(self);
+  const uint32_t p = w.core_.trim.trim_newest_p16.load(std::memory_order_relaxed);
   // xorshift64: a seeded sequence per RX worker, so a run with one worker repeats.
-  rng_ ^= rng_ << 13;
-  rng_ ^= rng_ >> 7;
-  rng_ ^= rng_ << 17;
-  if ((rng_ & 0xffff) >= p) return;
-  // NDP's switch: the newest queued frame is trimmed instead of the arrival, so the same
-  // flows are not always the ones cut (counted pushed_out, and trimmed, at its queue).
-  evicted_.clear();
-  if (core_.buffer.push_out(cache, ctx.queue, /*from_head=*/false, &evicted_) == 0) return;
-  core_.buffer.stats(ctx.queue).trimmed_newest_pkts.fetch_add(1, std::memory_order_relaxed);
-  trim_evicted(policy, view, cache, ctx.now_ns);
+  w.rng_ ^= w.rng_ << 13;
+  w.rng_ ^= w.rng_ >> 7;
+  w.rng_ ^= w.rng_ << 17;
+  if ((w.rng_ & 0xffff) >= p) return false;
+  // The newest frame goes only if it is a trimming class's (a drop class's frame would be lost,
+  // not trimmed) and frees the arrival's cells (a smaller one would leave the arrival refused
+  // too: two cuts for one overflow). Counted pushed_out, and trimmed, at its queue.
+  const auto take = [&](const buffer::PacketDescriptor& d) {
+    return d.cells >= ctx.cells && w.core_.trim.overflow_of(d.class_id) == OverflowAction::kTrim;
+  };
+  w.evicted_.clear();
+  if (w.core_.buffer.push_out_newest_if(*w.trim_newest_.cache, ctx.queue, take, &w.evicted_) == 0)
+    return false;
+  w.core_.buffer.stats(ctx.queue).trimmed_newest_pkts.fetch_add(1, std::memory_order_relaxed);
+  w.trim_evicted(*w.trim_newest_.policy, *w.trim_newest_.view, *w.trim_newest_.cache, ctx.now_ns);
+  return true;
 }
 
 }  // namespace sharebuf::datapath

@@ -79,10 +79,15 @@ class RxWorker {
   // port's trim queue (or back to their sender).
   void trim_evicted(policies::Policy& policy, const buffer::BufferView& view,
                     buffer::CellCache& cache, uint64_t now_ns);
-  // NDP's option ([trimming] trim_newest): when the arrival would overflow its queue, with that
-  // probability the queue's newest frame is trimmed instead and the arrival admitted.
-  void maybe_trim_newest(const policies::ArrivalContext& ctx, policies::Policy& policy,
-                         const buffer::BufferView& view, buffer::CellCache& cache);
+  // NDP's option ([trimming] trim_newest), admit_frame's RefusalHook for a trimming class's
+  // arrival refused for lack of room: with that probability the queue's newest frame, if it is
+  // a trimming class's and at least as large, is trimmed instead and the arrival takes its room.
+  static bool trim_newest_instead(void* self, const policies::ArrivalContext& ctx);
+  struct TrimNewestArgs {  // what trim_newest_instead needs of the admission under way
+    policies::Policy* policy = nullptr;
+    const buffer::BufferView* view = nullptr;
+    buffer::CellCache* cache = nullptr;
+  };
   void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
@@ -117,6 +122,7 @@ class RxWorker {
   std::vector<TofinoApprox::Deflected> departed_;  // left a recirculation port this round
   buffer::EvictedFrames evicted_;                  // frames a push-out evicted for an arrival
   uint64_t rng_ = 1;                               // trim_newest's coin
+  TrimNewestArgs trim_newest_;
 };
 
 }  // namespace sharebuf::datapath

@@ -40,11 +40,13 @@ class AdmissionStepTest : public testing::BufferFixture {
     env_.layout = &buffer_->layout();
     policy_ = std::make_unique<ScriptedPolicy>(env_);
   }
-  AdmissionOutcome offer(uint32_t q, uint32_t cells, uint8_t class_id = 0) {
+  AdmissionOutcome offer(uint32_t q, uint32_t cells, uint8_t class_id = 0,
+                         const RefusalHook* hook = nullptr) {
     std::vector<std::byte> frame(cells * 80);
     policies::ArrivalContext ctx{
         .queue = q, .class_id = class_id, .cells = cells, .bytes = cells * 80};
-    return admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame, {});
+    return admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame, {}, nullptr,
+                       hook);
   }
   policies::PolicyEnv env_;
   std::unique_ptr<ScriptedPolicy> policy_;
@@ -76,6 +78,45 @@ TEST_F(AdmissionStepTest, DropIsCountedWithItsReason) {
   EXPECT_EQ(buffer_->stats(1).dropped(DropReason::kThreshold), 1u);
   EXPECT_EQ(buffer_->stats(1).dropped_cells[static_cast<size_t>(DropReason::kThreshold)], 2u);
   EXPECT_EQ(policy_->enqueues, 0);
+}
+
+// trim_newest's hook: asked only for a refusal for lack of room; when it frees the queue's newest
+// frame the arrival takes its place, counted as enqueued (one arrival, no drop).
+struct NewestOut {
+  buffer::SharedBuffer* buffer;
+  buffer::CellCache* cache;
+  int asked = 0;
+  static bool make_room(void* self, const policies::ArrivalContext& ctx) {
+    auto& n = *static_cast<NewestOut*>(self);
+    ++n.asked;
+    return n.buffer->push_out_newest_if(
+               *n.cache, ctx.queue,
+               [&](const buffer::PacketDescriptor& d) { return d.cells >= ctx.cells; }) != 0;
+  }
+};
+
+TEST_F(AdmissionStepTest, ARefusalHookMakesRoomForTheArrivalInsteadOfARefusal) {
+  NewestOut n{buffer_.get(), cache_.get()};
+  const RefusalHook hook{&NewestOut::make_room, &n};
+  EXPECT_TRUE(offer(0, 4, 0, &hook).enqueued);
+  EXPECT_EQ(n.asked, 0);  // accepted: never asked
+  policy_->next = Verdict::drop(DropReason::kThreshold);
+  const auto out = offer(0, 3, 0, &hook);
+  EXPECT_EQ(n.asked, 1);
+  EXPECT_TRUE(out.enqueued);
+  EXPECT_TRUE(out.made_room);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 3u);  // the 4-cell frame out, the 3-cell one in
+  EXPECT_EQ(buffer_->stats(0).dropped(DropReason::kThreshold), 0u);
+  EXPECT_EQ(buffer_->stats(0).dropped(DropReason::kPushedOut), 1u);
+  // The newest frame is smaller than the arrival: nothing is taken, the arrival is refused.
+  const auto refused = offer(0, 5, 0, &hook);
+  EXPECT_FALSE(refused.enqueued);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 3u);
+  EXPECT_EQ(buffer_->stats(0).dropped(DropReason::kThreshold), 1u);
+  // Other refusals are not the hook's: an unsupported verdict is counted as it is.
+  policy_->next = Verdict::drop(DropReason::kNone);
+  EXPECT_FALSE(offer(0, 1, 0, &hook).enqueued);
+  EXPECT_EQ(n.asked, 2);
 }
 
 // Whatever the policy says, a frame that does not fit is a pool_full drop.
