@@ -4,8 +4,10 @@
 # queue, both overflow = "trim", queue 0 the strict-priority trim queue. LQD pushes frames out of
 # the longer queue for the shorter one's arrivals; those victims are trimmed too, so a data queue
 # counts more trimmed frames than it refused itself. (2) DT with [trimming] trim_newest = 1 set
-# live: an arrival that would overflow its queue gets in, and the queue's newest frame is trimmed
-# instead (counted pushed_out and trimmed_newest; DT never pushes out on its own).
+# live: an arrival refused for lack of room gets in, and the queue's newest frame is trimmed
+# instead (counted pushed_out and trimmed_newest; DT never pushes out on its own), once per
+# overflow: the arrivals are hardly ever refused as well. (3) trim_newest = 0.5, NDP's value:
+# about half the overflows trim the newest frame, the other half the arrival.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 3
@@ -41,6 +43,10 @@ tb_ctl trim.set trim_newest=1 >/dev/null || fail "trim.set trim_newest failed"
 tb_ctl counters.reset >/dev/null
 flood 2
 tb_ctl --json queues >"$TB_DIR/newest.json"
+tb_ctl trim.set trim_newest=0.5 >/dev/null || fail "trim.set trim_newest=0.5 failed"
+tb_ctl counters.reset >/dev/null
+flood 2
+tb_ctl --json queues >"$TB_DIR/half.json"
 tb_stop_switch || fail "sharebufd exited with $?"
 /usr/bin/python3 - "$TB_DIR" <<'PY' || fail "push-out trimming check failed"
 import json, sys
@@ -69,6 +75,20 @@ for k in (1, 2):
 checks["trim_newest trimmed queued frames"] = sum(new[k]["trimmed_newest"] for k in (1, 2)) > 20
 checks["each counted as a push-out"] = all(
     new[k]["trimmed_newest"] == new[k]["dropped"]["pushed_out"] for k in (1, 2))
+# Equal-sized frames of trimming classes: the newest always qualifies, so with probability 1 an
+# overflow cuts the newest frame and the arrival is admitted, not refused too.
+newest = sum(new[k]["trimmed_newest"] for k in (1, 2))
+refused = sum(new[k]["dropped"].get("threshold", 0) for k in (1, 2))
+print(f"trim_newest = 1: {newest} newest frames trimmed, {refused} arrivals refused")
+checks["one cut per overflow (arrivals refused under 5 % of the newest trimmed)"] = (
+    refused <= 0.05 * newest)
+half = queues("half")
+newest = sum(half[k]["trimmed_newest"] for k in (1, 2))
+refused = sum(half[k]["dropped"].get("threshold", 0) for k in (1, 2))
+share = newest / max(1, newest + refused)
+print(f"trim_newest = 0.5: {newest} newest frames trimmed, {refused} arrivals refused ({share:.2f})")
+checks["about half the overflows trim the newest frame at 0.5"] = (
+    newest + refused > 40 and 0.3 <= share <= 0.7)
 for name, ok in checks.items():
     print(("ok   " if ok else "FAIL ") + name)
 sys.exit(0 if all(checks.values()) else 1)
