@@ -71,6 +71,7 @@ nlohmann::json tofino_port_json(const TofinoApprox& t, uint32_t p) {
           {"to_pessimistic", c.to_pessimistic.load(kRelaxed)},
           {"to_half", c.to_half.load(kRelaxed)},
           {"to_optimistic", c.to_optimistic.load(kRelaxed)},
+          {"deflect_queue_peak", c.deflect_queue_peak.load(kRelaxed)},
           {"states", states}};
 }
 }  // namespace
@@ -295,6 +296,7 @@ nlohmann::json SwitchControl::status() const {
 
 void SwitchControl::reset_peaks() noexcept {
   core_.buffer.state().reset_peaks();
+  core_.tofino.reset_peaks();
   for (auto& port : core_.ports)
     port->latency.reset();
 }

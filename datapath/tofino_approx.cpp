@@ -80,7 +80,21 @@ bool TofinoApprox::deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes,
   pipe.recirc.push_back(std::move(d));
   pipe.recirc_frames.fetch_add(1, std::memory_order_release);
   c.deflected.fetch_add(1, kRelaxed);
+  // Frames the port still has to serialise (the rest are on their way back to ingress).
+  const uint64_t latency = settings.recirc_latency_ns.load(kRelaxed);
+  uint32_t held = 0;
+  for (auto it = pipe.recirc.rbegin(); it != pipe.recirc.rend() && it->leave_ns - latency > now_ns;
+       ++it)
+    ++held;
+  uint32_t peak = c.deflect_queue_peak.load(kRelaxed);
+  while (held > peak && !c.deflect_queue_peak.compare_exchange_weak(peak, held, kRelaxed)) {
+  }
   return true;
+}
+
+void TofinoApprox::reset_peaks() noexcept {
+  for (size_t p = 0; p < line_rate_.size(); ++p)
+    counters_[p].deflect_queue_peak.store(0, kRelaxed);
 }
 
 bool TofinoApprox::any_deflected() const noexcept {

@@ -61,6 +61,10 @@ class TofinoApprox {
     std::atomic<uint64_t> to_pessimistic{0};   // state changes a pipeline's frames saw
     std::atomic<uint64_t> to_half{0};
     std::atomic<uint64_t> to_optimistic{0};
+    // Most frames a recirculation port's queue held (not yet serialised) after taking one of this
+    // port's: the paper's stability metric, "maximum DoD queue size". A gauge, restarted by
+    // reset_peaks().
+    std::atomic<uint32_t> deflect_queue_peak{0};
   };
 
   // `line_rate_bps[p]`: the meters' 100 % for egress port p.
@@ -76,6 +80,8 @@ class TofinoApprox {
   // Deflect-on-drop of a frame the buffer refused, already cut into `d.cut` (`wire_bytes`: its
   // full length). False when the recirculation port's queue has no room: dropped.
   bool deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes, uint64_t now_ns);
+
+  void reset_peaks() noexcept;
 
   // Whether any recirculation port holds frames (one relaxed load per pipeline).
   bool any_deflected() const noexcept;

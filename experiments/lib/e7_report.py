@@ -121,7 +121,8 @@ def tofino_counters(out):
         lines.append(
             f"- {policy}, p1 over the whole run: trimmed {q['trimmed']} (by the meters "
             f"{t.get('ingress_trimmed', 0)}), deflected {t.get('deflected', 0)} (recirculation "
-            f"port full: {t.get('deflect_dropped', 0)}), notifications "
+            f"port full: {t.get('deflect_dropped', 0)}; most frames it held: "
+            f"{t.get('deflect_queue_peak', 'not recorded')}), notifications "
             f"{t.get('notifications', 0)}, state changes seen: to pessimistic "
             f"{t.get('to_pessimistic', 0)}, to half {t.get('to_half', 0)}, to optimistic "
             f"{t.get('to_optimistic', 0)}; trim queue: sent {p1['queues'][0]['trimmed_sent']}, "

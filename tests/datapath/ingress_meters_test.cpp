@@ -276,6 +276,7 @@ TEST(TofinoApprox, RecirculationQueueOverflowDrops) {
     accepted += t.deflect(0, TofinoApprox::Deflected(d), kFrame, 0) ? 1 : 0;
   EXPECT_EQ(accepted, 3);
   EXPECT_EQ(t.counters(0).deflected.load(), 3u);
+  EXPECT_EQ(t.counters(0).deflect_queue_peak.load(), 3u);  // the paper's maximum DoD queue
   EXPECT_EQ(t.counters(0).deflect_dropped.load(), 2u);
   // 8 us later one frame's worth has been serialised: room for one more.
   EXPECT_TRUE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 8'000));
@@ -286,6 +287,9 @@ TEST(TofinoApprox, RecirculationQueueOverflowDrops) {
   ASSERT_EQ(out.size(), 4u);
   for (size_t i = 1; i < out.size(); ++i)
     EXPECT_EQ(out[i].leave_ns - out[i - 1].leave_ns, 8'000u);
+  EXPECT_EQ(t.counters(0).deflect_queue_peak.load(), 3u);  // a peak stays after the drain
+  t.reset_peaks();
+  EXPECT_EQ(t.counters(0).deflect_queue_peak.load(), 0u);
 }
 
 }  // namespace

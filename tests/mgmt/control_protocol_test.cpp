@@ -307,7 +307,7 @@ TEST(ControlProtocolEffects, CountersResetKnowsEveryNumberStatsReports) {
                                         // per port
                                         "port", "rate_bps", "mtu",
                                         // per port, tofino_approx
-                                        "line_rate_bps"};
+                                        "line_rate_bps", "deflect_queue_peak"};
   std::vector<std::string> unknown;
   const auto check = [&](const json& object) {
     for (const auto& [key, value] : object.items()) {
