@@ -8,7 +8,9 @@
 #   N5 200 watchers at 100 us (nobody) and a 40 MB pipeline whose replies are read (daemon, another
 #      read-only uid): the control thread takes under 30 % of a core and pings keep flowing;
 #   N4 the open-file limit lowered under the daemon (prlimit) and idle connections past it: the
-#      control thread does not spin (under 20 % of a core) and root still gets in.
+#      control thread does not spin (under 20 % of a core) and root still gets in;
+# and last, a daemon whose hard open-file limit cannot fit max_clients refuses to start, saying
+# what to set.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
@@ -112,3 +114,15 @@ echo "N4 peer: $(cat "$TB_DIR/n4.json")"
 grep -q "out of file descriptors" "$TB_DIR/sharebufd.log" || true
 kill -0 "$TB_SWITCH_PID" || fail "sharebufd is gone"
 echo "hostile peers: root was answered every time"
+
+tb_stop_switch || fail "sharebufd exited with $?"
+TB_CONTROL_EXTRA="" tb_write_config "$TB_DIR/sw1024.toml" dt 1Gbit "4000 cells"  # max_clients 1024
+set +e
+out=$(timeout 10 ip netns exec "$(tb_ns_sw)" prlimit --nofile=256:256 \
+  "${SHAREBUFD:-$TB_ROOT/build/mgmt/sharebufd}" --config "$TB_DIR/sw1024.toml" \
+  --socket "$TB_DIR/ctl1024.sock" 2>&1)
+rc=$?
+set -e
+echo "with 256 open files and max_clients = 1024: exit $rc: $(echo "$out" | grep -o 'open files are limited.*' | head -1)"
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && echo "$out" | grep -q "raise the limit (ulimit -n" ||
+  fail "a daemon whose open-file limit cannot fit max_clients did not refuse to start (exit $rc)"
