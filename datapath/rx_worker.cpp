@@ -377,10 +377,10 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
     // NDP's trim_newest, on the real verdict: a refused arrival of a trimming class may take the
     // place of its queue's newest frame, which is trimmed instead (trim_newest_instead). Not
     // under the Tofino approximation: its ingress cannot reach the traffic manager's queues.
-    trim_newest_ = {&policy, &view, &cache};
-    const RefusalHook hook{&RxWorker::trim_newest_instead, this};
     const bool newest = overflow == OverflowAction::kTrim && !tofino &&
                         core_.trim.trim_newest_p16.load(std::memory_order_relaxed) != 0;
+    const RefusalHook hook{&RxWorker::trim_newest_instead, this};
+    if (newest) trim_newest_ = {&policy, &view, &cache};  // only when it can be asked
     evicted_.clear();
     outcome = admit_frame(
         policy, core_.buffer, cache, view, ctx,
