@@ -30,7 +30,7 @@ sleep 0.3
 servers=$(for h in 2 3 4 5; do printf '%s,' "$(tb_ip "$h")"; done)
 run() {  # run NAME: one round of 8 incasts, CSVs into $TB_DIR/NAME*.csv
   tb_exec 1 timeout 60 "$ndp" query --servers "${servers%,}" --flows 16 --size 65536 --count 8 \
-    --gap 30ms --window 8 --pull-rate 100Mbit --timeout 5s --csv "$TB_DIR/$1.csv" --events "$TB_DIR/$1-events.csv" ||
+    --gap 30ms --window 8 --pull-rate 100Mbit --timeout 10s --csv "$TB_DIR/$1.csv" --events "$TB_DIR/$1-events.csv" ||
     fail "sharebuf-ndp query ($1) failed: flows did not complete"
 }
 run tofino
