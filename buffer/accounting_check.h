@@ -3,8 +3,9 @@
 //   per queue: received = enqueued + dropped before enqueue
 //   per queue: queued packets = enqueued - dequeued - pushed out
 //   per queue: occupancy cells = cells of the frames in its FIFO
-//   sum(queue) = sum(port) = sum(group) = total <= B, and no peak exceeds B
-//   pool: physical cells - free cells = total (every reserved cell is in some frame)
+//   sum(queue) = sum(port) = sum(group) = total - outside <= B, and no peak exceeds B
+//   pool: physical cells - free cells = total - outside (every cell a queue holds is in a frame)
+// (outside: cells of frames in a recirculation port, BufferState::outside_cells.)
 // Returns one human-readable line per violated identity; empty means all hold.
 #pragma once
 

@@ -46,6 +46,21 @@ uint32_t BufferState::reserve_up_to(uint32_t queue, uint32_t cells) noexcept {
   return take;
 }
 
+bool BufferState::try_reserve_outside(uint32_t cells) noexcept {
+  uint32_t total = live_.total.load(std::memory_order_relaxed);
+  do {
+    if (cells > capacity_ - total) return false;
+  } while (!live_.total.compare_exchange_weak(total, total + cells, std::memory_order_relaxed));
+  raise_peak(peak_total_, total + cells);
+  outside_.fetch_add(cells, std::memory_order_relaxed);
+  return true;
+}
+
+void BufferState::release_outside(uint32_t cells) noexcept {
+  outside_.fetch_sub(cells, std::memory_order_relaxed);
+  live_.total.fetch_sub(cells, std::memory_order_relaxed);
+}
+
 void BufferState::release(uint32_t queue, uint32_t cells) noexcept {
   remove(queue, cells);
   live_.total.fetch_sub(cells, std::memory_order_relaxed);

@@ -4,7 +4,8 @@
 //
 // Invariant: the total is reserved with a compare-and-swap, so the sum of reserved cells never
 // exceeds capacity B, however many RX workers race; at every quiescent point
-// total == sum(queue) == sum(port) == sum(group) and free + total == B.
+// total == sum(queue) + outside == sum(port) + outside == sum(group) + outside and free + total
+// == B (outside: cells no queue owns, see outside_cells()).
 //
 // Thread-safety: try_reserve() is called concurrently by RX workers, release() by egress workers
 // and by RX workers pushing out; all counters are atomics (relaxed: they are statistics and
@@ -39,6 +40,15 @@ class BufferState {
   // to the pool in between: LQD hands a pushed-out frame's cells to the arrival it makes room
   // for, so a racing arrival on another RX worker cannot take them first.
   void transfer(uint32_t from, uint32_t to, uint32_t cells) noexcept;
+
+  // Cells held outside every queue: frames in an emulated recirculation port (trimming's Tofino
+  // approximation, datapath/tofino_approx.h). On a Tofino a deflected frame waits in the
+  // recirculation port's queue, in the same traffic-manager cells, so it counts in the total
+  // that every policy's free space is computed from; no queue, port or group owns it.
+  // try_reserve_outside: false, changing nothing, if the cells do not fit in B.
+  bool try_reserve_outside(uint32_t cells) noexcept;
+  void release_outside(uint32_t cells) noexcept;
+  uint32_t outside_cells() const noexcept { return outside_.load(std::memory_order_relaxed); }
 
   const Occupancy& live() const noexcept { return live_; }
   uint32_t total_cells() const noexcept { return live_.total.load(std::memory_order_relaxed); }
@@ -75,6 +85,7 @@ class BufferState {
   uint32_t capacity_;
   uint32_t fair_share_;
   Occupancy live_;
+  std::atomic<uint32_t> outside_{0};
   std::atomic<uint32_t> peak_total_{0};
   std::atomic<uint32_t> peak_group_[kNumPriorityGroups] = {};
   std::unique_ptr<PaddedCounter[]> peak_queue_;

@@ -484,7 +484,8 @@ void RxWorker::deflect(uint32_t out_port, std::span<const uint8_t> frame, const 
       .cut = std::vector<uint8_t>(trim_scratch_.begin(), trim_scratch_.begin() + n),
       .from = ctx,
       .meta = meta};
-  if (core_.tofino.deflect(port_, std::move(d), static_cast<uint32_t>(frame.size()), ctx.now_ns))
+  if (core_.tofino.deflect(port_, std::move(d), static_cast<uint32_t>(frame.size()), ctx.now_ns,
+                           core_.buffer.state()))
     core_.buffer.stats(ctx.queue).deflected_pkts.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -492,7 +493,7 @@ bool RxWorker::release_deflected(buffer::CellCache& cache) {
   if (!core_.tofino.any_deflected()) return false;
   const uint64_t now = monotonic_ns();
   departed_.clear();
-  core_.tofino.take_departed(now, departed_);
+  core_.tofino.take_departed(now, departed_, core_.buffer.state());
   if (!departed_.empty()) {
     policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
     const buffer::BufferView view = ingress_view(policy, core_.buffer, now);

@@ -205,6 +205,7 @@ std::vector<std::string> Switch::check_links() {
 void Switch::release_queued() {
   buffer::CellCache cache(core_->buffer.pool());
   core_->buffer.drain_all(cache);
+  core_->tofino.discard_all(core_->buffer.state());
 }
 
 }  // namespace sharebuf::datapath

@@ -94,6 +94,7 @@ nlohmann::json SwitchControl::stats() const {
                    {"occupancy_cells", buf.state().total_cells()},
                    {"peak_cells", buf.state().peak_total_cells()},
                    {"free_cells", buf.state().free_cells()},
+                   {"outside_cells", buf.state().outside_cells()},
                    {"pool_physical_cells", buf.pool().physical_cells()},
                    {"pool_free_cells", buf.pool().free_cells_approx()}};
   for (uint32_t p = 0; p < core.ports.size(); ++p) {

@@ -57,7 +57,8 @@ void TofinoApprox::apply_notes(Pipeline& pipe, uint64_t now_ns) const noexcept {
   }
 }
 
-bool TofinoApprox::deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes, uint64_t now_ns) {
+bool TofinoApprox::deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes, uint64_t now_ns,
+                           buffer::BufferState& buffer) {
   Pipeline& pipe = *pipes_[pipeline_of(in_port)];
   PortCounters& c = counters_[d.from.port];
   const uint64_t rate = settings.recirc_rate_bps.load(kRelaxed);
@@ -69,7 +70,9 @@ bool TofinoApprox::deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes,
       pipe.recirc_free_ns > now_ns
           ? static_cast<double>(pipe.recirc_free_ns - now_ns) * static_cast<double>(rate_bps) / 8e9
           : 0.0;
-  if (backlog + wire_bytes > settings.recirc_queue_bytes.load(kRelaxed)) {
+  d.cells = buffer.layout().cells_for(wire_bytes);
+  if (backlog + wire_bytes > settings.recirc_queue_bytes.load(kRelaxed) ||
+      !buffer.try_reserve_outside(d.cells)) {
     c.deflect_dropped.fetch_add(1, kRelaxed);
     return false;
   }
@@ -115,13 +118,16 @@ uint64_t TofinoApprox::next_departure_ns() const {
   return first;
 }
 
-void TofinoApprox::take_departed(uint64_t now_ns, std::vector<Deflected>& out) {
+void TofinoApprox::take_departed(uint64_t now_ns, std::vector<Deflected>& out,
+                                 buffer::BufferState& buffer) {
   const size_t first = out.size();
   for (auto& p : pipes_) {
     Pipeline& pipe = *p;
     if (pipe.recirc_frames.load(std::memory_order_acquire) == 0) continue;
     std::lock_guard guard(pipe.lock);
     while (!pipe.recirc.empty() && pipe.recirc.front().leave_ns <= now_ns) {
+      // Its cells come back as it leaves: the trimmed copy made of it then takes its own.
+      buffer.release_outside(pipe.recirc.front().cells);
       out.push_back(std::move(pipe.recirc.front()));
       pipe.recirc.pop_front();
       pipe.recirc_frames.fetch_sub(1, kRelaxed);
@@ -146,6 +152,17 @@ void TofinoApprox::take_departed(uint64_t now_ns, std::vector<Deflected>& out) {
   }
   for (size_t i = first; i < out.size(); ++i)
     counters_[out[i].from.port].notifications.fetch_add(1, kRelaxed);
+}
+
+void TofinoApprox::discard_all(buffer::BufferState& buffer) {
+  for (auto& p : pipes_) {
+    Pipeline& pipe = *p;
+    std::lock_guard guard(pipe.lock);
+    for (const Deflected& d : pipe.recirc)
+      buffer.release_outside(d.cells);
+    pipe.recirc.clear();
+    pipe.recirc_frames.store(0, kRelaxed);
+  }
 }
 
 PortTrimState TofinoApprox::state(uint32_t pipe_index, uint32_t port, uint64_t now_ns) const {

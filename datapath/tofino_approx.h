@@ -4,7 +4,8 @@
 // keeps its own meters per egress port (datapath/ingress_meters.h) and trims what they colour
 // red before the buffer sees it. A frame its meters let through and the buffer refuses is
 // deflected on drop: its full length queues at the pipeline's emulated recirculation port
-// (`recirc_rate`, `recirc_queue` bytes deep; a frame that does not fit is dropped), is trimmed
+// (`recirc_rate`, `recirc_queue` bytes deep, in the shared buffer's cells; a frame that does not
+// fit is dropped), is trimmed
 // by mirroring as it leaves (`recirc_latency` later) into the egress port's trim queue, and
 // its departure sends a congestion notification to every pipeline, which arrives one more
 // recirculation latency later and puts the port pessimistic there.
@@ -38,6 +39,7 @@ class TofinoApprox {
     policies::ArrivalContext from;  // the refused frame's queue, port, class
     buffer::FrameMeta meta;
     uint64_t leave_ns = 0;  // leaves the recirculation port (serialised + recirc latency)
+    uint32_t cells = 0;     // the full frame's cells, held in the shared buffer until it leaves
   };
 
   // Recirculation-port and meter settings the RX workers read (live: SwitchControl).
@@ -56,9 +58,10 @@ class TofinoApprox {
   struct PortCounters {
     std::atomic<uint64_t> ingress_trimmed{0};  // trimmed by a meter
     std::atomic<uint64_t> deflected{0};        // refused by the buffer, into a recirculation port
-    std::atomic<uint64_t> deflect_dropped{0};  // refused, and the recirculation port was full
-    std::atomic<uint64_t> notifications{0};    // deflected frames that left and notified
-    std::atomic<uint64_t> to_pessimistic{0};   // state changes a pipeline's frames saw
+    // Refused, and the recirculation port's queue was full or the shared buffer had no cells.
+    std::atomic<uint64_t> deflect_dropped{0};
+    std::atomic<uint64_t> notifications{0};   // deflected frames that left and notified
+    std::atomic<uint64_t> to_pessimistic{0};  // state changes a pipeline's frames saw
     std::atomic<uint64_t> to_half{0};
     std::atomic<uint64_t> to_optimistic{0};
     // Most frames a recirculation port's queue held (not yet serialised) after taking one of this
@@ -78,8 +81,11 @@ class TofinoApprox {
   bool meter(uint32_t in_port, uint32_t out_port, uint32_t bytes, uint64_t now_ns) noexcept;
 
   // Deflect-on-drop of a frame the buffer refused, already cut into `d.cut` (`wire_bytes`: its
-  // full length). False when the recirculation port's queue has no room: dropped.
-  bool deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes, uint64_t now_ns);
+  // full length). Its cells are taken from the shared buffer outside every queue (on a Tofino it
+  // waits in the recirculation port's traffic-manager queue) until it leaves. False when the
+  // recirculation port's queue has no room or the buffer has no free cells: dropped.
+  bool deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes, uint64_t now_ns,
+               buffer::BufferState& buffer);
 
   void reset_peaks() noexcept;
 
@@ -88,8 +94,11 @@ class TofinoApprox {
   // When the first frame held by a recirculation port leaves it; UINT64_MAX if none is held.
   uint64_t next_departure_ns() const;
   // Takes every deflected frame that has left its recirculation port by `now_ns` into `out`
-  // (appended) and broadcasts their notifications to every pipeline.
-  void take_departed(uint64_t now_ns, std::vector<Deflected>& out);
+  // (appended), returns its cells to `buffer` and broadcasts their notifications to every
+  // pipeline.
+  void take_departed(uint64_t now_ns, std::vector<Deflected>& out, buffer::BufferState& buffer);
+  // Drops every frame still in a recirculation port, returning its cells (shutdown).
+  void discard_all(buffer::BufferState& buffer);
 
   Settings settings;
   PortCounters& counters(uint32_t port) noexcept { return counters_[port]; }

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "buffer/buffer_layout.h"
+#include "buffer/buffer_state.h"
 #include "datapath/ingress_meters.h"
 #include "datapath/rx_frame.h"
 #include "datapath/tofino_approx.h"
@@ -14,6 +16,13 @@ namespace {
 
 constexpr uint64_t kGbit = 1'000'000'000;
 constexpr uint32_t kFrame = 1000;  // bytes: 8 us at 1 Gbit/s
+
+// A shared buffer for the recirculation ports' cells: 2 ports, 100-byte cells, room for 64
+// frames of kFrame bytes.
+struct RecircBuffer {
+  buffer::BufferLayout layout{640, 100, {buffer::PortSpec{}, buffer::PortSpec{}}};
+  buffer::BufferState state{layout};
+};
 
 IngressMeterSettings settings(MeterVariant v) {
   return {.variant = v,
@@ -153,6 +162,7 @@ TEST(TwoRateMeter, ColoursByPeakThenCommitted) {
 // serialisation at recirc_rate plus the recirculation latency; its notification reaches both
 // pipelines one latency later and turns the port pessimistic in each.
 TEST(TofinoApprox, DeflectionNotifiesEveryPipeline) {
+  RecircBuffer b;
   TofinoApprox t(2, {kGbit, kGbit});
   t.settings.recirc_rate_bps.store(kGbit);
   t.settings.recirc_latency_ns.store(1'000);
@@ -160,12 +170,12 @@ TEST(TofinoApprox, DeflectionNotifiesEveryPipeline) {
   TofinoApprox::Deflected d;
   d.from.port = 1;
   d.cut.assign(128, 0);
-  ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 10'000));
+  ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 10'000, b.state));
   EXPECT_TRUE(t.any_deflected());
   std::vector<TofinoApprox::Deflected> out;
-  t.take_departed(18'999, out);  // 8 us serialisation + 1 us latency: not yet
+  t.take_departed(18'999, out, b.state);  // 8 us serialisation + 1 us latency: not yet
   EXPECT_TRUE(out.empty());
-  t.take_departed(19'000, out);
+  t.take_departed(19'000, out, b.state);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_FALSE(t.any_deflected());
   EXPECT_EQ(t.counters(1).notifications.load(), 1u);
@@ -185,6 +195,7 @@ TEST(TofinoApprox, DeflectionNotifiesEveryPipeline) {
 // the recirculation port (E7: 1 ms against 120 us): each acts when it arrives, so the port turns
 // pessimistic at the first one's arrival, not at the last one's.
 TEST(TofinoApprox, EachNotificationActsWhenItArrives) {
+  RecircBuffer b;
   TofinoApprox t(2, {kGbit, kGbit});
   t.settings.recirc_rate_bps.store(kGbit);
   t.settings.recirc_latency_ns.store(20'000);
@@ -193,12 +204,12 @@ TEST(TofinoApprox, EachNotificationActsWhenItArrives) {
   d.from.port = 1;
   d.cut.assign(128, 0);
   for (int i = 0; i < 12; ++i)
-    ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 0));
+    ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 0, b.state));
   // The first leaves at 8 + 20 us and notifies at 48 us; the next ones 8 us apart. The workers
   // take departures as they happen.
   std::vector<TofinoApprox::Deflected> out;
   for (uint64_t now = 0; now <= 47'000; now += 1'000)
-    t.take_departed(now, out);
+    t.take_departed(now, out, b.state);
   EXPECT_EQ(out.size(), 3u);  // 28, 36, 44 us
   // What a frame for port 1 arriving at `now` in pipeline `pipe` sees.
   auto seen = [&](uint32_t pipe, uint64_t now) {
@@ -253,18 +264,20 @@ TEST(RingArrival, FramesOfABatchKeepTheirSpacing) {
 
 // The earliest departure bounds an RX worker's sleep while frames recirculate.
 TEST(TofinoApprox, NextDepartureIsTheFirstFrameToLeave) {
+  RecircBuffer b;
   TofinoApprox t(2, {kGbit, kGbit});
   t.settings.recirc_rate_bps.store(kGbit);
   t.settings.recirc_latency_ns.store(1'000);
   EXPECT_EQ(t.next_departure_ns(), UINT64_MAX);
   TofinoApprox::Deflected d;
   d.from.port = 0;
-  ASSERT_TRUE(t.deflect(/*in_port=*/1, TofinoApprox::Deflected(d), kFrame, 100'000));
-  ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 50'000));
+  ASSERT_TRUE(t.deflect(/*in_port=*/1, TofinoApprox::Deflected(d), kFrame, 100'000, b.state));
+  ASSERT_TRUE(t.deflect(/*in_port=*/0, TofinoApprox::Deflected(d), kFrame, 50'000, b.state));
   EXPECT_EQ(t.next_departure_ns(), 59'000u);  // 50 us + 8 us on the wire + 1 us
 }
 
 TEST(TofinoApprox, RecirculationQueueOverflowDrops) {
+  RecircBuffer b;
   TofinoApprox t(1, {kGbit});
   t.settings.recirc_rate_bps.store(kGbit);
   t.settings.recirc_queue_bytes.store(3 * kFrame);
@@ -273,23 +286,57 @@ TEST(TofinoApprox, RecirculationQueueOverflowDrops) {
   d.cut.assign(128, 0);
   int accepted = 0;
   for (int i = 0; i < 5; ++i)
-    accepted += t.deflect(0, TofinoApprox::Deflected(d), kFrame, 0) ? 1 : 0;
+    accepted += t.deflect(0, TofinoApprox::Deflected(d), kFrame, 0, b.state) ? 1 : 0;
   EXPECT_EQ(accepted, 3);
   EXPECT_EQ(t.counters(0).deflected.load(), 3u);
   EXPECT_EQ(t.counters(0).deflect_queue_peak.load(), 3u);  // the paper's maximum DoD queue
   EXPECT_EQ(t.counters(0).deflect_dropped.load(), 2u);
   // 8 us later one frame's worth has been serialised: room for one more.
-  EXPECT_TRUE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 8'000));
-  EXPECT_FALSE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 8'000));
+  EXPECT_TRUE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 8'000, b.state));
+  EXPECT_FALSE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 8'000, b.state));
   // They leave in order, 8 us apart.
   std::vector<TofinoApprox::Deflected> out;
-  t.take_departed(1'000'000, out);
+  t.take_departed(1'000'000, out, b.state);
   ASSERT_EQ(out.size(), 4u);
   for (size_t i = 1; i < out.size(); ++i)
     EXPECT_EQ(out[i].leave_ns - out[i - 1].leave_ns, 8'000u);
   EXPECT_EQ(t.counters(0).deflect_queue_peak.load(), 3u);  // a peak stays after the drain
   t.reset_peaks();
   EXPECT_EQ(t.counters(0).deflect_queue_peak.load(), 0u);
+}
+
+// A deflected frame waits in the shared buffer (a Tofino's recirculation port queues in the
+// traffic manager's cells): its cells count in the total every policy's free space comes from
+// until it leaves, and a deflection the buffer has no cells for is dropped.
+TEST(TofinoApprox, DeflectedFramesHoldSharedBufferCells) {
+  RecircBuffer b;
+  TofinoApprox t(1, {kGbit, kGbit});
+  t.settings.recirc_rate_bps.store(kGbit);
+  t.settings.recirc_latency_ns.store(1'000);
+  t.settings.recirc_queue_bytes.store(1 << 20);  // the port's own limit out of the way
+  TofinoApprox::Deflected d;
+  d.from.port = 1;
+  d.cut.assign(128, 0);
+  ASSERT_TRUE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 0, b.state));
+  EXPECT_EQ(b.state.total_cells(), 10u);  // 1000 B in 100-byte cells
+  EXPECT_EQ(b.state.outside_cells(), 10u);
+  EXPECT_EQ(b.state.queue_cells(0) + b.state.queue_cells(1), 0u);  // no queue owns them
+  // Fill the rest of the buffer as queues would: no cells left for another deflection.
+  ASSERT_TRUE(b.state.try_reserve(0, 630));
+  EXPECT_FALSE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 0, b.state));
+  EXPECT_EQ(t.counters(1).deflect_dropped.load(), 1u);
+  EXPECT_EQ(b.state.total_cells(), 640u);
+  // It leaves after 8 us on the wire and 1 us of latency: its cells come back.
+  std::vector<TofinoApprox::Deflected> out;
+  t.take_departed(9'000, out, b.state);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(b.state.outside_cells(), 0u);
+  EXPECT_EQ(b.state.total_cells(), 630u);
+  // What is still recirculating at shutdown gives its cells back too.
+  ASSERT_TRUE(t.deflect(0, TofinoApprox::Deflected(d), kFrame, 20'000, b.state));
+  t.discard_all(b.state);
+  EXPECT_EQ(b.state.total_cells(), 630u);
+  EXPECT_FALSE(t.any_deflected());
 }
 
 }  // namespace
