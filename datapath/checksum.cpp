@@ -35,7 +35,8 @@ bool complete_l4_checksum(std::span<uint8_t> frame, const ParsedFrame& f) noexce
     l4_len = total - (f.l4_offset - f.l3_offset);
     sum = sum_bytes(ip + 12, 8, sum);  // source and destination addresses
   } else {
-    l4_len = static_cast<size_t>((ip[4] << 8) | ip[5]);
+    // The payload length counts extension headers too.
+    l4_len = 40 + static_cast<size_t>((ip[4] << 8) | ip[5]) - (f.l4_offset - f.l3_offset);
     sum = sum_bytes(ip + 8, 32, sum);
   }
   sum += f.l4_proto;

@@ -10,6 +10,18 @@ uint32_t be32(const uint8_t* p) noexcept {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
 
+constexpr uint8_t kIpProtoHopByHop = 0;
+constexpr uint8_t kIpProtoRouting = 43;
+constexpr uint8_t kIpProtoFragment = 44;
+constexpr uint8_t kIpProtoAh = 51;
+constexpr uint8_t kIpProtoDestOptions = 60;
+
+// The IPv6 extension headers the parser walks. ESP (50) ends the walk: what follows is encrypted.
+bool is_ipv6_ext_header(uint8_t next) noexcept {
+  return next == kIpProtoHopByHop || next == kIpProtoRouting || next == kIpProtoFragment ||
+         next == kIpProtoAh || next == kIpProtoDestOptions;
+}
+
 ParsedFrame fail(ParsedFrame f, ParseError e) noexcept {
   f.error = e;
   return f;
@@ -79,6 +91,8 @@ ParsedFrame parse_frame(std::span<const uint8_t> frame) noexcept {
     f.src_ip4 = be32(ip + 12);
     f.dst_ip4 = be32(ip + 16);
     f.is_fragment = (be16(ip + 6) & 0x1fff) != 0;
+    f.fragmented = (be16(ip + 6) & 0x3fff) != 0;  // an offset, or more fragments to come
+    f.l3_end = static_cast<uint16_t>(off + ihl);
     if (f.is_fragment) return f;
     return parse_l4(f, p, off + ihl, off + total);
   }
@@ -93,8 +107,29 @@ ParsedFrame parse_frame(std::span<const uint8_t> frame) noexcept {
     f.l3_offset = static_cast<uint16_t>(off);
     f.dscp = tclass >> 2;
     f.ecn = tclass & 3;
-    f.l4_proto = ip[6];  // extension headers are not followed: their L4 fields stay unset
-    return parse_l4(f, p, off + 40, off + 40 + payload);
+    const size_t end = off + 40 + payload;
+    size_t at = off + 40;
+    uint8_t next = ip[6];
+    for (int ext = 0; is_ipv6_ext_header(next); ++ext) {
+      if (ext == kMaxIpv6ExtHeaders || end - at < 8) return fail(f, ParseError::kIpv6BadExtHeader);
+      const uint8_t* h = p + at;
+      const size_t len = next == kIpProtoFragment ? 8
+                         : next == kIpProtoAh     ? (size_t{h[1]} + 2) * 4
+                                                  : (size_t{h[1]} + 1) * 8;
+      if (len > end - at) return fail(f, ParseError::kIpv6BadExtHeader);
+      if (next == kIpProtoFragment) {
+        f.fragmented = true;
+        f.is_fragment = (be16(h + 2) & 0xfff8) != 0;  // fragment offset
+      } else if (next == kIpProtoRouting && h[3] != 0) {
+        f.routed = true;  // segments left
+      }
+      next = h[0];
+      at += len;
+    }
+    f.l4_proto = next;
+    f.l3_end = static_cast<uint16_t>(at);
+    if (f.is_fragment) return f;
+    return parse_l4(f, p, at, end);
   }
   return f;
 }

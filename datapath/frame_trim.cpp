@@ -52,12 +52,12 @@ void swap_addresses(std::span<uint8_t> frame, const ParsedFrame& f) noexcept {
 }
 
 uint32_t trim_floor(std::span<const uint8_t> frame, const ParsedFrame& f) noexcept {
-  if (!f.ok() || f.ip_version == 0 || f.is_fragment) return 0;
-  const uint8_t* ip = frame.data() + f.l3_offset;
-  if (f.l4_offset == 0) {  // IP without a TCP/UDP header the parser knows: keep the IP header
-    return f.ip_version == 4 ? f.l3_offset + static_cast<uint32_t>(ip[0] & 0x0f) * 4
-                             : f.l3_offset + 40u;
-  }
+  // A fragment's cut could not be reassembled, and a first fragment's L4 checksum covers bytes
+  // in the others; behind a routing header the checksum's destination is another address.
+  if (!f.ok() || f.ip_version == 0 || f.fragmented || f.routed) return 0;
+  // IP without a TCP/UDP header the parser knows: keep the IP header with its options or
+  // extension headers.
+  if (f.l4_offset == 0) return f.l3_end;
   const uint8_t* l4 = frame.data() + f.l4_offset;
   const uint32_t l4_header =
       f.l4_proto == kIpProtoTcp ? static_cast<uint32_t>(l4[12] >> 4) * 4 : 8u;

@@ -6,9 +6,10 @@
 // TCP/UDP checksum over what is left. `dscp` rewrites the DSCP (keeping the ECN bits), so the
 // network can tell headers from data.
 //
-// Only IP frames with a parsed TCP or UDP header, or IP frames without one but not fragments,
-// can be trimmed; trim_floor() says how short a copy may become, 0 when it may not be trimmed
-// at all (not IP, malformed, an IPv4 non-first fragment).
+// Only IP frames with a parsed TCP or UDP header, or IP frames without one, can be trimmed, and
+// not fragments (first ones included) nor IPv6 packets with a routing header that has segments
+// left; trim_floor() says how short a copy may become, 0 when it may not be trimmed at all. The
+// cut never falls inside IPv4 options or IPv6 extension headers.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +26,9 @@ struct TrimOptions {
   int dscp = -1;            // 0..63 rewrites the DSCP; -1 keeps it
 };
 
-// The headers' length in `frame` as parsed: Ethernet (+ VLAN tags) + IP header (IPv4 options
-// included) + TCP header (options included) or UDP header; 0 if the frame cannot be trimmed.
+// The headers' length in `frame` as parsed: Ethernet (+ VLAN tags) + IP header (IPv4 options or
+// IPv6 extension headers included) + TCP header (options included) or UDP header; 0 if the frame
+// cannot be trimmed.
 uint32_t trim_floor(std::span<const uint8_t> frame, const ParsedFrame& parsed) noexcept;
 
 // Cuts `frame` (the caller's own copy, laid out as `parsed` describes) in place and returns its

@@ -72,4 +72,52 @@ inline std::vector<uint8_t> build_frame(const FrameSpec& s) {
   return f;
 }
 
+// An IPv6 extension header for with_ipv6_ext(): its type and its bytes, whose first byte (the
+// next header) the helper fills in.
+struct Ipv6Ext {
+  uint8_t type;
+  std::vector<uint8_t> bytes;
+};
+inline Ipv6Ext hop_by_hop(size_t units = 0) {  // 8 * (units + 1) bytes of padding options
+  std::vector<uint8_t> b(8 * (units + 1), 0);
+  b[1] = static_cast<uint8_t>(units);
+  b[2] = 1;  // PadN covering the rest
+  b[3] = static_cast<uint8_t>(b.size() - 4);
+  return {0, b};
+}
+inline Ipv6Ext fragment_header(uint16_t offset_units, bool more) {
+  std::vector<uint8_t> b(8, 0);
+  put16(b, 2, static_cast<uint16_t>((offset_units << 3) | (more ? 1 : 0)));
+  return {44, b};
+}
+inline Ipv6Ext routing_header(uint8_t segments_left) {  // type 4 (SRH) with one 16-byte segment
+  std::vector<uint8_t> b(24, 0);
+  b[1] = 2;
+  b[2] = 4;
+  b[3] = segments_left;
+  return {43, b};
+}
+
+// Inserts `exts` between a built IPv6 frame's 40-byte header (at `l3`) and its L4 header,
+// chaining the next-header fields and growing the payload length. The L4 checksum is left as it
+// was (complete_l4_checksum() makes it valid).
+inline std::vector<uint8_t> with_ipv6_ext(std::vector<uint8_t> f, size_t l3,
+                                          std::vector<Ipv6Ext> exts) {
+  uint8_t next = f[l3 + 6];
+  size_t added = 0;
+  for (auto it = exts.rbegin(); it != exts.rend(); ++it) {
+    it->bytes[0] = next;
+    next = it->type;
+  }
+  f[l3 + 6] = next;
+  size_t at = l3 + 40;
+  for (const Ipv6Ext& e : exts) {
+    f.insert(f.begin() + static_cast<long>(at), e.bytes.begin(), e.bytes.end());
+    at += e.bytes.size();
+    added += e.bytes.size();
+  }
+  put16(f, l3 + 4, static_cast<uint16_t>(((f[l3 + 4] << 8) | f[l3 + 5]) + added));
+  return f;
+}
+
 }  // namespace sharebuf::testing

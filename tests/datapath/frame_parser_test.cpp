@@ -41,6 +41,54 @@ TEST(FrameParser, VlanIpv6Tcp) {
   EXPECT_EQ(p.l4_offset, 58);
 }
 
+// IPv6 extension headers are walked to the L4 header: hop-by-hop (8 B), destination options
+// (16 B), a first fragment, AH (its length in 4-byte units).
+TEST(FrameParser, Ipv6ExtensionHeadersLeadToTheL4Header) {
+  auto dest_opts = testing::hop_by_hop(1);
+  dest_opts.type = 60;
+  const testing::Ipv6Ext ah{51, std::vector<uint8_t>{0, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7,
+                                                     9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}};
+  const auto f = testing::with_ipv6_ext(
+      build_frame({.ipv6 = true, .proto = 6, .src_port = 7}), 14,
+      {testing::hop_by_hop(), dest_opts, testing::fragment_header(0, true), ah});
+  const ParsedFrame p = parse_frame(f);
+  ASSERT_TRUE(p.ok()) << to_string(p.error);
+  EXPECT_EQ(p.l4_proto, kIpProtoTcp);
+  EXPECT_EQ(p.l3_end, 14 + 40 + 8 + 16 + 8 + 24);
+  EXPECT_EQ(p.l4_offset, p.l3_end);
+  EXPECT_EQ(p.src_port, 7);
+  EXPECT_TRUE(p.fragmented);    // the first fragment: its L4 header is here...
+  EXPECT_FALSE(p.is_fragment);  // ...so it is not a non-first one
+  EXPECT_FALSE(p.routed);
+}
+
+TEST(FrameParser, Ipv6FragmentsAndRoutingHeaders) {
+  const auto later = testing::with_ipv6_ext(build_frame({.ipv6 = true}), 14,
+                                            {testing::fragment_header(100, false)});
+  ParsedFrame p = parse_frame(later);
+  ASSERT_TRUE(p.ok()) << to_string(p.error);
+  EXPECT_TRUE(p.is_fragment);
+  EXPECT_TRUE(p.fragmented);
+  EXPECT_EQ(p.l4_offset, 0);  // no L4 header in a later fragment
+  const auto routed =
+      testing::with_ipv6_ext(build_frame({.ipv6 = true}), 14, {testing::routing_header(1)});
+  p = parse_frame(routed);
+  ASSERT_TRUE(p.ok()) << to_string(p.error);
+  EXPECT_TRUE(p.routed);
+  EXPECT_EQ(p.l4_offset, 14 + 40 + 24);
+  EXPECT_FALSE(parse_frame(testing::with_ipv6_ext(build_frame({.ipv6 = true}), 14,
+                                                  {testing::routing_header(0)}))
+                   .routed);
+  // ESP ends the walk: what follows is encrypted.
+  auto esp = build_frame({.ipv6 = true});
+  esp[14 + 6] = 50;
+  p = parse_frame(esp);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p.l4_proto, 50);
+  EXPECT_EQ(p.l4_offset, 0);
+  EXPECT_EQ(p.l3_end, 14 + 40);
+}
+
 TEST(FrameParser, NonIpIsValidL2) {
   std::vector<uint8_t> arp(42, 0);
   arp[0] = 0xff;
@@ -98,6 +146,19 @@ const Broken kBroken[] = {
      [] { return with({.proto = 6, .payload = 0}, [](auto& f) { f[14 + 20 + 12] = 0xf0; }); }},
     {"udp length", ParseError::kUdpBadLength,
      [] { return with({}, [](auto& f) { testing::put16(f, 14 + 20 + 4, 7); }); }},
+    {"ipv6 ext past payload", ParseError::kIpv6BadExtHeader,
+     [] {
+       auto f = testing::with_ipv6_ext(build_frame({.ipv6 = true, .payload = 0}), 14,
+                                       {testing::hop_by_hop()});
+       f[14 + 40 + 1] = 5;  // 48 bytes claimed, 16 in the payload
+       return f;
+     }},
+    {"ipv6 too many ext", ParseError::kIpv6BadExtHeader,
+     [] {
+       return testing::with_ipv6_ext(
+           build_frame({.ipv6 = true}), 14,
+           std::vector<testing::Ipv6Ext>(kMaxIpv6ExtHeaders + 1, testing::hop_by_hop()));
+     }},
 };
 
 TEST(FrameParser, EveryMalformationHasItsReason) {
@@ -126,6 +187,18 @@ TEST(FrameParser, TruncationsNeverReadPastTheFrame) {
     }
     EXPECT_TRUE(parse_frame(full).ok());
   }
+  // And through IPv6 extension headers.
+  const auto full = testing::with_ipv6_ext(build_frame({.ipv6 = true, .proto = 6}), 14,
+                                           {testing::hop_by_hop(1), testing::routing_header(1)});
+  ASSERT_TRUE(parse_frame(full).ok());
+  for (size_t n = 0; n <= full.size(); ++n) {
+    const std::vector<uint8_t> cut(full.begin(), full.begin() + static_cast<long>(n));
+    const ParsedFrame p = parse_frame(cut);
+    if (p.ok()) {
+      EXPECT_LE(p.l3_end, n);
+      EXPECT_LE(p.l4_offset, n);
+    }
+  }
 }
 
 TEST(FrameParser, FlowHashSeparatesFlowsAndIgnoresNonIp) {
@@ -143,6 +216,7 @@ TEST(FrameParser, FlowHashSeparatesFlowsAndIgnoresNonIp) {
 TEST(FrameParser, ReasonNamesAreStable) {
   EXPECT_EQ(to_string(ParseError::kIpv4BadIhl), "ipv4_bad_ihl");
   EXPECT_EQ(to_string(ParseError::kUdpBadLength), "udp_bad_length");
+  EXPECT_EQ(to_string(ParseError::kIpv6BadExtHeader), "ipv6_bad_ext_header");
   EXPECT_EQ(kParseErrorNames.size(), kNumParseErrors);
 }
 

@@ -40,7 +40,7 @@ bool l4_checksum_ok(const Frame& f, size_t l3, size_t l4, bool ipv6, uint8_t pro
   size_t seg;
   if (ipv6) {
     sum = sum_range(sum, f, l3 + 8, 32);
-    seg = rd16(f, l3 + 4);
+    seg = rd16(f, l3 + 4) + 40 - (l4 - l3);  // the payload length counts extension headers
   } else {
     sum = sum_range(sum, f, l3 + 12, 8);
     seg = rd16(f, l3 + 2) - (l4 - l3);
@@ -171,6 +171,55 @@ TEST(FrameTrim, NonIpAndFragmentsCannotBeTrimmed) {
   testing::put16(frag, 24, 0);
   testing::put16(frag, 24, ipv4_header_checksum(&frag[14], 20));
   EXPECT_EQ(trim_frame(frag, parse_frame(frag), {}), 0u);
+}
+
+// IPv6 extension headers stay whole: the cut falls after them and the L4 header, the payload
+// length counts them, the UDP length and checksum cover what is left of the datagram.
+TEST(FrameTrim, Ipv6ExtensionHeadersAreKeptAndTheChecksumCoversWhatIsLeft) {
+  for (uint8_t proto : {uint8_t{6}, uint8_t{17}}) {
+    Frame f =
+        testing::with_ipv6_ext(testing::build_frame({.ipv6 = true, .proto = proto, .payload = 900}),
+                               14, {testing::hop_by_hop(3), testing::routing_header(0)});
+    complete_l4_checksum(f, parse_frame(f));
+    const ParsedFrame p = parse_frame(f);
+    ASSERT_TRUE(p.ok()) << to_string(p.error);
+    const size_t l4 = 14 + 40 + 32 + 24;
+    ASSERT_EQ(p.l4_offset, l4);
+    ASSERT_TRUE(l4_checksum_ok(f, 14, l4, true, proto));
+    // 64 bytes asked: not below the headers, extension headers included.
+    Frame cut = f;
+    const size_t n = trim_frame(cut, p, {.size = 64});
+    EXPECT_EQ(n, trim_floor(f, p));
+    EXPECT_EQ(n, l4 + (proto == 6 ? 20u : 8u));
+    // 200 bytes: payload length, UDP length, checksum over the datagram cut.
+    cut = f;
+    ASSERT_EQ(trim_frame(cut, p, {.size = 200}), 200u);
+    cut.resize(200);
+    EXPECT_EQ(rd16(cut, 14 + 4), 200 - 14 - 40);
+    if (proto == 17) {
+      EXPECT_EQ(rd16(cut, l4 + 4), 200 - l4);
+    }
+    EXPECT_TRUE(l4_checksum_ok(cut, 14, l4, true, proto)) << int{proto};
+  }
+}
+
+// A fragment (first or later, IPv4 or IPv6) is not trimmed: its cut could not be reassembled, and
+// a first fragment's L4 checksum covers bytes in the others. Nor is a packet whose routing header
+// still has segments to visit (its checksum's destination is not in the IP header).
+TEST(FrameTrim, FragmentsAndRoutedIpv6AreNotTrimmed) {
+  Frame first4 = testing::build_frame({.proto = 17, .payload = 600});
+  testing::put16(first4, 14 + 6, 0x2000);  // more fragments, offset 0
+  testing::put16(first4, 24, 0);
+  testing::put16(first4, 24, ipv4_header_checksum(&first4[14], 20));
+  ASSERT_TRUE(parse_frame(first4).ok());
+  EXPECT_EQ(trim_frame(first4, parse_frame(first4), {}), 0u);
+  for (const auto& ext : {testing::fragment_header(0, true), testing::fragment_header(40, false),
+                          testing::routing_header(2)}) {
+    Frame f =
+        testing::with_ipv6_ext(testing::build_frame({.ipv6 = true, .payload = 600}), 14, {ext});
+    ASSERT_TRUE(parse_frame(f).ok());
+    EXPECT_EQ(trim_frame(f, parse_frame(f), {}), 0u) << int{ext.type};
+  }
 }
 
 TEST(FrameTrim, EthernetPaddingIsNotPacketData) {
