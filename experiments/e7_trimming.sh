@@ -3,8 +3,9 @@
 # once (sharebuf-ndp: NDP-like, receiver-driven, pulls paced at h1's link rate, first window of
 # 8 packets) through p1, shaped to 100 Mbit/s, with a small shared buffer (600 cells of 80 B).
 # Overflow modes, switched live with trim.set on one running switch per policy: "drop" (lost
-# packets come back after sharebuf-ndp's 10 ms timeout), "trim" (the idealised NDP switch: the
-# refused frame's 128-byte header goes on through the port's strict-priority trim queue) and
+# packets come back after sharebuf-ndp's 10 ms timeout, doubled per resend), "trim" (the
+# idealised NDP switch: the refused frame's 128-byte header goes on through the port's
+# strict-priority trim queue) and
 # "tofino" (trimming's Tofino approximation: 2 ingress pipelines, h2/h4 on one, h3/h5 on the
 # other; per-pipeline meters, deflect-on-drop through a 100 Mbit/s recirculation port,
 # notifications; times scaled to the port rate, see docs/experiments/e7-trimming.md).

@@ -17,6 +17,7 @@ import e7_report  # noqa: E402
 import e8_report  # noqa: E402
 import e8_runs  # noqa: E402
 import fct_collect  # noqa: E402
+import fig13_report  # noqa: E402
 import trim_rx  # noqa: E402
 
 
@@ -395,3 +396,23 @@ class E8Index(Scratch):
         with open(f"{self.dir}/index.json") as f:
             index = json.load(f)
         self.assertEqual(index, {"quick": True, "figures": {"credence-load": []}})
+
+
+class Fig13Report(unittest.TestCase):
+    def test_added_latency_is_against_idle_in_ms_and_packet_times(self):
+        rtts = {"idle": [0.1, 0.1, 0.2], "droptail": [24.3, 24.32, 25.0],
+                "trim": [1.311, 1.312, 1.5]}
+        rs = {r["case"]: r for r in fig13_report.rows(rtts, {})}
+        self.assertIsNone(rs["idle"]["added_ms"])
+        self.assertAlmostEqual(rs["droptail"]["added_ms"], 24.22)
+        # 1514 bytes at 100 Mbit/s: 121.12 us a frame, so 24.22 ms is 200 frames.
+        self.assertAlmostEqual(rs["droptail"]["added_packets"], 199.97, places=2)
+        self.assertAlmostEqual(rs["trim"]["added_packets"], 1.212 / 0.12112, places=3)
+        self.assertEqual(rs["trim"]["paper_ms"], 0.036)
+        self.assertIn("| 9 TCP senders, 200-packet drop-tail queue | 3 |", fig13_report.table(
+            fig13_report.rows(rtts, {})))
+
+    def test_without_an_idle_case_nothing_is_added(self):
+        rs = fig13_report.rows({"trim": [1.0, 2.0]}, {})
+        self.assertEqual([r["case"] for r in rs], ["trim"])
+        self.assertIsNone(rs[0]["added_ms"])
