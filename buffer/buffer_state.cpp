@@ -61,6 +61,36 @@ void BufferState::release_outside(uint32_t cells) noexcept {
   live_.total.fetch_sub(cells, std::memory_order_relaxed);
 }
 
+bool BufferState::set_header_reserve(uint32_t cells_per_port) noexcept {
+  if (cells_per_port == 0 || header_reserve_ != 0) return cells_per_port == header_reserve_;
+  const uint64_t all = uint64_t{cells_per_port} * layout_.num_ports();
+  if (all > capacity_ || !try_reserve_outside(static_cast<uint32_t>(all))) return false;
+  header_free_ = std::make_unique<PaddedCounter[]>(layout_.num_ports());
+  for (uint32_t p = 0; p < layout_.num_ports(); ++p)
+    header_free_[p].v.store(cells_per_port, std::memory_order_relaxed);
+  header_reserve_ = cells_per_port;
+  return true;
+}
+
+bool BufferState::take_header_cells(uint32_t queue, uint32_t cells) noexcept {
+  if (header_reserve_ == 0) return false;
+  std::atomic<uint32_t>& free = header_free_[layout_.port_of(queue)].v;
+  uint32_t have = free.load(std::memory_order_relaxed);
+  do {
+    if (cells > have) return false;
+  } while (!free.compare_exchange_weak(have, have - cells, std::memory_order_relaxed));
+  // The total does not move: the cells were counted outside the queues and now are in one.
+  outside_.fetch_sub(cells, std::memory_order_relaxed);
+  add(queue, cells);
+  return true;
+}
+
+void BufferState::return_header_cells(uint32_t queue, uint32_t cells) noexcept {
+  remove(queue, cells);
+  outside_.fetch_add(cells, std::memory_order_relaxed);
+  header_free_[layout_.port_of(queue)].v.fetch_add(cells, std::memory_order_relaxed);
+}
+
 void BufferState::release(uint32_t queue, uint32_t cells) noexcept {
   remove(queue, cells);
   live_.total.fetch_sub(cells, std::memory_order_relaxed);

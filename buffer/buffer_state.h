@@ -50,6 +50,23 @@ class BufferState {
   void release_outside(uint32_t cells) noexcept;
   uint32_t outside_cells() const noexcept { return outside_.load(std::memory_order_relaxed); }
 
+  // The header reserve: `cells` per port set aside, at start, for trimmed copies leaving that
+  // port (NDP's header queue: headers do not contend with data for the shared buffer). Unused,
+  // the reserve counts outside the queues (in the total, so every policy's free space is the
+  // buffer less the reserve); a header that takes reserve cells moves them into its queue
+  // without touching the total, and gives them back to its port's reserve when it leaves.
+  // set_header_reserve: once, before any frame; false, changing nothing, if ports x cells do not
+  // fit in B.
+  bool set_header_reserve(uint32_t cells_per_port) noexcept;
+  uint32_t header_reserve_cells() const noexcept { return header_reserve_; }
+  // Takes `cells` of queue's port's reserve into `queue`; false, changing nothing, if they are
+  // not free.
+  bool take_header_cells(uint32_t queue, uint32_t cells) noexcept;
+  void return_header_cells(uint32_t queue, uint32_t cells) noexcept;
+  uint32_t header_free_cells(uint32_t port) const noexcept {
+    return header_reserve_ == 0 ? 0 : header_free_[port].v.load(std::memory_order_relaxed);
+  }
+
   const Occupancy& live() const noexcept { return live_; }
   uint32_t total_cells() const noexcept { return live_.total.load(std::memory_order_relaxed); }
   uint32_t free_cells() const noexcept { return capacity_ - total_cells(); }
@@ -86,6 +103,8 @@ class BufferState {
   uint32_t fair_share_;
   Occupancy live_;
   std::atomic<uint32_t> outside_{0};
+  uint32_t header_reserve_ = 0;
+  std::unique_ptr<PaddedCounter[]> header_free_;  // per port, when header_reserve_ != 0
   std::atomic<uint32_t> peak_total_{0};
   std::atomic<uint32_t> peak_group_[kNumPriorityGroups] = {};
   std::unique_ptr<PaddedCounter[]> peak_queue_;

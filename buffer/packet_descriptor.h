@@ -16,6 +16,9 @@ enum PacketFlags : uint8_t {
   kFlagEcnMarked = 1u << 0,
   kFlagTrimmed = 1u << 1,
   kFlagFlooded = 1u << 2,
+  // Its cells came from its port's header reserve (BufferState::take_header_cells) and go back
+  // there when it leaves. Set only by SharedBuffer::enqueue_header.
+  kFlagHeaderReserve = 1u << 3,
 };
 
 struct PacketDescriptor {

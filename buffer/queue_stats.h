@@ -29,6 +29,8 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> trimmed_pkts{0};
   std::atomic<uint64_t> trimmed_sent_pkts{0};
   std::atomic<uint64_t> trimmed_dropped_pkts{0};
+  // Of the trimmed copies this queue admitted, those that took its port's header reserve.
+  std::atomic<uint64_t> header_reserve_pkts{0};
   // Return-to-sender: frames of this queue whose cut copy went back toward their sender.
   std::atomic<uint64_t> bounced_pkts{0};
   // Trimming's Tofino approximation: frames of this queue the buffer refused that went into a
@@ -72,10 +74,10 @@ struct alignas(64) QueueStats {
 };
 
 inline void QueueStats::reset() noexcept {
-  for (auto* c :
-       {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
-        &dequeued_bytes, &ecn_marked_pkts, &trimmed_pkts, &trimmed_sent_pkts, &trimmed_dropped_pkts,
-        &bounced_pkts, &deflected_pkts, &trimmed_newest_pkts, &stalled_pkts}) {
+  for (auto* c : {&received_pkts, &enqueued_pkts, &enqueued_cells, &dequeued_pkts, &dequeued_cells,
+                  &dequeued_bytes, &ecn_marked_pkts, &trimmed_pkts, &trimmed_sent_pkts,
+                  &trimmed_dropped_pkts, &header_reserve_pkts, &bounced_pkts, &deflected_pkts,
+                  &trimmed_newest_pkts, &stalled_pkts}) {
     c->store(0, std::memory_order_relaxed);
   }
   for (size_t r = 0; r < kNumDropReasons; ++r) {

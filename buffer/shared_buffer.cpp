@@ -50,7 +50,20 @@ bool SharedBuffer::enqueue(CellCache& cache, uint32_t q, std::span<const std::by
     state_.release(q, cells);
     return false;
   }
-  link(head, q, cells, meta);
+  link(head, q, cells, meta, meta.flags & ~kFlagHeaderReserve);
+  return true;
+}
+
+bool SharedBuffer::enqueue_header(CellCache& cache, uint32_t q, std::span<const std::byte> frame,
+                                  const FrameMeta& meta) noexcept {
+  const uint32_t cells = pool_.cells_for(static_cast<uint32_t>(frame.size()));
+  if (!state_.take_header_cells(q, cells)) return false;
+  const uint32_t head = pool_.write_frame(cache, frame);
+  if (head == kNoCell) {
+    state_.return_header_cells(q, cells);
+    return false;
+  }
+  link(head, q, cells, meta, meta.flags | kFlagHeaderReserve);
   return true;
 }
 
@@ -62,16 +75,24 @@ void SharedBuffer::enqueue_reserved(CellCache& cache, uint32_t q, std::span<cons
     state_.release(q, cells);
     return;
   }
-  link(head, q, cells, meta);
+  link(head, q, cells, meta, meta.flags & ~kFlagHeaderReserve);
 }
 
-void SharedBuffer::link(uint32_t head, uint32_t q, uint32_t cells, const FrameMeta& meta) noexcept {
+void SharedBuffer::give_back(const PacketDescriptor& d) noexcept {
+  if ((d.flags & kFlagHeaderReserve) != 0)
+    state_.return_header_cells(d.queue, d.cells);
+  else
+    state_.release(d.queue, d.cells);
+}
+
+void SharedBuffer::link(uint32_t head, uint32_t q, uint32_t cells, const FrameMeta& meta,
+                        uint8_t flags) noexcept {
   PacketDescriptor& d = pool_.descriptor(head);
   d.arrival_ns = meta.arrival_ns;
   d.queue = static_cast<uint16_t>(q);
   d.in_port = meta.in_port;
   d.class_id = meta.class_id;
-  d.flags = meta.flags;
+  d.flags = flags;
   stats_[q].enqueued_pkts.fetch_add(1, std::memory_order_relaxed);
   stats_[q].enqueued_cells.fetch_add(cells, std::memory_order_relaxed);
   queues_[q].push(head);
@@ -129,8 +150,15 @@ uint32_t SharedBuffer::evict_planned(CellCache& cache, uint32_t q, bool from_hea
     const uint32_t head = from_head ? queues_[j].pop_head() : queues_[j].pop_tail();
     if (head == kNoCell) continue;  // its egress sent the queue's last frames meanwhile
     record_evicted(head, evicted);
-    const uint32_t c = pool_.descriptor(head).cells;
+    const PacketDescriptor& d = pool_.descriptor(head);
+    const uint32_t c = d.cells;
     count_drop(j, DropReason::kPushedOut, c);
+    if ((d.flags & kFlagHeaderReserve) != 0) {
+      // A header's cells go back to its port's reserve, not to q; the shortfall is planned again.
+      state_.return_header_cells(j, c);
+      pool_.free_frame(cache, head);
+      continue;
+    }
     state_.transfer(j, q, c);  // the victim's cells go to q: a racing arrival cannot take them
     pool_.free_frame(cache, head);
     moved += c;
@@ -191,13 +219,11 @@ SharedBuffer::RoomMade SharedBuffer::make_room(CellCache& cache, uint32_t q, uin
 }
 
 void SharedBuffer::release(CellCache& cache, uint32_t head) noexcept {
-  const PacketDescriptor& d = pool_.descriptor(head);
-  const uint32_t q = d.queue;
-  const uint32_t cells = d.cells;
-  stats_[q].dequeued_pkts.fetch_add(1, std::memory_order_relaxed);
-  stats_[q].dequeued_cells.fetch_add(cells, std::memory_order_relaxed);
+  const PacketDescriptor d = pool_.descriptor(head);
+  stats_[d.queue].dequeued_pkts.fetch_add(1, std::memory_order_relaxed);
+  stats_[d.queue].dequeued_cells.fetch_add(d.cells, std::memory_order_relaxed);
   pool_.free_frame(cache, head);
-  state_.release(q, cells);
+  give_back(d);
 }
 
 size_t SharedBuffer::dequeue_copy(CellCache& cache, uint32_t q, std::span<std::byte> out,
@@ -220,11 +246,11 @@ uint32_t SharedBuffer::push_out(CellCache& cache, uint32_t q, bool from_head,
 uint32_t SharedBuffer::evict(CellCache& cache, uint32_t q, uint32_t head,
                              EvictedFrames* evicted) noexcept {
   record_evicted(head, evicted);
-  const uint32_t cells = pool_.descriptor(head).cells;
-  count_drop(q, DropReason::kPushedOut, cells);
+  const PacketDescriptor d = pool_.descriptor(head);
+  count_drop(q, DropReason::kPushedOut, d.cells);
   pool_.free_frame(cache, head);
-  state_.release(q, cells);
-  return cells;
+  give_back(d);
+  return d.cells;
 }
 
 void SharedBuffer::drain_all(CellCache& cache) noexcept {

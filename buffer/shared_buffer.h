@@ -113,6 +113,12 @@ class SharedBuffer {
   bool enqueue(CellCache& cache, uint32_t q, std::span<const std::byte> frame,
                const FrameMeta& meta) noexcept;
 
+  // Like enqueue(), for a trimmed copy, with cells from q's port's header reserve instead of the
+  // shared pool (BufferState::set_header_reserve); no policy is asked. False, changing nothing,
+  // if the reserve lacks the cells.
+  bool enqueue_header(CellCache& cache, uint32_t q, std::span<const std::byte> frame,
+                      const FrameMeta& meta) noexcept;
+
   // Removes the oldest frame of queue q and returns its head cell (kNoCell if empty). The frame
   // keeps its cells and its accounting until release().
   uint32_t dequeue(uint32_t q) noexcept { return queues_[q].pop_head(); }
@@ -184,7 +190,11 @@ class SharedBuffer {
   void reset_counters() noexcept;
 
  private:
-  void link(uint32_t head, uint32_t q, uint32_t cells, const FrameMeta& meta) noexcept;
+  void link(uint32_t head, uint32_t q, uint32_t cells, const FrameMeta& meta,
+            uint8_t flags) noexcept;
+  // Gives a frame's cells back: to its port's header reserve if they came from there, else to
+  // the pool.
+  void give_back(const PacketDescriptor& d) noexcept;
   // make_room()'s steps, under push_out_lock_: plan victims for `need` more cells (false: q is
   // among the longest), then evict the planned frames, moving their cells to q; returns them.
   bool plan_victims(uint32_t q, uint32_t need, uint32_t held, bool from_head,

@@ -107,6 +107,14 @@ AdmissionOutcome admit_cut_copy(policies::Policy& policy, buffer::SharedBuffer& 
   ctx.bytes = static_cast<uint32_t>(cut.size());
   ctx.cells = buffer.layout().cells_for(ctx.bytes);
   meta.flags |= buffer::kFlagTrimmed;
+  // The port's header reserve first (NDP's header queue: no verdict, no contention with data);
+  // when it is full, the shared buffer under the policy like any arrival.
+  if (buffer.enqueue_header(cache, trim_queue, std::as_bytes(cut), meta)) {
+    buffer.count_arrival(trim_queue);
+    buffer.stats(trim_queue).header_reserve_pkts.fetch_add(1, std::memory_order_relaxed);
+    policy.on_enqueue(ctx, view);
+    return {.enqueued = true};
+  }
   AdmissionOutcome out = admit_frame(policy, buffer, cache, view, ctx, std::as_bytes(cut), meta);
   if (!out.enqueued)
     buffer.stats(trim_queue).trimmed_dropped_pkts.fetch_add(1, std::memory_order_relaxed);

@@ -449,7 +449,14 @@ bool RxWorker::send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame,
   const uint32_t tq = trim_queue_of(via);
   const AdmissionOutcome out = admit_trimmed(policy, core_.buffer, cache, view, ctx, frame, parsed,
                                              opts, tq, meta, trim_scratch_, return_to_sender);
-  if (!out.enqueued) return false;
+  if (!out.enqueued) {
+    // NDP: a header its queue cannot take (reserve full, then refused) goes back to its sender.
+    // A copy that got no cut (out.reason none) has nothing to return.
+    if (return_to_sender || out.reason == buffer::DropReason::kNone ||
+        !core_.config.trim.header_full_return)
+      return false;
+    return send_cut_copy(out_port, frame, parsed, ctx, meta, policy, view, cache, true);
+  }
   pending_ports_ |= uint64_t{1} << via;
   return true;
 }

@@ -30,6 +30,15 @@ std::string_view to_string(ClassifyMode m) noexcept {
   return "?";
 }
 
+uint32_t header_reserve_cells(const SwitchConfig& cfg) {
+  const bool trims = std::any_of(cfg.classes.begin(), cfg.classes.end(), [](const ClassConfig& c) {
+    return c.overflow != OverflowAction::kDrop;
+  });
+  if (!trims || cfg.trim.header_reserve == 0) return 0;
+  const uint32_t cell = std::max<uint32_t>(1, cfg.buffer.cell_bytes);
+  return cfg.trim.header_reserve * ((cfg.trim.size + cell - 1) / cell);
+}
+
 buffer::BufferConfig buffer_config(const SwitchConfig& cfg) {
   buffer::BufferConfig b = cfg.buffer;
   b.ports.clear();

@@ -48,6 +48,13 @@ struct TrimConfig {
   // each RX worker's coin.
   double trim_newest = 0;
   uint64_t seed = 1;
+  // header_reserve: trimmed headers (of `size` bytes) each port keeps room for outside the shared
+  // pool's contention, as NDP keeps a header queue apart from its 8-packet data queue; taken
+  // from the buffer at start when a class trims or returns (header_reserve_cells()).
+  uint32_t header_reserve = 8;
+  // header_full: a trimmed copy its trim queue refuses (reserve full, then the policy or the
+  // pool) goes back to its sender (NDP) instead of being dropped.
+  bool header_full_return = true;
   MeterVariant meters = MeterVariant::kThreeMeters;
   uint64_t line_rate_bps = 0;  // the meters' 100 % for ports without a `rate`
   uint32_t meter_burst_bytes = 12'000;
@@ -148,6 +155,9 @@ struct SwitchConfig {
 // The shared buffer a SwitchConfig implies: its ports' queues, each queue in the priority group of
 // the first class mapped to it.
 buffer::BufferConfig buffer_config(const SwitchConfig& config);
+// Cells of header reserve per port (BufferState::set_header_reserve): header_reserve headers of
+// trim_size bytes when a class's overflow action is trim or return-to-sender, else 0.
+uint32_t header_reserve_cells(const SwitchConfig& config);
 
 // How a port configured with `kind` and DRR `weights` shares its rate, as policies see it (FB's,
 // ABM's and FBA's gamma, Credence's idle drain). The live switch and the replay both use it.

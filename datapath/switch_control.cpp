@@ -95,6 +95,7 @@ nlohmann::json SwitchControl::stats() const {
                    {"peak_cells", buf.state().peak_total_cells()},
                    {"free_cells", buf.state().free_cells()},
                    {"outside_cells", buf.state().outside_cells()},
+                   {"header_reserve_cells", buf.state().header_reserve_cells()},
                    {"pool_physical_cells", buf.pool().physical_cells()},
                    {"pool_free_cells", buf.pool().free_cells_approx()}};
   for (uint32_t p = 0; p < core.ports.size(); ++p) {
@@ -127,6 +128,7 @@ nlohmann::json SwitchControl::stats() const {
            {"trimmed", s.trimmed_pkts.load(kRelaxed)},
            {"trimmed_sent", s.trimmed_sent_pkts.load(kRelaxed)},
            {"trimmed_dropped", s.trimmed_dropped_pkts.load(kRelaxed)},
+           {"header_reserve", s.header_reserve_pkts.load(kRelaxed)},
            {"bounced", s.bounced_pkts.load(kRelaxed)},
            {"deflected", s.deflected_pkts.load(kRelaxed)},
            {"trimmed_newest", s.trimmed_newest_pkts.load(kRelaxed)},
@@ -144,6 +146,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"rate_bps", port.config.rate_bps},
                             {"mtu", port.io ? port.io->mtu() : port.link.mtu},
                             {"scheduler", to_string(port.config.scheduler)},
+                            {"header_free_cells", buf.state().header_free_cells(p)},
                             {"rx_frames", c.rx_frames.load(kRelaxed)},
                             {"rx_bytes", c.rx_bytes.load(kRelaxed)},
                             {"tx_frames", c.tx_frames.load(kRelaxed)},

@@ -2,6 +2,9 @@
 
 #include <time.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "policies/registry.h"
 
 namespace sharebuf::datapath {
@@ -24,6 +27,13 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
   tofino.settings.recirc_rate_bps.store(cfg.trim.recirc_rate_bps);
   tofino.settings.recirc_queue_bytes.store(cfg.trim.recirc_queue_bytes);
   tofino.settings.recirc_latency_ns.store(cfg.trim.recirc_latency_ns);
+  if (const uint32_t reserve = header_reserve_cells(cfg);
+      reserve != 0 && !buffer.state().set_header_reserve(reserve)) {
+    throw std::invalid_argument("[trimming] header_reserve: " + std::to_string(reserve) +
+                                " cells on each of " + std::to_string(cfg.ports.size()) +
+                                " ports do not fit in a buffer of " +
+                                std::to_string(buffer.layout().capacity_cells()) + " cells");
+  }
   policy_owner = policies::make_policy(cfg.policy, cfg.policy_params, env);
   policy_owner->on_install(buffer.exact_view());
   buffer.set_policy_uses_probes(policy_owner->uses_probes(), monotonic_ns());

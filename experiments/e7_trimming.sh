@@ -13,15 +13,17 @@
 # delay (first transmission to the retransmission's arrival) and the one-way latency of trimmed
 # headers (the paper's header-arrival view, plotted as CDFs).
 #   experiments/e7_trimming.sh [--out DIR] [--fanin 8,16,32] [--policies dt,credence,lqd]
-#       [--modes drop,trim,tofino] [--queries 20] [--size 65536] [--readme] [--quick]
+#       [--modes drop,trim,tofino] [--queries 20] [--size 65536] [--header-reserve 8]
+#       [--readme] [--quick]
 # About 4 minutes with the defaults. --quick: N = 16, DT, 5 queries. --readme writes the E7 page's
-# results section. Writes flows.csv, events.csv, summary.csv/.md, header_latency_cdf.png and
-# qct.png into DIR.
+# results section. --header-reserve: headers each port keeps room for apart from the shared pool
+# ([trimming] header_reserve; 0 puts every header at the policy's mercy). Writes flows.csv,
+# events.csv, summary.csv/.md, header_latency_cdf.png and qct.png into DIR.
 set -euo pipefail
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino queries=20 size=65536
-readme=0
+readme=0 header_reserve=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -30,9 +32,10 @@ while [ $# -gt 0 ]; do
     --modes) modes=$2; shift 2 ;;
     --queries) queries=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
+    --header-reserve) header_reserve=$2; shift 2 ;;
     --readme) readme=1; shift ;;
     --quick) fanin=16; policies=dt; queries=5; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e7_trimming.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -43,6 +46,8 @@ for n in ${fanin//,/ }; do
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 256 ] ||
     { echo "e7_trimming.sh: --fanin: '$n' is not a number from 1 to 256" >&2; exit 2; }
 done
+[[ "$header_reserve" =~ ^[0-9]+$ ]] ||
+  { echo "e7_trimming.sh: --header-reserve: '$header_reserve' is not a number of headers" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "e7_trimming.sh: needs root (network namespaces)" >&2; exit 1; }
 out=$(tb_out_dir "$out")
 ndp=$(tb_ndp) || exit 1
@@ -70,7 +75,8 @@ pessimistic_share = 0.25
 t0 = "6ms"
 t1 = "18ms"
 recirc_rate = "100Mbit"
-recirc_latency = "1ms"'
+recirc_latency = "1ms"
+header_reserve = '"$header_reserve"
   tb_start_switch "$TB_DIR/sw.toml"
   for h in 2 3 4 5; do tb_bg "$h" timeout 3600 "$ndp" serve --port 9100 --rto 10ms; done
   sleep 0.3

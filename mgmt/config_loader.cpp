@@ -350,6 +350,10 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
         r.with_unit("recirc_latency", parse_duration_ns).value_or(sw.trim.recirc_latency_ns);
     if (sw.trim.recirc_latency_ns > 1'000'000'000) r.fail("recirc_latency", "must be at most 1s");
     sw.trim.trim_newest = r.number("trim_newest", 0, 1).value_or(0);
+    sw.trim.header_reserve = static_cast<uint32_t>(
+        r.integer("header_reserve", 0, 4096).value_or(sw.trim.header_reserve));
+    sw.trim.header_full_return = r.choice("header_full", "return-to-sender",
+                                          {"return-to-sender", "drop"}) == "return-to-sender";
     if (const auto seed = r.integer("seed", 0, std::numeric_limits<int64_t>::max()))
       sw.trim.seed = static_cast<uint64_t>(*seed);
     r.finish();
@@ -374,6 +378,17 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
   }
   if (sw.ports.empty()) top.fail_table("at least one [[ports]] table is required");
   if (sw.ports.size() > 64) top.fail("ports", "at most 64 ports");
+  if (const uint64_t reserve = datapath::header_reserve_cells(sw);
+      reserve * sw.ports.size() > sw.buffer.capacity_cells) {
+    const std::string why =
+        std::to_string(sw.trim.header_reserve) + " headers of " + std::to_string(sw.trim.size) +
+        " bytes (" + std::to_string(reserve) + " cells) on each of " +
+        std::to_string(sw.ports.size()) + " ports do not fit in the buffer's " +
+        std::to_string(sw.buffer.capacity_cells) + " cells: lower [trimming] header_reserve";
+    if (const toml::table* t = section("trimming"))
+      TableReader(*t, file, "[trimming]").fail("header_reserve", why);
+    top.fail_table(why);
+  }
   if (sw.trim.tofino_approx && sw.trim.line_rate_bps == 0) {
     for (const PortConfig& p : sw.ports) {
       if (p.rate_bps == 0) {

@@ -26,8 +26,8 @@ using nlohmann::json;
 constexpr std::array kCounterKeys = {
     // per queue
     "received", "admitted", "admitted_cells", "transmitted", "transmitted_bytes", "ecn_marked",
-    "trimmed", "trimmed_sent", "trimmed_dropped", "bounced", "deflected", "trimmed_newest",
-    "pool_full_stalled",
+    "trimmed", "trimmed_sent", "trimmed_dropped", "header_reserve", "bounced", "deflected",
+    "trimmed_newest", "pool_full_stalled",
     // per port
     "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "rx_out_of_order",
     "truncated", "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed",

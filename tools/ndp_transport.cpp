@@ -7,7 +7,8 @@
 // drains. Lost packets (a switch that drops instead of trimming) are retransmitted after a
 // timeout, as a datacenter TCP would after its minimum RTO, the timer doubling with each resend of
 // a packet; so are requests, and pulls (a started
-// flow that hears nothing for a timeout while no pull is queued is pulled again). It measures what
+// flow that hears nothing for a timeout while no pull is queued is pulled again). A header a switch
+// returned to its sender (its header queue full) is resent on the next pull. It measures what
 // E7 reports: per-flow completion times, the delay of every retransmission, and the one-way latency
 // of every trimmed header.
 //
@@ -224,6 +225,11 @@ int serve(uint16_t port, int dscp, uint64_t rto_ns, double duration_s) {
         // The header arrived, the payload did not: resent on a pull (NDP), so retransmissions
         // come at the receiver's pace instead of flooding the port with headers.
         f.last[h.seq] = 0;
+        f.nacked.push_back(h.seq);
+      } else if (h.type == kData) {
+        // Our own packet, its header returned by a switch whose header queue was full (NDP's
+        // return-to-sender): resent on the next pull. Its timer stays armed, since a packet
+        // that never reached the receiver earns no pull of its own.
         f.nacked.push_back(h.seq);
       }
     }

@@ -33,7 +33,10 @@ def counters_balance(stats):
 
 def pool_whole(stats):
     b = stats["buffer"]
-    return b["pool_free_cells"] == b["pool_physical_cells"] - b["occupancy_cells"]
+    # Cells outside the queues (a recirculation port's frames, the unused header reserve) have no
+    # frame in the pool.
+    return (b["pool_free_cells"] ==
+            b["pool_physical_cells"] - b["occupancy_cells"] + b.get("outside_cells", 0))
 
 
 def summarize(stats, watch_rows, switch_rows, switches, rc):

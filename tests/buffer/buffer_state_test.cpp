@@ -28,6 +28,33 @@ TEST(BufferState, ReservesUpToExactlyBAndNoFurther) {
   EXPECT_EQ(state.total_cells(), 0u);
 }
 
+// The header reserve is set aside from B at once (counted outside the queues, so every policy's
+// free space shrinks by it); a header takes its port's reserve into its queue without moving the
+// total, and gives it back to that port, not to the pool.
+TEST(BufferState, HeaderReserveIsOutsideTheQueuesUntilAHeaderTakesIt) {
+  const BufferLayout layout = two_ports();
+  BufferState state(layout);
+  EXPECT_FALSE(state.set_header_reserve(51)) << "2 ports x 51 cells exceed B = 100";
+  EXPECT_EQ(state.total_cells(), 0u);
+  ASSERT_TRUE(state.set_header_reserve(5));
+  EXPECT_EQ(state.total_cells(), 10u);
+  EXPECT_EQ(state.outside_cells(), 10u);
+  EXPECT_EQ(state.free_cells(), 90u);
+  EXPECT_TRUE(state.take_header_cells(1, 3));
+  EXPECT_FALSE(state.take_header_cells(0, 3)) << "port 0 has 2 reserve cells left";
+  EXPECT_TRUE(state.take_header_cells(2, 5)) << "port 1's reserve is its own";
+  EXPECT_EQ(state.total_cells(), 10u);
+  EXPECT_EQ(state.queue_cells(1), 3u);
+  EXPECT_EQ(state.port_cells(1), 5u);
+  EXPECT_EQ(state.outside_cells(), 2u);
+  EXPECT_EQ(state.header_free_cells(0), 2u);
+  EXPECT_EQ(state.header_free_cells(1), 0u);
+  state.return_header_cells(1, 3);
+  EXPECT_EQ(state.queue_cells(1), 0u);
+  EXPECT_EQ(state.header_free_cells(0), 5u);
+  EXPECT_EQ(state.free_cells(), 90u) << "returned to the reserve, not to the pool";
+}
+
 TEST(BufferState, PortGroupAndActiveCounts) {
   const BufferLayout layout = two_ports();
   BufferState state(layout);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "buffer/accounting_check.h"
 #include "tests/datapath/frame_builder.h"
 #include "tests/fixtures/buffer_fixture.h"
 
@@ -230,6 +231,56 @@ TEST_F(TrimAdmissionTest, ACopyTheTrimQueueRefusesIsCountedTrimmedDropped) {
   EXPECT_EQ(buffer_->stats(0).trimmed_pkts.load(), 1u);
   EXPECT_EQ(buffer_->stats(2).trimmed_dropped_pkts.load(), 1u);
   EXPECT_EQ(buffer_->stats(2).dropped(DropReason::kThreshold), 1u);
+}
+
+// NDP's header queue: a trimmed copy takes its port's header reserve without the policy's verdict
+// (here the policy refuses every copy); only once the reserve is full does the policy decide.
+// A header that leaves, or is pushed out, gives its cells back to the reserve.
+TEST_F(TrimAdmissionTest, TrimmedCopiesTakeTheHeaderReserveBeforeThePolicyIsAsked) {
+  ASSERT_TRUE(buffer_->state().set_header_reserve(4));  // two 128-byte headers of 2 cells
+  trim_verdict = Verdict::drop(DropReason::kThreshold);
+  const auto frame = testing::build_frame({.proto = 17, .payload = 1500 - 42});
+  EXPECT_TRUE(refuse_and_trim(frame).enqueued);
+  EXPECT_TRUE(refuse_and_trim(frame).enqueued);
+  EXPECT_FALSE(refuse_and_trim(frame).enqueued) << "reserve full: the policy refuses";
+  EXPECT_EQ(buffer_->stats(2).header_reserve_pkts.load(), 2u);
+  EXPECT_EQ(buffer_->stats(2).received_pkts.load(), 3u);
+  EXPECT_EQ(buffer_->stats(2).trimmed_dropped_pkts.load(), 1u);
+  EXPECT_EQ(buffer_->state().queue_cells(2), 4u);
+  EXPECT_EQ(buffer_->state().free_cells(), 16u) << "the data pool is B less the reserve";
+  EXPECT_TRUE(check_accounting(*buffer_).empty());
+
+  const uint32_t head = buffer_->dequeue(2);
+  ASSERT_NE(head, buffer::kNoCell);
+  EXPECT_NE(buffer_->pool().descriptor(head).flags & buffer::kFlagHeaderReserve, 0);
+  buffer_->release(*cache_, head);
+  EXPECT_EQ(buffer_->state().header_free_cells(0), 2u);
+  EXPECT_EQ(buffer_->state().free_cells(), 16u);
+  EXPECT_EQ(buffer_->push_out(*cache_, 2, false), 2u);
+  EXPECT_EQ(buffer_->state().header_free_cells(0), 4u);
+  EXPECT_EQ(buffer_->state().free_cells(), 16u);
+  EXPECT_TRUE(check_accounting(*buffer_).empty());
+}
+
+// A header LQD pushes out for an arrival gives its cells to the reserve, not to the arrival, which
+// gets its room from the next victim (from the head of the longest queue: the header, then data).
+TEST_F(TrimAdmissionTest, PushOutOfAReservedHeaderReturnsItsCellsToTheReserve) {
+  ASSERT_TRUE(buffer_->state().set_header_reserve(2));
+  trim_verdict = Verdict::accept();
+  ASSERT_TRUE(refuse_and_trim(testing::build_frame({.proto = 17, .payload = 900})).enqueued);
+  policy_->next = Verdict::accept();
+  ASSERT_TRUE(offer(2, 8).enqueued);  // queue 2: the header (2 reserve cells), then 8 data cells
+  ASSERT_TRUE(offer(1, 6).enqueued);  // 16 of B = 20 taken, the reserve included
+  policy_->next = Verdict::push_out(0, true);
+  const auto out = offer(0, 6);
+  EXPECT_TRUE(out.enqueued);
+  EXPECT_EQ(out.pushed_out_cells, 8u) << "only the data frame's cells went to the arrival";
+  EXPECT_EQ(buffer_->stats(2).dropped(DropReason::kPushedOut), 2u);
+  EXPECT_EQ(buffer_->state().header_free_cells(0), 2u);
+  EXPECT_EQ(buffer_->state().queue_cells(0), 6u);
+  EXPECT_EQ(buffer_->state().queue_cells(2), 0u);
+  EXPECT_EQ(buffer_->state().free_cells(), 6u);
+  EXPECT_TRUE(check_accounting(*buffer_).empty());
 }
 
 TEST_F(TrimAdmissionTest, NonIpFramesAndTrimmedCopiesAreNotTrimmedAgain) {

@@ -256,6 +256,8 @@ recirc_queue = 20000
 recirc_latency = "2us"
 trim_newest = 0.5
 seed = 7
+header_reserve = 4
+header_full = "drop"
 [[ports]]
 interface = "a"
 [[ports]]
@@ -275,6 +277,9 @@ rate = "1Gbit"
   EXPECT_EQ(c.sw.trim.recirc_latency_ns, 2'000u);
   EXPECT_DOUBLE_EQ(c.sw.trim.trim_newest, 0.5);
   EXPECT_EQ(c.sw.trim.seed, 7u);
+  EXPECT_EQ(c.sw.trim.header_reserve, 4u);
+  EXPECT_FALSE(c.sw.trim.header_full_return);
+  EXPECT_EQ(datapath::header_reserve_cells(c.sw), 4u * 2) << "128-byte headers in 80-byte cells";
   // The meters' 100 %: a port's own rate first, else line_rate.
   EXPECT_EQ(datapath::meter_line_rates(c.sw),
             (std::vector<uint64_t>{10'000'000'000u, 1'000'000'000u}));
@@ -284,6 +289,9 @@ rate = "1Gbit"
   EXPECT_EQ(d.sw.trim.t0_ns, 6'000u);  // the paper's
   EXPECT_EQ(d.sw.trim.t1_ns, 12'000u);
   EXPECT_EQ(d.sw.trim.meters, datapath::MeterVariant::kThreeMeters);
+  EXPECT_EQ(d.sw.trim.header_reserve, 8u);
+  EXPECT_TRUE(d.sw.trim.header_full_return);
+  EXPECT_EQ(datapath::header_reserve_cells(d.sw), 0u) << "no class trims: nothing set aside";
 }
 
 struct BadCase {
@@ -374,6 +382,12 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        {"key 'pipelines'", "per-cpu"}},
       {"trim mode", with_ports("[trimming]\nmode = \"fast\"\n"), {"key 'mode'", "ideal"}},
       {"trim_newest", with_ports("[trimming]\ntrim_newest = 2\n"), {"key 'trim_newest'"}},
+      {"header reserve larger than the buffer",
+       "[buffer]\nsize = 20\n[[classes]]\nname = \"x\"\noverflow = \"trim\"\n[trimming]\n"
+       "header_reserve = 8\n[[ports]]\ninterface = \"a\"\n[[ports]]\ninterface = \"b\"\n",
+       {"bad.toml:", "key 'header_reserve'", "do not fit"}},
+      {"header_full", with_ports("[trimming]\nheader_full = \"bounce\"\n"),
+       {"key 'header_full'", "return-to-sender, drop"}},
       {"overflow action",
        with_ports("[[classes]]\nname = \"x\"\noverflow = \"bounce\"\n"),
        {"key 'overflow'", "drop, trim, return-to-sender"}},

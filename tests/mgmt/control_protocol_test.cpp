@@ -305,7 +305,7 @@ TEST(ControlProtocolEffects, CountersResetKnowsEveryNumberStatsReports) {
                                         "queue", "id", "queued", "delay_p50_ns", "delay_p99_ns",
                                         "occupancy_cells", "peak_cells", "threshold_cells",
                                         // per port
-                                        "port", "rate_bps", "mtu",
+                                        "port", "rate_bps", "mtu", "header_free_cells",
                                         // per port, tofino_approx
                                         "line_rate_bps", "deflect_queue_peak"};
   std::vector<std::string> unknown;

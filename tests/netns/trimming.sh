@@ -73,4 +73,6 @@ check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   'queue("p3", 0)["received"] == queue("p3", 0)["admitted"] + queue("p3", 0)["trimmed_dropped"]' \
   'queue("p3", 0)["trimmed_sent"] == queue("p3", 0)["transmitted"]' \
   'queue("p3", 1)["trimmed_sent"] == 0' \
-  's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"]'
+  's["buffer"]["header_reserve_cells"] == 8 * 2' \
+  '0 < queue("p3", 0)["header_reserve"] <= queue("p3", 0)["admitted"]' \
+  's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"] + s["buffer"]["outside_cells"]'

@@ -20,4 +20,4 @@ check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   'queue("p2")["peak_cells"] <= 4000 * 1.0 / (1 + 1.0) + 19' \
   'queue("p2")["peak_cells"] >= 4000 / 2 - 19' \
   'port("p1")["rx_frames"] == sum(q["received"] for q in port("p2")["queues"]) + port("p1")["filtered"] + port("p1")["malformed_total"] + port("p1")["truncated"] + port("p2")["oversize"]' \
-  's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"]'
+  's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"] + s["buffer"]["outside_cells"]'
