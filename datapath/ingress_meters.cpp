@@ -17,7 +17,23 @@ std::string_view to_string(PortTrimState s) noexcept {
 }
 
 std::string_view to_string(MeterVariant v) noexcept {
-  return v == MeterVariant::kTwoMeters ? "two" : "three";
+  switch (v) {
+    case MeterVariant::kThreeMeters:
+      return "three";
+    case MeterVariant::kTwoMeters:
+      return "two";
+    case MeterVariant::kOff:
+      return "off";
+  }
+  return "?";
+}
+
+std::optional<MeterVariant> meter_variant(std::string_view name) noexcept {
+  for (const MeterVariant v :
+       {MeterVariant::kThreeMeters, MeterVariant::kTwoMeters, MeterVariant::kOff}) {
+    if (to_string(v) == name) return v;
+  }
+  return std::nullopt;
 }
 
 bool TokenMeterBucket::has(uint32_t bytes, uint64_t now_ns, uint64_t rate_bps,
@@ -70,6 +86,7 @@ IngressPortState::Decision IngressPortState::on_frame(uint32_t bytes, uint64_t n
       static_cast<uint64_t>(static_cast<double>(line) * std::clamp(s.pessimistic_share, 0.0, 1.0));
   const uint64_t half_rate = std::min(line, 2 * pessimistic);
   // Every meter runs on every frame, as the P4 program executes them before choosing.
+  if (s.variant == MeterVariant::kOff) return d;  // the states still change with notifications
   if (s.variant == MeterVariant::kThreeMeters) {
     const MeterColor full = full_.execute(bytes, now_ns, line, line, s.burst_bytes);
     const MeterColor half = half_.execute(bytes, now_ns, half_rate, half_rate, s.burst_bytes);

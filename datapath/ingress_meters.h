@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace sharebuf::datapath {
@@ -31,8 +32,12 @@ namespace sharebuf::datapath {
 enum class PortTrimState : uint8_t { kOptimistic, kHalfPessimistic, kPessimistic };
 std::string_view to_string(PortTrimState s) noexcept;  // "optimistic", "half", "pessimistic"
 
-enum class MeterVariant : uint8_t { kThreeMeters, kTwoMeters };
-std::string_view to_string(MeterVariant v) noexcept;  // "three" (ndp.p4), "two" (switch.p4)
+// kOff: no meter ever trims, so every overflow is deflected: the paper's "deflect-on-drop only"
+// (Figure 5a), its design without the ingress meters.
+enum class MeterVariant : uint8_t { kThreeMeters, kTwoMeters, kOff };
+// "three" (ndp.p4), "two" (switch.p4), "off"
+std::string_view to_string(MeterVariant v) noexcept;
+std::optional<MeterVariant> meter_variant(std::string_view name) noexcept;
 
 enum class MeterColor : uint8_t { kGreen, kYellow, kRed };
 

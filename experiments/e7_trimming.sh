@@ -5,24 +5,26 @@
 # Overflow modes, switched live with trim.set on one running switch per policy: "drop" (lost
 # packets come back after sharebuf-ndp's 10 ms timeout, doubled per resend), "trim" (the
 # idealised NDP switch: the refused frame's 128-byte header goes on through the port's
-# strict-priority trim queue) and
-# "tofino" (trimming's Tofino approximation: 2 ingress pipelines, h2/h4 on one, h3/h5 on the
-# other; per-pipeline meters, deflect-on-drop through a 100 Mbit/s recirculation port,
-# notifications; times scaled to the port rate, see docs/experiments/e7-trimming.md).
+# strict-priority trim queue), "tofino" (trimming's Tofino approximation: 2 ingress pipelines,
+# h2/h4 on one, h3/h5 on the other; per-pipeline meters, deflect-on-drop through a 100 Mbit/s
+# recirculation port, notifications; times scaled to the port rate, see
+# docs/experiments/e7-trimming.md) and "deflect" (the same without the meters: the paper's
+# deflect-on-drop only).
 # Per (policy, mode, N): query completion time (mean, p99), flow completion time, retransmission
 # delay (first transmission to the retransmission's arrival) and the one-way latency of trimmed
 # headers (the paper's header-arrival view, plotted as CDFs).
 #   experiments/e7_trimming.sh [--out DIR] [--fanin 8,16,32] [--policies dt,credence,lqd]
-#       [--modes drop,trim,tofino] [--queries 20] [--size 65536] [--header-reserve 8]
+#       [--modes drop,trim,tofino,deflect] [--queries 20] [--size 65536] [--header-reserve 8]
 #       [--readme] [--quick]
-# About 4 minutes with the defaults. --quick: N = 16, DT, 5 queries. --readme writes the E7 page's
+# About 5 minutes with the defaults. --quick: N = 16, DT, 5 queries. --readme writes the E7 page's
 # results section. --header-reserve: headers each port keeps room for apart from the shared pool
 # ([trimming] header_reserve; 0 puts every header at the policy's mercy). Writes flows.csv,
-# events.csv, summary.csv/.md, header_latency_cdf.png and qct.png into DIR.
+# events.csv, summary.csv/.md, stats-POLICY-MODE.json (counters of each mode), header_latency_cdf.png
+# and qct.png into DIR.
 set -euo pipefail
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
-out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino queries=20 size=65536
+out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino,deflect queries=20 size=65536
 readme=0 header_reserve=8
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -35,12 +37,12 @@ while [ $# -gt 0 ]; do
     --header-reserve) header_reserve=$2; shift 2 ;;
     --readme) readme=1; shift ;;
     --quick) fanin=16; policies=dt; queries=5; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "e7_trimming.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
 for m in ${modes//,/ }; do
-  case "$m" in drop|trim|tofino) ;; *) echo "e7_trimming.sh: --modes: '$m' is not drop, trim or tofino" >&2; exit 2 ;; esac
+  case "$m" in drop|trim|tofino|deflect) ;; *) echo "e7_trimming.sh: --modes: '$m' is not drop, trim, tofino or deflect" >&2; exit 2 ;; esac
 done
 for n in ${fanin//,/ }; do
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 256 ] ||
@@ -84,8 +86,10 @@ header_reserve = '"$header_reserve"
     case "$mode" in
       drop) tb_ctl trim.set class=data overflow=drop >/dev/null ;;
       trim) tb_ctl trim.set class=data overflow=trim mode=ideal >/dev/null ;;
-      tofino) tb_ctl trim.set class=data overflow=trim mode=tofino-approx >/dev/null ;;
+      tofino) tb_ctl trim.set class=data overflow=trim mode=tofino-approx meters=three >/dev/null ;;
+      deflect) tb_ctl trim.set class=data overflow=trim mode=tofino-approx meters=off >/dev/null ;;
     esac
+    tb_ctl counters.reset >/dev/null
     for n in ${fanin//,/ }; do
       echo "== E7: $policy, $mode, fan-in $n, $queries queries of ${size} B per flow" >&2
       tb_exec 1 timeout 600 "$ndp" query --servers "${servers%,}" --flows "$n" --size "$size" \
@@ -95,8 +99,18 @@ header_reserve = '"$header_reserve"
       tail -n +2 "$TB_DIR/q.csv" | sed "s/^/$policy,$mode,$n,/" >>"$out/flows.csv"
       tail -n +2 "$TB_DIR/ev.csv" | sed "s/^/$policy,$mode,$n,/" >>"$out/events.csv"
     done
+    # This mode's counters (since the reset above): the ports' and queues' replies as one object
+    # shaped like the stats JSON.
+    tb_ctl --json ports >"$TB_DIR/ports.json"
+    tb_ctl --json queues >"$TB_DIR/queues.json"
+    /usr/bin/python3 - "$TB_DIR/ports.json" "$TB_DIR/queues.json" >"$out/stats-$policy-$mode.json" <<'PY'
+import json, sys
+ports, queues = (json.load(open(p)) for p in sys.argv[1:3])
+for p in ports:
+    p["queues"] = [q for q in queues if q["interface"] == p["interface"]]
+json.dump({"ports": ports}, sys.stdout)
+PY
   done
-  tb_snapshot_stats "$out/stats-$policy.json" >/dev/null
   tb_stop_switch || tb_die "sharebufd exited with $?"
   for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   TB_PIDS=()

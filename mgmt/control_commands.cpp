@@ -338,10 +338,8 @@ json trim_set(ControlContext& ctx, const json& args) {
   }
   if (args.contains("meters")) {
     const std::string m = arg_string(args, "meters", true);
-    if (m != "three" && m != "two")
-      throw RequestError("argument 'meters' must be \"three\" or \"two\"");
-    u.meters =
-        m == "two" ? datapath::MeterVariant::kTwoMeters : datapath::MeterVariant::kThreeMeters;
+    u.meters = datapath::meter_variant(m);
+    if (!u.meters) throw RequestError("argument 'meters' must be \"three\", \"two\" or \"off\"");
   }
   if (args.contains("meter_burst"))
     u.meter_burst = static_cast<uint32_t>(arg_int(args, "meter_burst", 64, 16 << 20));

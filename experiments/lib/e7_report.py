@@ -21,8 +21,9 @@ import sys
 from collections import defaultdict
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-MODES = ("drop", "trim", "tofino")
-MODE_LABEL = {"drop": "drop", "trim": "ideal trim", "tofino": "tofino-approx"}
+MODES = ("drop", "trim", "tofino", "deflect")
+MODE_LABEL = {"drop": "drop", "trim": "ideal trim", "tofino": "tofino-approx",
+              "deflect": "deflect only"}
 
 
 def pct(values, p):
@@ -110,24 +111,38 @@ def reasons(queue):
     return ", ".join(f"{k} {v}" for k, v in d.items()) or "none"
 
 
+def p1_counters(label, s):
+    """One line: port p1's trimming counters in the stats snapshot `s`."""
+    p1 = next(p for p in s["ports"] if p["interface"] == "p1")
+    t = p1.get("tofino_approx", {})
+    trim_q, q = p1["queues"][0], p1["queues"][1]
+    return (
+        f"- {label}: trimmed {q['trimmed']} (by the meters {t.get('ingress_trimmed', 0)}), "
+        f"deflected {t.get('deflected', 0)} (not deflected: {t.get('deflect_dropped', 0)}, "
+        f"recirculation port or shared buffer full; most frames it held: "
+        f"{t.get('deflect_queue_peak', 'not recorded')}), notifications "
+        f"{t.get('notifications', 0)}, state changes seen: to pessimistic "
+        f"{t.get('to_pessimistic', 0)}, to half {t.get('to_half', 0)}, to optimistic "
+        f"{t.get('to_optimistic', 0)}; trim queue: sent {trim_q['trimmed_sent']}, refused "
+        f"{trim_q['trimmed_dropped']} (drops: {reasons(trim_q)}), into the header reserve "
+        f"{trim_q.get('header_reserve', 0)}; returned to their senders {q['bounced']}; data "
+        f"queue drops: {reasons(q)}.")
+
+
 def tofino_counters(out):
+    """p1's counters per policy and trimming mode (stats-POLICY-MODE.json, counters reset before
+    each mode), or per policy over the whole run (stats-POLICY.json, older runs)."""
     lines = []
-    for path in sorted(glob.glob(f"{out}/stats-*.json")):
-        policy = os.path.basename(path)[len("stats-"):-len(".json")]
-        s = json.load(open(path))
-        p1 = next(p for p in s["ports"] if p["interface"] == "p1")
-        t = p1.get("tofino_approx", {})
-        q = p1["queues"][1]
-        lines.append(
-            f"- {policy}, p1 over the whole run: trimmed {q['trimmed']} (by the meters "
-            f"{t.get('ingress_trimmed', 0)}), deflected {t.get('deflected', 0)} (recirculation "
-            f"port full: {t.get('deflect_dropped', 0)}; most frames it held: "
-            f"{t.get('deflect_queue_peak', 'not recorded')}), notifications "
-            f"{t.get('notifications', 0)}, state changes seen: to pessimistic "
-            f"{t.get('to_pessimistic', 0)}, to half {t.get('to_half', 0)}, to optimistic "
-            f"{t.get('to_optimistic', 0)}; trim queue: sent {p1['queues'][0]['trimmed_sent']}, "
-            f"refused {p1['queues'][0]['trimmed_dropped']} (drops: {reasons(p1['queues'][0])}); data "
-            f"queue drops: {reasons(q)}.")
+    runs = []
+    for path in glob.glob(f"{out}/stats-*.json"):
+        policy, _, mode = os.path.basename(path)[len("stats-"):-len(".json")].partition("-")
+        runs.append((policy, MODES.index(mode) if mode in MODES else -1, mode, path))
+    for policy, _, mode, path in sorted(runs):
+        if mode == "drop":
+            continue
+        label = (f"{policy}, {MODE_LABEL.get(mode, mode)}, p1" if mode
+                 else f"{policy}, p1 over the whole run")
+        lines.append(p1_counters(label, json.load(open(path))))
     return lines
 
 
@@ -141,7 +156,7 @@ def plots(rows, ev, out):
     fig, axes = plt.subplots(1, len(fanins), figsize=(4.5 * len(fanins), 3.6), squeeze=False)
     for ax, n in zip(axes[0], fanins):
         for policy in policies:
-            for mode, style in (("trim", "-"), ("tofino", "--")):
+            for mode, style in (("trim", "-"), ("tofino", "--"), ("deflect", ":")):
                 v = sorted(ev.get((policy, mode, n), {}).get("header", []))
                 if not v:
                     continue

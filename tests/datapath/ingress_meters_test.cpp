@@ -118,6 +118,21 @@ TEST(IngressPortState, ThreeMetersTrimTheExcessOverTheStatesRate) {
   }
 }
 
+// Deflect-on-drop only (Figure 5a's curve): no meter trims, at twice the line rate and while
+// pessimistic; the states still follow the notification.
+TEST(IngressPortState, MetersOffNeverTrim) {
+  IngressMeterSettings s = settings(MeterVariant::kOff);
+  IngressPortState st;
+  EXPECT_EQ(trimmed_at_rate(st, s, 2 * kGbit, 0, 8'000'000), 0);
+  s.t0_ns = 1'000'000'000;
+  IngressPortState pessimistic;
+  pessimistic.notify(0, s);
+  EXPECT_EQ(trimmed_at_rate(pessimistic, s, kGbit, 0, 8'000'000), 0);
+  EXPECT_EQ(pessimistic.state(1), PortTrimState::kPessimistic);
+  EXPECT_EQ(meter_variant("off"), MeterVariant::kOff);
+  EXPECT_EQ(meter_variant("four"), std::nullopt);
+}
+
 // switch.p4's two meters: optimistic trims above line rate (opti red), half-pessimistic above
 // half (opti not green), pessimistic above a quarter (pesi not green).
 TEST(IngressPortState, TwoMetersFollowTheSwitchP4Table) {

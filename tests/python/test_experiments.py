@@ -267,6 +267,30 @@ class E7Report(unittest.TestCase):
         self.assertAlmostEqual(r["data_p50_ms"], 5.0)
 
 
+class E7Counters(Scratch):
+    """The counters below E7's table come per policy and trimming mode (each mode's snapshot
+    taken after a counters.reset); drop mode has none to show."""
+
+    def test_one_line_per_trimming_mode(self):
+        def stats(trimmed, reserve):
+            trim_q = {"trimmed_sent": 3, "trimmed_dropped": 1, "header_reserve": reserve,
+                      "dropped": {"threshold": 1, "pool_full": 0}}
+            data_q = {"trimmed": trimmed, "bounced": 1, "dropped": {"threshold": trimmed}}
+            return {"ports": [{"interface": "p1", "queues": [trim_q, data_q],
+                               "tofino_approx": {"deflected": 7, "ingress_trimmed": 0}}]}
+        for name, s in (("dt-drop", stats(0, 0)), ("dt-trim", stats(4, 2)),
+                        ("dt-deflect", stats(9, 5))):
+            with open(f"{self.dir}/stats-{name}.json", "w") as f:
+                json.dump(s, f)
+        lines = e7_report.tofino_counters(self.dir)
+        self.assertEqual(len(lines), 2)
+        self.assertTrue(lines[0].startswith("- dt, ideal trim, p1: trimmed 4"))
+        self.assertIn("returned to their senders 1", lines[0])
+        self.assertTrue(lines[1].startswith("- dt, deflect only, p1: trimmed 9"))
+        self.assertIn("into the header reserve 5", lines[1])
+        self.assertIn("deflected 7", lines[1])
+
+
 class E8Report(Scratch):
     def summary(self, incast_p999, short_p999):
         fct = lambda v: {"count": 10, "p50": v / 2, "p95": v / 1.5, "p99": v / 1.2, "p999": v,
