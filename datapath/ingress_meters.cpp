@@ -22,15 +22,15 @@ std::string_view to_string(MeterVariant v) noexcept {
       return "three";
     case MeterVariant::kTwoMeters:
       return "two";
-    case MeterVariant::kOff:
-      return "off";
+    case MeterVariant::kFixed:
+      return "fixed";
   }
   return "?";
 }
 
 std::optional<MeterVariant> meter_variant(std::string_view name) noexcept {
   for (const MeterVariant v :
-       {MeterVariant::kThreeMeters, MeterVariant::kTwoMeters, MeterVariant::kOff}) {
+       {MeterVariant::kThreeMeters, MeterVariant::kTwoMeters, MeterVariant::kFixed}) {
     if (to_string(v) == name) return v;
   }
   return std::nullopt;
@@ -77,6 +77,12 @@ PortTrimState IngressPortState::state(uint64_t now_ns) const noexcept {
 IngressPortState::Decision IngressPortState::on_frame(uint32_t bytes, uint64_t now_ns,
                                                       const IngressMeterSettings& s) noexcept {
   Decision d;
+  if (s.variant == MeterVariant::kFixed) {
+    // No congestion states: notifications change nothing, the line-rate meter decides.
+    d.trim = full_.execute(bytes, now_ns, s.line_rate_bps, s.line_rate_bps, s.burst_bytes) ==
+             MeterColor::kRed;
+    return d;
+  }
   d.state = state(now_ns);
   if (d.state == PortTrimState::kOptimistic) t0_reg_ = t1_reg_ = 0;  // the paper's reset
   d.changed = d.state != last_;
@@ -86,7 +92,6 @@ IngressPortState::Decision IngressPortState::on_frame(uint32_t bytes, uint64_t n
       static_cast<uint64_t>(static_cast<double>(line) * std::clamp(s.pessimistic_share, 0.0, 1.0));
   const uint64_t half_rate = std::min(line, 2 * pessimistic);
   // Every meter runs on every frame, as the P4 program executes them before choosing.
-  if (s.variant == MeterVariant::kOff) return d;  // the states still change with notifications
   if (s.variant == MeterVariant::kThreeMeters) {
     const MeterColor full = full_.execute(bytes, now_ns, line, line, s.burst_bytes);
     const MeterColor half = half_.execute(bytes, now_ns, half_rate, half_rate, s.burst_bytes);

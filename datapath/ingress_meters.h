@@ -32,10 +32,11 @@ namespace sharebuf::datapath {
 enum class PortTrimState : uint8_t { kOptimistic, kHalfPessimistic, kPessimistic };
 std::string_view to_string(PortTrimState s) noexcept;  // "optimistic", "half", "pessimistic"
 
-// kOff: no meter ever trims, so every overflow is deflected: the paper's "deflect-on-drop only"
-// (Figure 5a), its design without the ingress meters.
-enum class MeterVariant : uint8_t { kThreeMeters, kTwoMeters, kOff };
-// "three" (ndp.p4), "two" (switch.p4), "off"
+// kFixed: one meter per egress port at its line rate whatever the notifications say, and a frame
+// the buffer then refuses deflected: the paper's "Tofino with per-destination meters in the
+// ingress pipeline and Deflect-on-Drop", the "DoD" curve of its Figure 5 (section 6.1).
+enum class MeterVariant : uint8_t { kThreeMeters, kTwoMeters, kFixed };
+// "three" (ndp.p4), "two" (switch.p4), "fixed"
 std::string_view to_string(MeterVariant v) noexcept;
 std::optional<MeterVariant> meter_variant(std::string_view name) noexcept;
 

@@ -8,13 +8,13 @@
 # strict-priority trim queue), "tofino" (trimming's Tofino approximation: 2 ingress pipelines,
 # h2/h4 on one, h3/h5 on the other; per-pipeline meters, deflect-on-drop through a 100 Mbit/s
 # recirculation port, notifications; times scaled to the port rate, see
-# docs/experiments/e7-trimming.md) and "deflect" (the same without the meters: the paper's
-# deflect-on-drop only).
+# docs/experiments/e7-trimming.md) and "dod" (the same with fixed line-rate meters and no
+# notifications: the paper's "DoD" curve of Figure 5).
 # Per (policy, mode, N): query completion time (mean, p99), flow completion time, retransmission
 # delay (first transmission to the retransmission's arrival) and the one-way latency of trimmed
 # headers (the paper's header-arrival view, plotted as CDFs).
 #   experiments/e7_trimming.sh [--out DIR] [--fanin 8,16,32] [--policies dt,credence,lqd]
-#       [--modes drop,trim,tofino,deflect] [--queries 20] [--size 65536] [--header-reserve 8]
+#       [--modes drop,trim,tofino,dod] [--queries 20] [--size 65536] [--header-reserve 8]
 #       [--readme] [--quick]
 # About 5 minutes with the defaults. --quick: N = 16, DT, 5 queries. --readme writes the E7 page's
 # results section. --header-reserve: headers each port keeps room for apart from the shared pool
@@ -24,7 +24,7 @@
 set -euo pipefail
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
-out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino,deflect queries=20 size=65536
+out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino,dod queries=20 size=65536
 readme=0 header_reserve=8
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 for m in ${modes//,/ }; do
-  case "$m" in drop|trim|tofino|deflect) ;; *) echo "e7_trimming.sh: --modes: '$m' is not drop, trim, tofino or deflect" >&2; exit 2 ;; esac
+  case "$m" in drop|trim|tofino|dod) ;; *) echo "e7_trimming.sh: --modes: '$m' is not drop, trim, tofino or dod" >&2; exit 2 ;; esac
 done
 for n in ${fanin//,/ }; do
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 256 ] ||
@@ -87,7 +87,7 @@ header_reserve = '"$header_reserve"
       drop) tb_ctl trim.set class=data overflow=drop >/dev/null ;;
       trim) tb_ctl trim.set class=data overflow=trim mode=ideal >/dev/null ;;
       tofino) tb_ctl trim.set class=data overflow=trim mode=tofino-approx meters=three >/dev/null ;;
-      deflect) tb_ctl trim.set class=data overflow=trim mode=tofino-approx meters=off >/dev/null ;;
+      dod) tb_ctl trim.set class=data overflow=trim mode=tofino-approx meters=fixed >/dev/null ;;
     esac
     tb_ctl counters.reset >/dev/null
     for n in ${fanin//,/ }; do

@@ -332,7 +332,8 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
                                 ": an ingress pipeline is an RX worker; set one of them");
       sw.rx_threads = static_cast<uint32_t>(*pipelines);
     }
-    sw.trim.meters = *datapath::meter_variant(r.choice("meters", "three", {"three", "two", "off"}));
+    sw.trim.meters =
+        *datapath::meter_variant(r.choice("meters", "three", {"three", "two", "fixed"}));
     sw.trim.line_rate_bps = r.with_unit("line_rate", parse_rate_bps).value_or(0);
     sw.trim.meter_burst_bytes = static_cast<uint32_t>(
         r.integer("meter_burst", 64, 16 << 20).value_or(sw.trim.meter_burst_bytes));

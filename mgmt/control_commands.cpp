@@ -339,7 +339,7 @@ json trim_set(ControlContext& ctx, const json& args) {
   if (args.contains("meters")) {
     const std::string m = arg_string(args, "meters", true);
     u.meters = datapath::meter_variant(m);
-    if (!u.meters) throw RequestError("argument 'meters' must be \"three\", \"two\" or \"off\"");
+    if (!u.meters) throw RequestError("argument 'meters' must be \"three\", \"two\" or \"fixed\"");
   }
   if (args.contains("meter_burst"))
     u.meter_burst = static_cast<uint32_t>(arg_int(args, "meter_burst", 64, 16 << 20));

@@ -21,9 +21,9 @@ import sys
 from collections import defaultdict
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-MODES = ("drop", "trim", "tofino", "deflect")
+MODES = ("drop", "trim", "tofino", "dod")
 MODE_LABEL = {"drop": "drop", "trim": "ideal trim", "tofino": "tofino-approx",
-              "deflect": "deflect only"}
+              "dod": "fixed meters + DoD"}
 
 
 def pct(values, p):
@@ -156,7 +156,7 @@ def plots(rows, ev, out):
     fig, axes = plt.subplots(1, len(fanins), figsize=(4.5 * len(fanins), 3.6), squeeze=False)
     for ax, n in zip(axes[0], fanins):
         for policy in policies:
-            for mode, style in (("trim", "-"), ("tofino", "--"), ("deflect", ":")):
+            for mode, style in (("trim", "-"), ("tofino", "--"), ("dod", ":")):
                 v = sorted(ev.get((policy, mode, n), {}).get("header", []))
                 if not v:
                     continue

@@ -118,19 +118,19 @@ TEST(IngressPortState, ThreeMetersTrimTheExcessOverTheStatesRate) {
   }
 }
 
-// Deflect-on-drop only (Figure 5a's curve): no meter trims, at twice the line rate and while
-// pessimistic; the states still follow the notification.
-TEST(IngressPortState, MetersOffNeverTrim) {
-  IngressMeterSettings s = settings(MeterVariant::kOff);
+// The paper's "DoD" curve (Figure 5): a line-rate meter per port that notifications do not
+// change. Twice the line rate: half is trimmed; after a notification still only the excess over
+// the line rate (the three meters would trim three quarters of a line-rate stream).
+TEST(IngressPortState, FixedMetersIgnoreNotifications) {
+  IngressMeterSettings s = settings(MeterVariant::kFixed);
   IngressPortState st;
-  EXPECT_EQ(trimmed_at_rate(st, s, 2 * kGbit, 0, 8'000'000), 0);
+  EXPECT_NEAR(trimmed_at_rate(st, s, 2 * kGbit, 0, 8'000'000), 1000, 10);
   s.t0_ns = 1'000'000'000;
-  IngressPortState pessimistic;
-  pessimistic.notify(0, s);
-  EXPECT_EQ(trimmed_at_rate(pessimistic, s, kGbit, 0, 8'000'000), 0);
-  EXPECT_EQ(pessimistic.state(1), PortTrimState::kPessimistic);
-  EXPECT_EQ(meter_variant("off"), MeterVariant::kOff);
-  EXPECT_EQ(meter_variant("four"), std::nullopt);
+  IngressPortState notified;
+  notified.notify(0, s);
+  EXPECT_EQ(trimmed_at_rate(notified, s, kGbit, 0, 8'000'000), 0);
+  EXPECT_EQ(meter_variant("fixed"), MeterVariant::kFixed);
+  EXPECT_EQ(meter_variant("off"), std::nullopt);
 }
 
 // switch.p4's two meters: optimistic trims above line rate (opti red), half-pessimistic above

@@ -279,14 +279,14 @@ class E7Counters(Scratch):
             return {"ports": [{"interface": "p1", "queues": [trim_q, data_q],
                                "tofino_approx": {"deflected": 7, "ingress_trimmed": 0}}]}
         for name, s in (("dt-drop", stats(0, 0)), ("dt-trim", stats(4, 2)),
-                        ("dt-deflect", stats(9, 5))):
+                        ("dt-dod", stats(9, 5))):
             with open(f"{self.dir}/stats-{name}.json", "w") as f:
                 json.dump(s, f)
         lines = e7_report.tofino_counters(self.dir)
         self.assertEqual(len(lines), 2)
         self.assertTrue(lines[0].startswith("- dt, ideal trim, p1: trimmed 4"))
         self.assertIn("returned to their senders 1", lines[0])
-        self.assertTrue(lines[1].startswith("- dt, deflect only, p1: trimmed 9"))
+        self.assertTrue(lines[1].startswith("- dt, fixed meters + DoD, p1: trimmed 9"))
         self.assertIn("into the header reserve 5", lines[1])
         self.assertIn("deflected 7", lines[1])
 
