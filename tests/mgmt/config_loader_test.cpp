@@ -386,7 +386,8 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        "[buffer]\nsize = 20\n[[classes]]\nname = \"x\"\noverflow = \"trim\"\n[trimming]\n"
        "header_reserve = 8\n[[ports]]\ninterface = \"a\"\n[[ports]]\ninterface = \"b\"\n",
        {"bad.toml:", "key 'header_reserve'", "do not fit"}},
-      {"header_full", with_ports("[trimming]\nheader_full = \"bounce\"\n"),
+      {"header_full",
+       with_ports("[trimming]\nheader_full = \"bounce\"\n"),
        {"key 'header_full'", "return-to-sender, drop"}},
       {"overflow action",
        with_ports("[[classes]]\nname = \"x\"\noverflow = \"bounce\"\n"),
