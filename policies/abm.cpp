@@ -26,16 +26,25 @@ AbmPolicy::AbmPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
 bool AbmPolicy::first_rtt(uint32_t flow_hash, uint64_t now_ns) noexcept {
   if (flow_hash == 0) return false;
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  FlowEntry& e = flows_[flow_hash & (table_size_ - 1)];
-  const bool known =
-      e.key.load(kRelaxed) == flow_hash &&
-      static_cast<double>(now_ns - std::min(now_ns, e.last_ns.load(kRelaxed))) <= ageing_ns_;
-  if (!known) {
-    e.key.store(flow_hash, kRelaxed);
-    e.first_ns.store(now_ns, kRelaxed);
+  FlowEntry* set = &flows_[(flow_hash & (table_size_ / kWays - 1)) * kWays];
+  // The flow's way, or else the way seen least recently (an empty way is never seen: 0).
+  FlowEntry* e = &set[0];
+  for (uint32_t w = 0; w < kWays; ++w) {
+    if (set[w].key.load(kRelaxed) == flow_hash) {
+      e = &set[w];
+      break;
+    }
+    if (set[w].last_ns.load(kRelaxed) < e->last_ns.load(kRelaxed)) e = &set[w];
   }
-  e.last_ns.store(now_ns, kRelaxed);
-  return static_cast<double>(now_ns - std::min(now_ns, e.first_ns.load(kRelaxed))) < base_rtt_ns_;
+  const bool known =
+      e->key.load(kRelaxed) == flow_hash &&
+      static_cast<double>(now_ns - std::min(now_ns, e->last_ns.load(kRelaxed))) <= ageing_ns_;
+  if (!known) {
+    e->key.store(flow_hash, kRelaxed);
+    e->first_ns.store(now_ns, kRelaxed);
+  }
+  e->last_ns.store(now_ns, kRelaxed);
+  return static_cast<double>(now_ns - std::min(now_ns, e->first_ns.load(kRelaxed))) < base_rtt_ns_;
 }
 
 double AbmPolicy::threshold(uint32_t queue, uint8_t class_id, double alpha,

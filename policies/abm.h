@@ -2,10 +2,13 @@
 //   T(q) = alpha * (1 / N_p) * gamma(q) * Rem,  accept iff Q[q] < T(q)
 // with FB's factors (policies/fb_factors.h, gamma = scheduler share), except that frames of a
 // flow's first RTT — the flow was first seen less than `base_rtt_us` ago — use `first_rtt_alpha`.
-// Flows are tracked in a small direct-mapped table keyed by the datapath's flow hash (5-tuple):
-// an entry unused for `flow_ageing_us` is a new flow again, and a colliding flow replaces the
-// entry (it then counts as new: a small table errs towards admitting first-RTT bursts). Frames
-// without a flow hash are never first-RTT.
+// Flows are tracked in a small 4-way set-associative table keyed by the datapath's flow hash
+// (5-tuple): an entry unused for `flow_ageing_us` is a new flow again, and a flow that finds its
+// set full replaces the way seen least recently (that flow then counts as new when it comes back:
+// a small table errs towards admitting first-RTT bursts). Four ways, not one: in a direct-mapped
+// table two long flows sharing a slot evict each other on every frame, so each is "new" at every
+// turn and gets first_rtt_alpha for good (seen live: a saturating UDP queue held at 2000 cells
+// grew to 5900 once a TCP flow shared its slot). Frames without a flow hash are never first-RTT.
 //
 // Thread-safety: the flow table is relaxed atomics updated by whichever RX worker sees the flow;
 // concurrent first packets of one flow may both claim it, harmlessly.
@@ -34,7 +37,7 @@ class AbmPolicy final : public Policy {
       {"flow_ageing_us", ParamType::kNumber, "1000", "a flow unseen this long is new again", 0.001,
        1e9},
       {"flow_table_size", ParamType::kInteger, "4096",
-       "flow table entries (rounded up to a power of two)", 16, 1 << 20},
+       "flow table entries (4 ways a set; rounded up to a power of two)", 16, 1 << 20},
   }};
 
   AbmPolicy(const Params& params, const PolicyEnv& env);
@@ -56,6 +59,8 @@ class AbmPolicy final : public Policy {
     std::atomic<uint64_t> first_ns{0};
     std::atomic<uint64_t> last_ns{0};
   };
+
+  static constexpr uint32_t kWays = 4;
 
   double alpha_;
   double first_rtt_alpha_;

@@ -4,8 +4,23 @@ usage: check_stats.py STATS_JSON EXPR [EXPR ...]
 Each EXPR is a Python expression over `s` (the JSON), `port(name)`, `queue(name, k)`,
 `accounted(q)` and `drops(q)`; all must be true. Prints each with its verdict.
 """
+import ast
 import json
 import sys
+
+
+def operands(expr, env):
+    """For a failing comparison, the value of each side (what a reader needs to see why)."""
+    try:
+        node = ast.parse(expr, mode="eval").body
+        if not isinstance(node, ast.Compare):
+            return ""
+        sides = [node.left] + list(node.comparators)
+        return " [" + ", ".join(
+            f"{ast.unparse(n)} = {eval(compile(ast.Expression(n), '<expr>', 'eval'), env)}"
+            for n in sides) + "]"
+    except Exception:  # noqa: BLE001 - the verdict is already reported; this is only detail
+        return ""
 
 
 def main():
@@ -40,7 +55,8 @@ def main():
             value = f"error: {e}"
         good = value is True
         ok = ok and good
-        print(f"  {'ok  ' if good else 'FAIL'} {expr}" + ("" if good else f"  -> {value}"))
+        print(f"  {'ok  ' if good else 'FAIL'} {expr}" +
+              ("" if good else f"  -> {value}{operands(expr, env)}"))
     return 0 if ok else 1
 
 

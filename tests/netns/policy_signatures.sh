@@ -17,14 +17,14 @@ run() {
   shift
   tb_write_config "$TB_DIR/sw.toml" "$policy" 100Mbit "$B cells"
   tb_start_switch "$TB_DIR/sw.toml"
-  tb_bg 2 iperf3 -s -1 -p 5201 >/dev/null
-  tb_bg 3 iperf3 -s -1 -p 5202 >/dev/null
-  tb_bg 3 iperf3 -s -1 -p 5203 >/dev/null
+  tb_bg 2 timeout 20 iperf3 -s -1 -p 5201 >/dev/null
+  tb_bg 3 timeout 20 iperf3 -s -1 -p 5202 >/dev/null
+  tb_bg 3 timeout 20 iperf3 -s -1 -p 5203 >/dev/null
   sleep 0.5
-  tb_bg 1 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b 200M -l 1400 -t 4 >/dev/null
+  tb_bg 1 timeout 20 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b 200M -l 1400 -t 4 >/dev/null
   sleep 1.5
-  tb_bg 1 iperf3 -c "$(tb_ip 3)" -p 5202 -P 8 -t 1 >/dev/null
-  tb_bg 2 iperf3 -c "$(tb_ip 3)" -p 5203 -P 8 -t 1 >/dev/null
+  tb_bg 1 timeout 20 iperf3 -c "$(tb_ip 3)" -p 5202 -P 8 -t 1 >/dev/null
+  tb_bg 2 timeout 20 iperf3 -c "$(tb_ip 3)" -p 5203 -P 8 -t 1 >/dev/null
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
   tb_stop_switch || fail "$policy: sharebufd exited with $?"
@@ -45,6 +45,9 @@ run fba 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 19' 'queue("p2")["dro
 # abm: iperf3 paces UDP in bursts about 1 ms apart, so with the default flow_ageing_us (1000) the
 # UDP flow is "new" again at every burst and its first frames get first_rtt_alpha (64): the queue
 # then grows far past FB's cap. That is ABM doing what it is told; to see the cap, keep flows.
+# The slack of ten frames is for the first-RTT frames of the TCP flows' ACKs, which also queue at
+# p2 (measured peaks 2014-2018). A flow sharing the UDP flow's slot of a direct-mapped flow table
+# once took the peak to 4800-5900 (about one run in a hundred): the table is 4-way now.
 TB_POLICY_PARAMS='flow_ageing_us = 1000000' \
   run abm 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 10 * 19' \
   'queue("p2")["dropped"]["threshold"] > 0'

@@ -40,6 +40,21 @@ TEST_F(AbmFixture, AFlowUnseenForTheAgeingTimeIsNewAgain) {
   EXPECT_TRUE(abm.first_rtt(5, 2'500'000));   // unseen for 1.1 ms: a new flow
 }
 
+TEST_F(AbmFixture, FlowsSharingASetDoNotEvictEachOther) {
+  // 4096 entries in sets of 4: hashes equal modulo 4096 share a set (and would share a slot of
+  // a direct-mapped table). Four long flows there interleaving frames all stay known; a fifth
+  // replaces the one seen least recently.
+  const uint32_t flows[] = {3, 3 + 4096, 3 + 8192, 3 + 12288};
+  for (uint32_t f : flows)
+    EXPECT_TRUE(abm.first_rtt(f, 1'000));
+  for (uint64_t t = 20'000; t < 100'000; t += 20'000)
+    for (uint32_t f : flows)
+      EXPECT_FALSE(abm.first_rtt(f, t)) << "flow " << f << " at " << t;
+  EXPECT_TRUE(abm.first_rtt(3 + 16384, 100'000));  // evicts flow 3, seen least recently
+  EXPECT_FALSE(abm.first_rtt(3 + 4096, 120'000));
+  EXPECT_TRUE(abm.first_rtt(3, 120'000));  // came back: new again
+}
+
 TEST_F(AbmFixture, UsesFbFactors) {
   ASSERT_TRUE(state.try_reserve(0, 100));  // port 0 has two queues; q0 busy
   // Arrival at q1: N_p = 2 (q0 and the arrival), share 1/2, Rem 900: 0.5 / 2 * 0.5 * 900.
