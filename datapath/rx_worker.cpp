@@ -27,8 +27,7 @@ void RxWorker::run() {
   scratch_.resize(max_frame + 4);
   // Push-outs copy their victims here (no allocation under the push-out lock): room for 64
   // frames of the largest size.
-  evicted_.reserve(64 * (size_t{max_frame} + 4), 64);
-  rng_ = core_.config.trim.seed * 0x9E3779B97F4A7C15ull + worker_ + 1;
+  overflow_.reserve(max_frame + 4);
   const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
   const bool parking =
       !per_cpu_ && core_.config.rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
@@ -363,210 +362,43 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
       .in_port = static_cast<uint16_t>(port_),
       .class_id = class_id,
       .flags = static_cast<uint8_t>(mark_this ? buffer::kFlagEcnMarked : 0)};
-  const OverflowAction overflow = core_.trim.overflow_of(class_id);
-  // Trimming's Tofino approximation: the ingress pipeline's meters may trim the frame before
-  // the buffer sees it (counted as arrived and dropped for reason "meter").
-  const bool tofino =
-      overflow == OverflowAction::kTrim && core_.trim.tofino_approx.load(std::memory_order_relaxed);
-  AdmissionOutcome outcome;
-  if (tofino && core_.tofino.meter(port_, out_port, bytes, frame_ns_)) {
-    core_.buffer.count_arrival(q);
-    outcome.reason = buffer::DropReason::kMeter;
-    core_.buffer.count_drop(q, outcome.reason, ctx.cells);
-  } else {
-    // NDP's trim_newest, on the real verdict: a refused arrival of a trimming class may take the
-    // place of its queue's newest frame, which is trimmed instead (trim_newest_instead). Not
-    // under the Tofino approximation: its ingress cannot reach the traffic manager's queues.
-    const bool newest = overflow == OverflowAction::kTrim && !tofino &&
-                        core_.trim.trim_newest_p16.load(std::memory_order_relaxed) != 0;
-    const RefusalHook hook{&RxWorker::trim_newest_instead, this};
-    if (newest) trim_newest_ = {&policy, &view, &cache};  // only when it can be asked
-    evicted_.clear();
-    outcome = admit_frame(
-        policy, core_.buffer, cache, view, ctx,
-        std::span<const std::byte>(reinterpret_cast<const std::byte*>(frame.data()), bytes), meta,
-        &evicted_, newest ? &hook : nullptr);
-    // Frames LQD pushed out for this one get their class's overflow action too.
-    if (!evicted_.frames.empty()) trim_evicted(policy, view, cache, now_ns);
-    if (outcome.waited_out &&
-        core_.buffer.stats(q).stalled_pkts.load(std::memory_order_relaxed) == 1) {
-      spdlog::warn(
-          "port {} queue {}: an arrival was refused after waiting {} ms for cells an egress "
-          "thread held (the host descheduled it); counted as pool_full and pool_full_stalled: a "
-          "drop of the emulation, not of the buffer (warned once per queue)",
-          core_.ports[out_port]->config.name, q - core_.buffer.layout().first_queue(out_port),
-          buffer::SharedBuffer::kVictimWait.count());
-    }
+  // Admission with the class's overflow action (trimming, return-to-sender, deflect-on-drop):
+  // datapath/overflow_step.h, the code the replay runs too.
+  const OverflowStep::Result r =
+      overflow_.admit(policy, view, cache, ctx, OverflowStep::Frame{frame.first(bytes), &parsed},
+                      meta, port_, frame_ns_, *this);
+  const AdmissionOutcome& outcome = r.outcome;
+  if (outcome.waited_out &&
+      core_.buffer.stats(q).stalled_pkts.load(std::memory_order_relaxed) == 1) {
+    spdlog::warn(
+        "port {} queue {}: an arrival was refused after waiting {} ms for cells an egress "
+        "thread held (the host descheduled it); counted as pool_full and pool_full_stalled: a "
+        "drop of the emulation, not of the buffer (warned once per queue)",
+        core_.ports[out_port]->config.name, q - core_.buffer.layout().first_queue(out_port),
+        buffer::SharedBuffer::kVictimWait.count());
   }
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
     cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
   if (!outcome.enqueued) {
-    // The class's overflow action: trim sends the frame's headers on through the egress port's
-    // trim queue, return-to-sender back out of the ingress port through its trim queue
-    // (datapath/frame_trim.h); the copy is admitted there like any arrival. Under the Tofino
-    // approximation a frame the meters passed and the buffer refused is deflected instead, and
-    // trimmed as it leaves the recirculation port (release_deflected).
-    if (overflow == OverflowAction::kDrop) return;
-    if (tofino && outcome.reason != buffer::DropReason::kMeter) {
-      deflect(out_port, frame.first(bytes), parsed, ctx, meta);
-      return;
-    }
-    if (!send_cut_copy(out_port, frame.first(bytes), parsed, ctx, meta, policy, view, cache,
-                       overflow == OverflowAction::kReturnToSender))
-      return;
+    if (!r.copy_enqueued) return;
     mark_this = false;  // the CE mark, if any, was on the refused original
-  } else if (const uint32_t thr =
-                 overflow == OverflowAction::kReturnToSender
-                     ? core_.trim.return_threshold[class_id].load(std::memory_order_relaxed)
-                     : 0;
-             thr != 0 && core_.buffer.state().queue_cells(q) > thr) {
-    // SFC's early signal: above the threshold, a header copy goes back while the frame goes on.
-    send_cut_copy(out_port, frame.first(bytes), parsed, ctx, meta, policy, view, cache, true);
   }
   core_.ports[port_]->latency.record(HopLatency::kRxToQueued, monotonic_ns() - now_ns);
   if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
-  pending_ports_ |= uint64_t{1} << out_port;
 }
 
-bool RxWorker::send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame,
-                             const ParsedFrame& parsed, const policies::ArrivalContext& ctx,
-                             const buffer::FrameMeta& meta, policies::Policy& policy,
-                             const buffer::BufferView& view, buffer::CellCache& cache,
-                             bool return_to_sender) {
-  constexpr auto kRelaxed = std::memory_order_relaxed;
-  const TrimSettings& ts = core_.trim;
-  // A header this or another switch returned (its DSCP is the return mark) is not returned again.
-  if (return_to_sender) {
-    const int return_dscp = ts.return_dscp.load(kRelaxed);
-    if (return_dscp >= 0 && parsed.dscp == return_dscp) return false;
-  }
-  const uint32_t via = return_to_sender ? meta.in_port : out_port;
-  const TrimOptions opts = trim_options(via, return_to_sender);
-  if (trim_scratch_.size() < frame.size())
-    trim_scratch_.resize(std::max<size_t>(frame.size(), 16384));
-  const uint32_t tq = trim_queue_of(via);
-  const AdmissionOutcome out = admit_trimmed(policy, core_.buffer, cache, view, ctx, frame, parsed,
-                                             opts, tq, meta, trim_scratch_, return_to_sender);
-  if (!out.enqueued) {
-    // NDP: a header its queue cannot take (reserve full, then refused) goes back to its sender.
-    // A copy that got no cut (out.reason none) has nothing to return.
-    if (return_to_sender || out.reason == buffer::DropReason::kNone ||
-        !core_.config.trim.header_full_return)
-      return false;
-    return send_cut_copy(out_port, frame, parsed, ctx, meta, policy, view, cache, true);
-  }
-  pending_ports_ |= uint64_t{1} << via;
-  return true;
-}
-
-TrimOptions RxWorker::trim_options(uint32_t via, bool return_to_sender) const noexcept {
-  constexpr auto kRelaxed = std::memory_order_relaxed;
-  const TrimSettings& ts = core_.trim;
-  const int toward = ts.dscp_toward[via].load(kRelaxed);
-  const int dscp = return_to_sender ? ts.return_dscp.load(kRelaxed)
-                   : toward >= 0    ? toward
-                                    : ts.dscp.load(kRelaxed);
-  return {
-      .size = ts.size.load(kRelaxed), .fix_lengths = ts.fix_lengths.load(kRelaxed), .dscp = dscp};
-}
-
-uint32_t RxWorker::trim_queue_of(uint32_t port) const noexcept {
-  const buffer::BufferLayout& layout = core_.buffer.layout();
-  return layout.queue_id(port, std::min(core_.trim.trim_queue[port].load(std::memory_order_relaxed),
-                                        layout.queues_on_port(port) - 1));
-}
-
-void RxWorker::deflect(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
-                       const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta) {
-  if (trim_scratch_.size() < frame.size())
-    trim_scratch_.resize(std::max<size_t>(frame.size(), 16384));
-  // Cut now (the copy that leaves the recirculation port is this one); the recirculation port
-  // carries and times the full frame.
-  const size_t n =
-      cut_copy(frame, parsed, trim_options(out_port, false), meta, trim_scratch_, false);
-  if (n == 0) return;
-  TofinoApprox::Deflected d{
-      .cut = std::vector<uint8_t>(trim_scratch_.begin(), trim_scratch_.begin() + n),
-      .from = ctx,
-      .meta = meta};
-  if (core_.tofino.deflect(port_, std::move(d), static_cast<uint32_t>(frame.size()), ctx.now_ns,
-                           core_.buffer.state()))
-    core_.buffer.stats(ctx.queue).deflected_pkts.fetch_add(1, std::memory_order_relaxed);
+void RxWorker::enqueued(uint32_t queue, bool) {
+  pending_ports_ |= uint64_t{1} << core_.buffer.layout().port_of(queue);
 }
 
 bool RxWorker::release_deflected(buffer::CellCache& cache) {
   if (!core_.tofino.any_deflected()) return false;
-  const uint64_t now = monotonic_ns();
-  departed_.clear();
-  core_.tofino.take_departed(now, departed_, core_.buffer.state());
-  if (!departed_.empty()) {
-    policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
-    const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
-    policy.begin_burst();
-    for (TofinoApprox::Deflected& d : departed_) {
-      // Back in ingress from the recirculation port, trimmed: admitted to the trim queue now.
-      d.from.now_ns = now;
-      const AdmissionOutcome out = admit_cut_copy(policy, core_.buffer, cache, view, d.from, d.cut,
-                                                  trim_queue_of(d.from.port), d.meta, false);
-      if (out.enqueued) pending_ports_ |= uint64_t{1} << d.from.port;
-    }
-    policy.end_burst();
-    flush_pending(cache);
-  }
-  return core_.tofino.any_deflected();
-}
-
-void RxWorker::trim_evicted(policies::Policy& policy, const buffer::BufferView& view,
-                            buffer::CellCache& cache, uint64_t now_ns) {
-  const buffer::BufferLayout& layout = core_.buffer.layout();
-  for (const buffer::EvictedFrames::Frame& f : evicted_.frames) {
-    const OverflowAction action = core_.trim.overflow_of(f.desc.class_id);
-    if (action == OverflowAction::kDrop) continue;
-    const std::span<const std::byte> raw = evicted_.frame_bytes(f);
-    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
-    const ParsedFrame parsed = parse_frame(bytes);
-    if (!parsed.ok()) continue;
-    const uint32_t port = layout.port_of(f.desc.queue);
-    const policies::ArrivalContext ctx{.now_ns = now_ns,
-                                       .queue = f.desc.queue,
-                                       .port = static_cast<uint16_t>(port),
-                                       .class_id = f.desc.class_id,
-                                       .cells = f.desc.cells,
-                                       .bytes = f.desc.bytes,
-                                       .flow_hash = flow_hash(parsed)};
-    const buffer::FrameMeta meta{.arrival_ns = f.desc.arrival_ns,
-                                 .in_port = f.desc.in_port,
-                                 .class_id = f.desc.class_id,
-                                 .flags = f.desc.flags};
-    // The copy's own admission does not trim what it pushes out in turn (evicted_ is being read).
-    send_cut_copy(port, bytes, parsed, ctx, meta, policy, view, cache,
-                  action == OverflowAction::kReturnToSender);
-  }
-  evicted_.clear();
-}
-
-bool RxWorker::trim_newest_instead(void* self, const policies::ArrivalContext& ctx) {
-  RxWorker& w = *static_cast<RxWorker*>(self);
-  const uint32_t p = w.core_.trim.trim_newest_p16.load(std::memory_order_relaxed);
-  // xorshift64: a seeded sequence per RX worker, so a run with one worker repeats.
-  w.rng_ ^= w.rng_ << 13;
-  w.rng_ ^= w.rng_ >> 7;
-  w.rng_ ^= w.rng_ << 17;
-  if ((w.rng_ & 0xffff) >= p) return false;
-  // The newest frame goes only if it is a trimming class's (a drop class's frame would be lost,
-  // not trimmed) and frees the arrival's cells (a smaller one would leave the arrival refused
-  // too: two cuts for one overflow). Counted pushed_out, and trimmed, at its queue.
-  const auto take = [&](const buffer::PacketDescriptor& d) {
-    return d.cells >= ctx.cells && w.core_.trim.overflow_of(d.class_id) == OverflowAction::kTrim;
-  };
-  w.evicted_.clear();
-  if (w.core_.buffer.push_out_newest_if(*w.trim_newest_.cache, ctx.queue, take, &w.evicted_) == 0)
-    return false;
-  w.core_.buffer.stats(ctx.queue).trimmed_newest_pkts.fetch_add(1, std::memory_order_relaxed);
-  w.trim_evicted(*w.trim_newest_.policy, *w.trim_newest_.view, *w.trim_newest_.cache, ctx.now_ns);
-  return true;
+  policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+  const bool more = overflow_.release_deflected(policy, cache, monotonic_ns(), *this);
+  flush_pending(cache);
+  return more;
 }
 
 }  // namespace sharebuf::datapath

@@ -31,11 +31,12 @@
 #include "buffer/cell_pool.h"
 #include "datapath/af_packet_port.h"
 #include "datapath/frame_trim.h"
+#include "datapath/overflow_step.h"
 #include "datapath/switch_core.h"
 
 namespace sharebuf::datapath {
 
-class RxWorker {
+class RxWorker : private OverflowStep::Sink {
  public:
   static constexpr int kBurst = 64;
   // Frames an RX worker sends inline for an idle port before handing over to its egress worker.
@@ -53,41 +54,20 @@ class RxWorker {
         slot_(slot),
         worker_(worker),
         lane_(lane),
-        per_cpu_(core.config.rx_mode == RxMode::kPerCpu) {}
+        per_cpu_(core.config.rx_mode == RxMode::kPerCpu),
+        // trim_newest's coin: a seeded sequence per worker, so a run with one worker repeats.
+        overflow_(core.buffer, core.trim, core.tofino, core.config.trim.header_full_return, false,
+                  core.config.trim.seed * 0x9E3779B97F4A7C15ull + worker + 1) {}
   void run();
 
  private:
   void handle(const RxFrame& rx, policies::Policy& policy, const buffer::BufferView& view,
               uint64_t now_ns, buffer::CellCache& cache);
-  // The cut copy of a frame for the trim or return-to-sender overflow action, admitted to the
-  // trim queue of the egress port (trim) or of its ingress port (meta.in_port: returned); true if
-  // it was enqueued.
-  bool send_cut_copy(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
-                     const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta,
-                     policies::Policy& policy, const buffer::BufferView& view,
-                     buffer::CellCache& cache, bool return_to_sender);
-  // The trim options toward `via` (its DSCP), and its trim queue's id.
-  TrimOptions trim_options(uint32_t via, bool return_to_sender) const noexcept;
-  uint32_t trim_queue_of(uint32_t port) const noexcept;
-  // Tofino approximation: a refused frame deflected into this pipeline's recirculation port;
-  // release_deflected() admits the trimmed copies that have left it (any pipeline's) and says
-  // whether frames remain there.
-  void deflect(uint32_t out_port, std::span<const uint8_t> frame, const ParsedFrame& parsed,
-               const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta);
+  // Admits deflected frames that have left their recirculation ports (the Tofino
+  // approximation, OverflowStep::release_deflected) and sends them; whether frames remain there.
   bool release_deflected(buffer::CellCache& cache);
-  // The overflow action of frames a push-out evicted (evicted_): their cut copies go to their
-  // port's trim queue (or back to their sender).
-  void trim_evicted(policies::Policy& policy, const buffer::BufferView& view,
-                    buffer::CellCache& cache, uint64_t now_ns);
-  // NDP's option ([trimming] trim_newest), admit_frame's RefusalHook for a trimming class's
-  // arrival refused for lack of room: with that probability the queue's newest frame, if it is
-  // a trimming class's and at least as large, is trimmed instead and the arrival takes its room.
-  static bool trim_newest_instead(void* self, const policies::ArrivalContext& ctx);
-  struct TrimNewestArgs {  // what trim_newest_instead needs of the admission under way
-    policies::Policy* policy = nullptr;
-    const buffer::BufferView* view = nullptr;
-    buffer::CellCache* cache = nullptr;
-  };
+  // OverflowStep::Sink: a frame (or cut copy) entered `queue`: its port has something to send.
+  void enqueued(uint32_t queue, bool copy) override;
   void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
@@ -118,11 +98,7 @@ class RxWorker {
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
-  std::vector<uint8_t> trim_scratch_;              // a refused frame's copy being trimmed
-  std::vector<TofinoApprox::Deflected> departed_;  // left a recirculation port this round
-  buffer::EvictedFrames evicted_;                  // frames a push-out evicted for an arrival
-  uint64_t rng_ = 1;                               // trim_newest's coin
-  TrimNewestArgs trim_newest_;
+  OverflowStep overflow_;         // admission with trimming's overflow actions
 };
 
 }  // namespace sharebuf::datapath

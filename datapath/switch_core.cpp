@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "datapath/overflow_step.h"
 #include "policies/registry.h"
 
 namespace sharebuf::datapath {
@@ -18,15 +19,7 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
       classifier(cfg),
       trim(cfg),
       tofino(rx_workers(cfg), meter_line_rates(cfg)) {
-  tofino.settings.variant.store(static_cast<uint8_t>(cfg.trim.meters));
-  tofino.settings.burst_bytes.store(cfg.trim.meter_burst_bytes);
-  tofino.settings.pessimistic_share.store(
-      cfg.trim.pessimistic_share > 0 ? cfg.trim.pessimistic_share : 1.0 / tofino.pipelines());
-  tofino.settings.t0_ns.store(cfg.trim.t0_ns);
-  tofino.settings.t1_ns.store(cfg.trim.t1_ns);
-  tofino.settings.recirc_rate_bps.store(cfg.trim.recirc_rate_bps);
-  tofino.settings.recirc_queue_bytes.store(cfg.trim.recirc_queue_bytes);
-  tofino.settings.recirc_latency_ns.store(cfg.trim.recirc_latency_ns);
+  configure_tofino(tofino, cfg);
   if (const uint32_t reserve = header_reserve_cells(cfg);
       reserve != 0 && !buffer.state().set_header_reserve(reserve)) {
     throw std::invalid_argument("[trimming] header_reserve: " + std::to_string(reserve) +

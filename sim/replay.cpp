@@ -8,6 +8,7 @@
 
 #include "buffer/accounting_check.h"
 #include "datapath/admission_step.h"
+#include "datapath/overflow_step.h"
 #include "datapath/scheduler.h"
 #include "policies/credence_features.h"
 #include "policies/registry.h"
@@ -36,7 +37,7 @@ struct TraceRow {
   double features[policies::kOracleFeatures];
 };
 
-class ReplayEngine {
+class ReplayEngine final : private datapath::OverflowStep::Sink {
  public:
   ReplayEngine(const ReplaySetup& setup, const ReplayPolicy& policy, const ReplayOptions& options)
       : setup_(setup), options_(options), buffer_(setup.buffer), cache_(buffer_.pool()) {
@@ -64,6 +65,7 @@ class ReplayEngine {
     if (const auto bad = buffer::ProbeRegisters::check_timing(setup.buffer.probe_interval_ns,
                                                               setup.buffer.probe_delay_ns))
       throw std::invalid_argument("replay: cannot model the probe view: " + *bad);
+    if (setup.trimming != nullptr) set_up_trimming(*setup.trimming);
     policy_ = policies::make_policy(policy.name, policy.params, env_);
     policy_->on_install(buffer_.exact_view());
     buffer_.set_policy_uses_probes(policy_->uses_probes(), 0);
@@ -91,7 +93,10 @@ class ReplayEngine {
       uint32_t port = 0;
       const uint64_t t_departure = next_departure(port);
       const uint64_t t_sample = sampling ? next_sample_ns_ : kNever;
-      const uint64_t t = std::min({t_arrival, t_departure, t_sample});
+      // A deflected frame leaving its recirculation port (trimming's Tofino approximation).
+      const uint64_t t_recirc =
+          tofino_ != nullptr && tofino_->any_deflected() ? tofino_->next_departure_ns() : kNever;
+      const uint64_t t = std::min({t_arrival, t_departure, t_sample, t_recirc});
       if (t == kNever || t > options_.end_ns) break;
       if (t_sample == t) {
         sample(t);
@@ -99,6 +104,10 @@ class ReplayEngine {
             t > kNever - options_.timeline_interval_ns ? kNever : t + options_.timeline_interval_ns;
       } else if (t_departure == t && (t_arrival != t || !options_.arrivals_first)) {
         depart(port);
+      } else if (t_recirc == t && (t_arrival != t || !options_.arrivals_first)) {
+        now_ns_ = t;
+        overflow_->release_deflected(*policy_, cache_, t, *this);
+        settle_push_outs();
       } else {
         arrive(arrivals[n], n);
         ++n;
@@ -111,6 +120,35 @@ class ReplayEngine {
 
  private:
   static constexpr uint64_t kNever = UINT64_MAX;
+  static constexpr uint64_t kCopy = UINT64_MAX;  // QueuedFrame::seq of a cut copy
+
+  // The live switch's trimming state, from the configuration (datapath/switch_core.cpp does the
+  // same): trim settings, the Tofino approximation's pipelines, the ports' header reserve.
+  void set_up_trimming(const datapath::SwitchConfig& cfg) {
+    if (cfg.ports.size() != buffer_.layout().num_ports())
+      throw std::invalid_argument("replay: the trimming configuration has another port count");
+    trim_ = std::make_unique<datapath::TrimSettings>(cfg);
+    tofino_ = std::make_unique<datapath::TofinoApprox>(datapath::rx_workers(cfg),
+                                                       datapath::meter_line_rates(cfg));
+    datapath::configure_tofino(*tofino_, cfg);
+    if (const uint32_t reserve = datapath::header_reserve_cells(cfg);
+        reserve != 0 && !buffer_.state().set_header_reserve(reserve))
+      throw std::invalid_argument("replay: [trimming] header_reserve does not fit in the buffer");
+    overflow_ = std::make_unique<datapath::OverflowStep>(
+        buffer_, *trim_, *tofino_, cfg.trim.header_full_return, /*synthetic=*/true,
+        cfg.trim.seed * 0x9E3779B97F4A7C15ull + 1);
+    overflow_->reserve(BufferLayout::kMaxFrameBytes);
+  }
+
+  // OverflowStep::Sink: the arrival being replayed, or a cut copy, entered queue q. Push-outs
+  // counted so far are settled first, so the FIFO keeps the buffer's order.
+  void enqueued(uint32_t q, bool copy) override {
+    settle_push_outs();
+    queued_[q].push_back({copy ? kCopy : seq_, buffer_.queue(q).peek_tail()});
+    // An idle port starts sending the moment a frame arrives.
+    const uint32_t port = buffer_.layout().port_of(q);
+    busy_until_[port] = std::max(busy_until_[port], now_ns_);
+  }
 
   void arrive(const ReplayArrival& a, uint64_t n) {
     const BufferLayout& layout = buffer_.layout();
@@ -134,7 +172,23 @@ class ReplayEngine {
                          buffer_.state().total_cells(), row.features);
       trace_.push_back(row);
     }
-    const buffer::FrameMeta meta{.arrival_ns = a.time_ns, .class_id = a.class_id};
+    if (a.in_port >= layout.num_ports())
+      throw std::invalid_argument("replay: arrival " + std::to_string(n) + ": no ingress port " +
+                                  std::to_string(a.in_port));
+    const buffer::FrameMeta meta{
+        .arrival_ns = a.time_ns, .in_port = a.in_port, .class_id = a.class_id};
+    if (overflow_ != nullptr) {
+      now_ns_ = a.time_ns;
+      seq_ = n;
+      const std::span<const uint8_t> frame(reinterpret_cast<const uint8_t*>(kPayload.data()),
+                                           bytes);
+      const datapath::OverflowStep::Result r = overflow_->admit(
+          *policy_, ingress_view(*policy_, buffer_, a.time_ns), cache_, ctx,
+          datapath::OverflowStep::Frame{frame, nullptr}, meta, a.in_port, a.time_ns, *this);
+      settle_push_outs();
+      if (!r.outcome.enqueued) fates_[n] = 1;
+      return;
+    }
     const AdmissionOutcome outcome =
         admit_frame(*policy_, buffer_, cache_, ingress_view(*policy_, buffer_, a.time_ns), ctx,
                     std::span<const std::byte>(kPayload.data(), bytes), meta);
@@ -171,11 +225,11 @@ class ReplayEngine {
       const bool from_head =
           !fifo.empty() && buffer_.queue(q).peek_head() != fifo.front().head_cell;
       for (; k > 0 && !fifo.empty(); --k) {
+        QueuedFrame& f = from_head ? fifo.front() : fifo.back();
+        if (f.seq != kCopy) fates_[f.seq] = 1;
         if (from_head) {
-          fates_[fifo.front().seq] = 1;
           fifo.pop_front();
         } else {
-          fates_[fifo.back().seq] = 1;
           fifo.pop_back();
         }
       }
@@ -245,7 +299,29 @@ class ReplayEngine {
       }
       qr.peak_cells = buffer_.state().peak_queue_cells(q);
       qr.final_cells = buffer_.state().queue_cells(q);
+      qr.trimmed = s.trimmed_pkts.load();
+      qr.bounced = s.bounced_pkts.load();
+      qr.deflected = s.deflected_pkts.load();
+      qr.trimmed_newest = s.trimmed_newest_pkts.load();
+      qr.trimmed_dropped = s.trimmed_dropped_pkts.load();
+      qr.header_reserve = s.header_reserve_pkts.load();
       r.queues.push_back(qr);
+    }
+    if (tofino_ != nullptr) {
+      r.tofino = nlohmann::json::array();
+      for (uint32_t p = 0; p < buffer_.layout().num_ports(); ++p) {
+        const datapath::TofinoApprox::PortCounters& c = tofino_->counters(p);
+        r.tofino.push_back({{"port", port_names_[p]},
+                            {"ingress_trimmed", c.ingress_trimmed.load()},
+                            {"deflected", c.deflected.load()},
+                            {"deflect_dropped", c.deflect_dropped.load()},
+                            {"notifications", c.notifications.load()},
+                            {"to_pessimistic", c.to_pessimistic.load()},
+                            {"to_half", c.to_half.load()},
+                            {"to_optimistic", c.to_optimistic.load()},
+                            {"deflect_queue_peak", c.deflect_queue_peak.load()}});
+      }
+      tofino_->discard_all(buffer_.state());
     }
     r.fates = std::move(fates_);
     buffer_.drain_all(cache_);
@@ -267,6 +343,11 @@ class ReplayEngine {
   uint64_t transmitted_ = 0;
   uint64_t next_sample_ns_ = 0;
   policies::PolicyEnv env_;
+  std::unique_ptr<datapath::TrimSettings> trim_;
+  std::unique_ptr<datapath::TofinoApprox> tofino_;
+  std::unique_ptr<datapath::OverflowStep> overflow_;
+  uint64_t now_ns_ = 0;  // the time of the event being replayed (the Sink's clock)
+  uint64_t seq_ = 0;     // the arrival being replayed
   std::unique_ptr<policies::Policy> policy_;
   std::string label_;
 };

@@ -6,6 +6,12 @@
 // Events are processed one at a time in time order across all ports; within one instant
 // departures come before arrivals (the default), or arrivals first (ReplayOptions::
 // arrivals_first, the order of Credence's slotted model); ties among ports go to the lower port.
+// Trimming (ReplaySetup::trimming): a class's overflow action — trim, return-to-sender, NDP's
+// trim_newest, the Tofino approximation's meters, deflect-on-drop through its emulated
+// recirculation ports and notifications — runs through the live switch's own OverflowStep
+// (datapath/overflow_step.h) on the simulated clock; a cut copy is the frame's first trim_size
+// bytes (replayed frames have no headers) and queues and departs like any frame; deflected frames
+// leave their recirculation port as events of their own.
 // Writing a timeline only observes, so it never changes a result. The probe view (and probe-
 // synchronised policies) work as in the live switch, on the simulated clock: registers taken at
 // every probe-interval boundary, seen by arrivals `probe_delay` later. Deterministic: the same
@@ -40,6 +46,7 @@ struct ReplayArrival {
   uint32_t bytes = 0;
   uint8_t class_id = 0;
   uint32_t flow_hash = 0;
+  uint16_t in_port = 0;  // ingress port: a trimming pipeline's, a returned copy's way back
 };
 
 struct ReplaySetup {
@@ -50,6 +57,9 @@ struct ReplaySetup {
   std::vector<std::vector<uint32_t>> weights;       // DRR weights per port
   std::vector<policies::TrafficClass> classes;
   std::vector<uint8_t> queue_class;
+  // Set when a class's overflow action is not drop: the switch configuration its trimming
+  // settings (trim size, trim queues, header reserve, mode, meters, recirculation) come from.
+  std::shared_ptr<const datapath::SwitchConfig> trimming;
 };
 
 // A policy to replay: its registry name and parameters, and the label reports use.
@@ -83,6 +93,15 @@ struct QueueReport {
   uint64_t dropped_cells[buffer::kNumDropReasons] = {};
   uint32_t peak_cells = 0;
   uint32_t final_cells = 0;
+  // Trimming: the queue's refused frames sent on as cut copies (trimmed), sent back (bounced),
+  // deflected into a recirculation port, or cut in an arrival's place (trimmed_newest); the cut
+  // copies refused at this trim queue (trimmed_dropped) and those its header reserve took.
+  uint64_t trimmed = 0;
+  uint64_t bounced = 0;
+  uint64_t deflected = 0;
+  uint64_t trimmed_newest = 0;
+  uint64_t trimmed_dropped = 0;
+  uint64_t header_reserve = 0;
 };
 
 struct ReplayResult {
@@ -94,6 +113,8 @@ struct ReplayResult {
   std::vector<uint8_t> fates;                  // per arrival: 1 dropped or pushed out, 0 otherwise
   std::vector<std::string> accounting_errors;  // empty: every identity held at the end
   nlohmann::json state;  // the policy's describe() at the end (what it learned, its thresholds)
+  // The Tofino approximation's counters per egress port (empty unless trimming is modelled).
+  nlohmann::json tofino;
 };
 
 // Replays `arrivals` (sorted by time) under one policy until options.end_ns. Throws

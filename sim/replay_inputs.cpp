@@ -75,6 +75,10 @@ ReplaySetup replay_setup(const SwitchConfig& config) {
   const policies::PolicyEnv env = policy_env(config, layout);
   s.classes = env.classes;
   s.queue_class = env.queue_class;
+  if (std::any_of(config.classes.begin(), config.classes.end(), [](const ClassConfig& c) {
+        return c.overflow != datapath::OverflowAction::kDrop;
+      }))
+    s.trimming = std::make_shared<const SwitchConfig>(config);
   return s;
 }
 
@@ -85,9 +89,10 @@ void refuse_unmodelled(const SwitchConfig& config, const std::string& source) {
         c.overflow == datapath::OverflowAction::kTrim ? "trim" : "return-to-sender";
     throw policies::ConfigError(source + ": class '" + c.traffic.name + "' has overflow = \"" +
                                 action +
-                                "\", which the simulation does not model (its refused frames "
-                                "would count as drops, with no header sent on); set overflow = "
-                                "\"drop\" to simulate the admission alone");
+                                "\", which the ns-3 switch does not model (its refused frames "
+                                "would count as drops, with no header sent on; sharebuf-replay "
+                                "models it); set overflow = \"drop\" to simulate the admission "
+                                "alone");
   }
 }
 
@@ -109,10 +114,11 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
     if (!col.contains(need))
       throw std::runtime_error(path + ":" + std::to_string(lineno) +
                                ": the header must name the columns time_ns, port, queue, bytes "
-                               "(and optionally class); missing '" +
+                               "(and optionally class, in_port); missing '" +
                                need + "'");
   }
   const bool has_class = col.contains("class");
+  const bool has_in_port = col.contains("in_port");
   const buffer::BufferConfig bc = buffer_config(config);
   const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
   const policies::PolicyEnv env = policy_env(config, layout);
@@ -137,25 +143,32 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
       throw std::runtime_error(where("time_ns") + ": '" + cell("time_ns") +
                                "' is not a time in ns");
     a.time_ns = *t;
-    uint64_t port = 0;
-    if (const auto p = to_uint(cell("port"))) {
-      port = *p;
-    } else {
-      const auto it = std::find_if(config.ports.begin(), config.ports.end(),
-                                   [&](const PortConfig& pc) { return pc.name == cell("port"); });
-      if (it == config.ports.end())
-        throw std::runtime_error(where("port") + ": no port '" + cell("port") + "' in the config");
-      port = static_cast<uint64_t>(it - config.ports.begin());
-    }
-    if (port >= layout.num_ports())
-      throw std::runtime_error(where("port") + ": port " + std::to_string(port) +
-                               " does not exist (" + std::to_string(layout.num_ports()) +
-                               " ports)");
+    // A port by index or interface name.
+    auto port_in = [&](const char* column) -> uint32_t {
+      uint64_t port = 0;
+      if (const auto p = to_uint(cell(column))) {
+        port = *p;
+      } else {
+        const auto it = std::find_if(config.ports.begin(), config.ports.end(),
+                                     [&](const PortConfig& pc) { return pc.name == cell(column); });
+        if (it == config.ports.end())
+          throw std::runtime_error(where(column) + ": no port '" + cell(column) +
+                                   "' in the config");
+        port = static_cast<uint64_t>(it - config.ports.begin());
+      }
+      if (port >= layout.num_ports())
+        throw std::runtime_error(where(column) + ": port " + std::to_string(port) +
+                                 " does not exist (" + std::to_string(layout.num_ports()) +
+                                 " ports)");
+      return static_cast<uint32_t>(port);
+    };
+    const uint32_t port = port_in("port");
+    if (has_in_port) a.in_port = static_cast<uint16_t>(port_in("in_port"));
     const auto q = to_uint(cell("queue"));
-    if (!q || *q >= layout.queues_on_port(static_cast<uint32_t>(port)))
+    if (!q || *q >= layout.queues_on_port(port))
       throw std::runtime_error(where("queue") + ": '" + cell("queue") +
                                "' is not a queue of port " + std::to_string(port));
-    a.queue = layout.queue_id(static_cast<uint32_t>(port), static_cast<uint32_t>(*q));
+    a.queue = layout.queue_id(port, static_cast<uint32_t>(*q));
     const auto b = to_uint(cell("bytes"));
     if (!b || *b == 0 || *b > buffer::BufferLayout::kMaxFrameBytes)
       throw std::runtime_error(where("bytes") + ": '" + cell("bytes") +
@@ -261,7 +274,8 @@ std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inpu
                    .queue = layout.queue_id(it->second, k),
                    .bytes = std::max<uint32_t>(f.wire_len, 1),
                    .class_id = class_id,
-                   .flow_hash = flow_hash(parsed)});
+                   .flow_hash = flow_hash(parsed),
+                   .in_port = in.value_or(0)});
   }
   return out;
 }

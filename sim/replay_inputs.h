@@ -15,16 +15,17 @@ namespace sharebuf::sim {
 
 ReplaySetup replay_setup(const datapath::SwitchConfig& config);
 
-// What a simulated switch (the replay, the ns-3 facade) does not model, refused rather than
-// answered differently from the live switch: a class whose overflow action is "trim" or
-// "return-to-sender" (the live switch sends a refused frame's headers on, or back; a simulation
-// would count the frame as dropped and never queue the headers). Throws policies::ConfigError
-// naming `source` and the class.
+// What the switch inside ns-3 does not model, refused rather than answered differently from the
+// live switch: a class whose overflow action is "trim" or "return-to-sender" (the live switch
+// and the replay send a refused frame's headers on, or back; the ns-3 switch would count the
+// frame as dropped and never queue the headers). Throws policies::ConfigError naming `source`
+// and the class.
 void refuse_unmodelled(const datapath::SwitchConfig& config, const std::string& source);
 
-// CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class
-// (any order): time in ns, port by index or interface name, queue index on that port, frame
-// bytes, class id or name. Without a class column a frame's class is its queue's: the first
+// CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class and
+// in_port (any order): time in ns, egress port by index or interface name, queue index on that
+// port, frame bytes, class id or name, ingress port (default 0: trimming's pipelines and
+// return-to-sender need it). Without a class column a frame's class is its queue's: the first
 // [[classes]] entry mapped to that queue index, class 0 if none is. Rows are sorted by time
 // (stable). Throws std::runtime_error naming the file, line and column of a bad record.
 std::vector<ReplayArrival> read_arrivals_csv(const std::string& path,

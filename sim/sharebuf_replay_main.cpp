@@ -110,18 +110,18 @@ void print_summary(const std::vector<ReplayResult>& results, uint32_t capacity) 
 
 void print_queues(const std::vector<std::string>& labels,
                   const std::vector<ReplayResult>& results) {
-  std::printf("\n%-24s %-8s %9s %9s %12s %10s %10s %10s %10s %11s\n", "policy", "queue", "arrivals",
-              "admitted", "transmitted", "threshold", "pool_full", "predicted", "pushed_out",
-              "peak cells");
+  std::printf("\n%-24s %-8s %9s %9s %12s %10s %10s %10s %10s %11s %9s\n", "policy", "queue",
+              "arrivals", "admitted", "transmitted", "threshold", "pool_full", "predicted",
+              "pushed_out", "peak cells", "trimmed");
   for (const ReplayResult& r : results) {
     for (size_t q = 0; q < r.queues.size(); ++q) {
       const auto& qr = r.queues[q];
       auto d = [&](DropReason x) { return qr.dropped[static_cast<size_t>(x)]; };
-      std::printf("%-24s %-8s %9lu %9lu %12lu %10lu %10lu %10lu %10lu %11u\n",
+      std::printf("%-24s %-8s %9lu %9lu %12lu %10lu %10lu %10lu %10lu %11u %9lu\n",
                   r.policy.substr(0, 24).c_str(), q < labels.size() ? labels[q].c_str() : "?",
                   qr.arrivals, qr.enqueued, qr.transmitted, d(DropReason::kThreshold),
                   d(DropReason::kPoolFull), d(DropReason::kPrediction), d(DropReason::kPushedOut),
-                  qr.peak_cells);
+                  qr.peak_cells, qr.trimmed + qr.bounced);
     }
   }
 }
@@ -149,7 +149,13 @@ nlohmann::json to_json(const std::string& input, const std::string& description,
                         {"transmitted_cells", qr.transmitted_cells},
                         {"dropped", drops},
                         {"dropped_cells", drop_cells},
-                        {"peak_cells", qr.peak_cells}});
+                        {"peak_cells", qr.peak_cells},
+                        {"trimmed", qr.trimmed},
+                        {"bounced", qr.bounced},
+                        {"deflected", qr.deflected},
+                        {"trimmed_newest", qr.trimmed_newest},
+                        {"trimmed_dropped", qr.trimmed_dropped},
+                        {"header_reserve", qr.header_reserve}});
     }
     out["results"].push_back({{"policy", r.policy},
                               {"arrivals", r.arrivals},
@@ -157,6 +163,7 @@ nlohmann::json to_json(const std::string& input, const std::string& description,
                               {"queues", queues},
                               {"peak_total_cells", r.peak_total_cells},
                               {"accounting_errors", r.accounting_errors}});
+    if (!r.tofino.is_null()) out["results"].back()["tofino_approx"] = r.tofino;
     if (with_state) out["results"].back()["state"] = r.state;
   }
   return out;
@@ -304,7 +311,6 @@ int main(int argc, char** argv) {
       if (config_path.empty())
         throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
       const auto cfg = sharebuf::mgmt::load_config_file(config_path);
-      sharebuf::sim::refuse_unmodelled(cfg.sw, config_path);
       sc.setup = sharebuf::sim::replay_setup(cfg.sw);
       for (const auto& p : cfg.sw.ports)
         for (uint32_t k = 0; k < p.num_queues; ++k)
