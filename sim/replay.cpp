@@ -260,6 +260,10 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
                                                  busy_until_[p], setup_.port_rate_bps[p]);
     if (!d) return;  // unreachable: the port holds cells
     if (!queued_[d->queue].empty()) queued_[d->queue].pop_front();
+    if (options_.departures != nullptr)
+      *options_.departures << label_ << ',' << busy_until_[p] << ',' << d->queue << ','
+                           << d->desc.arrival_ns << ',' << d->desc.bytes << ','
+                           << ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? 1 : 0) << '\n';
     ++transmitted_;
     busy_until_[p] = d->finish_ns;
   }

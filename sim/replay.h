@@ -80,6 +80,9 @@ struct ReplayOptions {
   // Per-arrival features and fate (CSV) to `trace`; base RTT for the features' EWMAs.
   std::ostream* trace = nullptr;
   double feature_base_rtt_ns = 10'000;
+  // Every transmission (CSV, kDeparturesHeader): when it started, from which queue, the arrival
+  // time of the frame it carries (a cut copy: its original's), its bytes, whether it is a cut copy.
+  std::ostream* departures = nullptr;
   // Fates of the same arrivals under LQD, for Credence's `perfect` oracle.
   std::shared_ptr<const std::vector<uint8_t>> oracle_labels;
 };
@@ -121,6 +124,8 @@ struct ReplayResult {
 // policies::ConfigError for a bad policy name or parameters.
 ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
                         const std::vector<ReplayArrival>& arrivals, const ReplayOptions& options);
+
+inline constexpr const char* kDeparturesHeader = "policy,t_ns,queue,arrival_ns,bytes,cut";
 
 // The CSV header of the per-arrival trace.
 inline constexpr const char* kTraceHeader =

@@ -259,6 +259,11 @@ int main(int argc, char** argv) {
   app.add_option("--fates", fates_path,
                  "write every arrival's fate under each policy: CSV seq,POLICY,... with 1 for "
                  "dropped or later pushed out, 0 for transmitted or still queued");
+  std::string departures_path;
+  app.add_option("--departures", departures_path,
+                 "write every transmission under each policy: CSV policy,t_ns,queue,arrival_ns,"
+                 "bytes,cut (arrival_ns: the carried frame's arrival, a cut copy's original's; "
+                 "queue: flat id)");
   app.add_flag("--json", json, "print the results as JSON");
   app.add_flag("--state", with_state,
                "with --json: each policy's final state as policy.get shows it (thresholds, "
@@ -387,6 +392,12 @@ int main(int argc, char** argv) {
       timeline = open_out(timeline_path);
       base.timeline = &timeline;
       base.timeline_interval_ns = static_cast<uint64_t>(timeline_us * 1000);
+    }
+    std::ofstream departures;
+    if (!departures_path.empty()) {
+      departures = open_out(departures_path);
+      departures << sharebuf::sim::kDeparturesHeader << '\n';
+      base.departures = &departures;
     }
     std::vector<ReplayResult> results;
     for (const ReplayPolicy& p : policies) {
