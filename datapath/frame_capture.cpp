@@ -159,6 +159,7 @@ nlohmann::json FrameCapture::status() const {
   return {{"path", path_},
           {"files", files_},
           {"mode", mode_ == Mode::kAll ? "all" : "drops"},
+          {"stamps", ring_stamps_ ? "ring" : "admission"},
           {"frames", frames_.load()},
           {"bytes", bytes_.load()},
           {"max_bytes", max_bytes_},

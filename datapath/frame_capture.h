@@ -46,6 +46,11 @@ class FrameCapture {
   FrameCapture& operator=(const FrameCapture&) = delete;
 
   Mode mode() const noexcept { return mode_; }
+  // Mode kAll: stamp each frame with the time it reached its port's ring (what the trimming
+  // meters use) instead of the time admission used (its RX burst's, up to one burst later).
+  // Set before the capture is installed.
+  void set_ring_stamps(bool ring) noexcept { ring_stamps_ = ring; }
+  bool ring_stamps() const noexcept { return ring_stamps_; }
   // `arrival_ns`: the frame's arrival time on CLOCK_MONOTONIC (0: read the clock now).
   void offer(std::span<const uint8_t> frame, uint16_t in_port = 0,
              uint64_t arrival_ns = 0) noexcept;
@@ -59,6 +64,7 @@ class FrameCapture {
  private:
   std::string path_;
   Mode mode_;
+  bool ring_stamps_ = false;
   uint64_t max_bytes_;
   mutable std::mutex mutex_;  // guards the file list; each file has its own lock below
   std::vector<std::unique_ptr<std::mutex>> file_locks_;

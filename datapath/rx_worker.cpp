@@ -277,8 +277,11 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
   }
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && cap->mode() == FrameCapture::Mode::kAll) {
-    // Every arrival once, before any ECN mark, at the time admission uses for it.
-    cap->offer(frame, static_cast<uint16_t>(port_), now_ns);
+    // Every arrival once, before any ECN mark, at the time admission uses for it (its burst's),
+    // or at the time it reached the port's ring, which the trimming meters use: a replay of the
+    // recording sees its arrival then (stamps=ring: E7's agreement; replayed meters given a
+    // burst's one time trimmed 18 % more).
+    cap->offer(frame, static_cast<uint16_t>(port_), cap->ring_stamps() ? frame_ns_ : now_ns);
   }
   const ParsedFrame parsed = parse_frame(frame);
   if (!parsed.ok()) {

@@ -24,6 +24,8 @@
 set -euo pipefail
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
+source "$(dirname "$0")/../netns-scripts/lib/paper_testbeds.sh"
 out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino,dod queries=20 size=65536
 readme=0 header_reserve=8
 while [ $# -gt 0 ]; do
@@ -59,26 +61,7 @@ echo "policy,mode,fanin,query,flow,seq,kind,ns" >"$out/events.csv"
 tb_create 5
 servers=$(for h in 2 3 4 5; do printf '%s,' "$(tb_ip "$h")"; done)
 for policy in ${policies//,/ }; do
-  # Time scaled with the rate: the paper's switch runs 100 Gbit/s ports, these 100 Mbit/s, so its
-  # T0 = 6 us, T1 = 12 us and 1 us recirculation latency last as many packet-times here at
-  # 6 ms, 12 ms and 1 ms.
-  TB_PORT_EXTRA='scheduler = "sp"
-trim_queue = 0' tb_write_config "$TB_DIR/sw.toml" "$policy" 100Mbit "600 cells" 2 '
-[[classes]]
-name = "data"
-queue = 1
-alpha = 1.0
-overflow = "trim"
-[trimming]
-mode = "tofino-approx"
-pipelines = 2
-trim_dscp = 8
-pessimistic_share = 0.25
-t0 = "6ms"
-t1 = "18ms"
-recirc_rate = "100Mbit"
-recirc_latency = "1ms"
-header_reserve = '"$header_reserve"
+  e7_config "$TB_DIR/sw.toml" "$policy" "$header_reserve"
   tb_start_switch "$TB_DIR/sw.toml"
   for h in 2 3 4 5; do tb_bg "$h" timeout 3600 "$ndp" serve --port 9100 --rto 10ms; done
   sleep 0.3

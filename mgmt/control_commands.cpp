@@ -424,7 +424,7 @@ json watch(ControlContext&, const json& args) {
 // Where a capture named `name` may be written: below the capture directory ([control]
 // capture_dir), as a relative name or an absolute path whose directory resolves inside it.
 json capture_start(ControlContext& ctx, const json& args) {
-  only_keys(args, {"path", "mode", "max_bytes", "per_port", "overwrite"});
+  only_keys(args, {"path", "mode", "max_bytes", "per_port", "overwrite", "stamps"});
   if (const auto running = ctx.sw.capture_path())
     throw RequestError("a capture is running (" + *running + "); capture.stop first", "conflict");
   const std::string requested = arg_string(args, "path", true);
@@ -437,6 +437,12 @@ json capture_start(ControlContext& ctx, const json& args) {
   const std::string mode = arg_string(args, "mode", false);
   if (!mode.empty() && mode != "drops" && mode != "all")
     throw RequestError("argument 'mode' must be \"drops\" or \"all\", got \"" + mode + "\"");
+  const std::string stamps = arg_string(args, "stamps", false);
+  if (!stamps.empty() && stamps != "admission" && stamps != "ring")
+    throw RequestError("argument 'stamps' must be \"admission\" or \"ring\", got \"" + stamps +
+                       "\"");
+  if (stamps == "ring" && mode != "all")
+    throw RequestError("argument 'stamps' = \"ring\" needs mode \"all\"");
   const std::string path =
       confined_path(ctx.config.control.capture_dir, requested, "capture_dir", "capture", true);
   uint64_t max_bytes = 100'000'000;
@@ -473,6 +479,7 @@ json capture_start(ControlContext& ctx, const json& args) {
   } catch (const std::exception& e) {
     throw RequestError(e.what(), "io_error");
   }
+  cap->set_ring_stamps(stamps == "ring");
   json status = cap->status();
   if (const auto err = ctx.sw.start_capture(std::move(cap))) throw RequestError(*err);
   return status;
@@ -543,10 +550,11 @@ const std::array kCommands = {
             "stream a sample every interval until the client closes", watch},
     Command{"capture.start",
             "{\"path\": string, \"mode\": \"drops\"|\"all\", \"max_bytes\": integer, "
-            "\"per_port\": bool, \"overwrite\": bool}",
+            "\"per_port\": bool, \"overwrite\": bool, \"stamps\": \"admission\"|\"ring\"}",
             "write refused frames (default) or every arrival to a new pcap file below [control] "
             "capture_dir (per_port: one file <path>-<port>.pcap per ingress port), up to "
-            "max_bytes in all (default 100 MB)",
+            "max_bytes in all (default 100 MB); stamps (mode all): the time admission used "
+            "(default) or when the frame reached its port's ring",
             capture_start, true},
     Command{"capture.stop", "{}", "close the capture file; reports frames written and missed",
             capture_stop, true},

@@ -51,7 +51,7 @@ commands (ARGS are key=value; values are JSON if they parse, else strings):
   trim.set [key=value...]               e.g. trim.set class=data overflow=trim trim_size=256
   watch [interval_us=N] [--csv FILE] [--count N] [--duration SECONDS]
   top [interval_ms=N] [--count N]       live view of every queue (Ctrl-C ends it)
-  capture.start path=FILE [mode=drops|all] [max_bytes=N] [per_port=true]
+  capture.start path=FILE [mode=drops|all] [max_bytes=N] [per_port=true] [stamps=ring]
   capture.stop
   shutdown
   raw JSON                              send one request line as is

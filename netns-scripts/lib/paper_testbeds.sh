@@ -67,3 +67,31 @@ e2_background() {
     tb_bg 1 iperf3 -c "$(tb_ip 2)" -p $((5200 + k)) -u -b 30M -l 1400 --dscp $((8 * k)) -t "$1" >/dev/null
   done
 }
+
+# e7_config FILE POLICY HEADER_RESERVE [OVERFLOW MODE METERS]: E7's switch (5 hosts): 100 Mbit/s
+# ports, 600 cells of 80 B, two strict-priority queues per port (trimmed headers in queue 0 ahead
+# of data in queue 1); class "data" (alpha 1) with OVERFLOW (default trim) under MODE (default
+# tofino-approx; ideal) and METERS (three; fixed: the paper's DoD curve); the Tofino
+# approximation's 2 pipelines with the paper's times scaled to the port rate: its switch runs
+# 100 Gbit/s ports, these 100 Mbit/s, so T0 = 6 us, T1 = 18 us and a 1 us recirculation latency
+# last as many packet-times here at 6 ms, 18 ms and 1 ms.
+e7_config() {
+  TB_PORT_EXTRA='scheduler = "sp"
+trim_queue = 0' tb_write_config "$1" "$2" 100Mbit "600 cells" 2 '
+[[classes]]
+name = "data"
+queue = 1
+alpha = 1.0
+overflow = "'"${4:-trim}"'"
+[trimming]
+mode = "'"${5:-tofino-approx}"'"
+meters = "'"${6:-three}"'"
+pipelines = 2
+trim_dscp = 8
+pessimistic_share = 0.25
+t0 = "6ms"
+t1 = "18ms"
+recirc_rate = "100Mbit"
+recirc_latency = "1ms"
+header_reserve = '"$3"
+}

@@ -84,6 +84,8 @@ const Case kCases[] = {
     {R"({"cmd":"capture.start","args":{"path":"/proc/self/mem"}})", false, "written only below"},
     {R"({"cmd":"capture.start","args":{"path":"../../etc/x.pcap"}})", false, "written only below"},
     {R"({"cmd":"capture.start","args":{"path":"x.pcap","overwrite":"yes"}})", false, "'overwrite' must be true or false"},
+    {R"({"cmd":"capture.start","args":{"path":"x.pcap","mode":"all","stamps":"tsc"}})", false, "\"admission\" or \"ring\""},
+    {R"({"cmd":"capture.start","args":{"path":"x.pcap","stamps":"ring"}})", false, "needs mode \"all\""},
     {R"({"cmd":"capture.stop"})", false, "no capture is running"},
     {R"({"cmd":"capture.start","args":{"path":"a/b/x.pcap"}})", false, "one directory below"},
     {R"({"cmd":"trim.set","args":{"trim_dscp":18446744073709551615}})", false, "from -1 to 63"},
@@ -334,7 +336,9 @@ TEST(ControlProtocolEffects, CaptureStartsOnceAndStops) {
       f.ctx, R"({"cmd":"capture.start","args":{"path":")" + name + R"(","mode":"all"}})");
   ASSERT_TRUE(start["ok"]) << start.dump();
   EXPECT_EQ(start["result"]["path"], path);
+  EXPECT_EQ(start["result"]["stamps"], "admission");
   EXPECT_NE(f.core->capture.load(), nullptr);
+  EXPECT_FALSE(f.core->capture.load()->ring_stamps());
   EXPECT_FALSE(handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":"y"}})")["ok"]);
   const uint8_t frame[60] = {};
   f.core->capture.load()->offer(frame);
@@ -356,6 +360,18 @@ TEST(ControlProtocolEffects, CaptureStartsOnceAndStops) {
 
 // Captures never leave the capture directory, never follow a symbolic link out of it, and never
 // write to a special file, even with overwrite.
+TEST(ControlProtocolEffects, RingStampsAreAskedFor) {
+  testing::ControlFixture f;
+  const std::string name = "capture-ring-" + std::to_string(getpid()) + ".pcap";
+  const json start = handle_request(f.ctx, R"({"cmd":"capture.start","args":{"path":")" + name +
+                                               R"(","mode":"all","stamps":"ring"}})");
+  ASSERT_TRUE(start["ok"]) << start.dump();
+  EXPECT_EQ(start["result"]["stamps"], "ring");
+  EXPECT_TRUE(f.core->capture.load()->ring_stamps());
+  ASSERT_TRUE(handle_request(f.ctx, R"({"cmd":"capture.stop"})")["ok"]);
+  std::filesystem::remove(testing::capture_dir() + "/" + name);
+}
+
 TEST(ControlProtocolEffects, CapturesStayInTheCaptureDirectoryAndInRegularFiles) {
   testing::ControlFixture f;
   const std::string dir = testing::capture_dir();

@@ -13,6 +13,7 @@ import e3_report  # noqa: E402
 import e4_report  # noqa: E402
 import e5_report  # noqa: E402
 import e6_checks  # noqa: E402
+import e7_agreement  # noqa: E402
 import e7_report  # noqa: E402
 import e8_report  # noqa: E402
 import e8_runs  # noqa: E402
@@ -289,6 +290,79 @@ class E7Counters(Scratch):
         self.assertTrue(lines[1].startswith("- dt, fixed meters + DoD, p1: trimmed 9"))
         self.assertIn("into the header reserve 5", lines[1])
         self.assertIn("deflected 7", lines[1])
+
+
+class E7Agreement(Scratch):
+    def test_concordance_counts_pairs_in_the_same_order(self):
+        self.assertEqual(e7_agreement.concordance([1, 2, 3, 4], [1, 2, 3, 4]), 1.0)
+        self.assertEqual(e7_agreement.concordance([1, 2, 3, 4], [4, 3, 2, 1]), 0.0)
+        # One swap among 4 shared items: 5 of 6 pairs concordant; items not in both are ignored.
+        self.assertAlmostEqual(e7_agreement.concordance([1, 2, 3, 4, 9], [8, 2, 1, 3, 4]), 5 / 6)
+        self.assertEqual(e7_agreement.concordance([1], [2]), 1.0)
+
+    def test_a_packet_trimmed_twice_is_two_items(self):
+        self.assertEqual(e7_agreement.numbered(["a", "b", "a"]), [("a", 1), ("b", 1), ("a", 2)])
+
+    def test_ndp_data_key_reads_an_ethernet_ipv4_udp_frame(self):
+        import struct
+        eth = b"\x00" * 12 + b"\x08\x00"
+        ip = bytes([0x45, 0, 0, 0, 0, 0, 0, 0, 64, 17]) + b"\x00" * 10
+        udp = b"\x00" * 8
+        ndp = struct.pack("<IBBBBIII", 0x4E445031, 2, 1, 0, 0, 3 * 65536 + 5, 17, 40)
+        self.assertEqual(e7_agreement.ndp_data_key(eth + ip + udp + ndp + b"\x00" * 16),
+                         (3, 5, 17))
+        pull = struct.pack("<IBBBBIII", 0x4E445031, 5, 0, 0, 0, 1, 2, 3)
+        self.assertIsNone(e7_agreement.ndp_data_key(eth + ip + udp + pull + b"\x00" * 16))
+        tcp = ip[:9] + b"\x06" + ip[10:]
+        self.assertIsNone(e7_agreement.ndp_data_key(eth + tcp + udp + ndp + b"\x00" * 16))
+
+    def test_counters_and_headers_of_a_run(self):
+        run = self.tmp.name
+
+        def q(trimmed=0, threshold=0, meter=0, **kw):
+            d = {"trimmed": trimmed, "trimmed_dropped": 0, "header_reserve": 0, "bounced": 0,
+                 "deflected": 0, "dropped": {"threshold": threshold, "pool_full": 0,
+                                             "meter": meter}}
+            d.update(kw)
+            return d
+        write(os.path.join(run, "stats.json"), json.dumps(
+            {"ports": [{"interface": "p1", "queues": [q(), q(trimmed=10, threshold=10)]}]}))
+        write(os.path.join(run, "replay.json"), json.dumps({"results": [{"queues": [
+            dict(q(), label="p1/0"), dict(q(trimmed=11, threshold=11), label="p1/1")]}]}))
+        write(os.path.join(run, "events.csv"),
+              "query,flow,seq,kind,ns\n0,1,5,header,9\n0,1,6,header,9\n0,2,0,data,9\n")
+        write(os.path.join(run, "departures.csv"), "policy,t_ns,queue,arrival_ns,bytes,cut\n")
+        rows = e7_agreement.rows(run, "dt", "trim")
+        self.assertEqual(rows[0], ["dt", "trim", "data refused (threshold, pool full)", 10, 11,
+                                   "+10.0 %"])
+        self.assertEqual(rows[1][2:], ["cut copies sent on (trimmed)", 10, 11, "+10.0 %"])
+        # No recording here: the replay's headers cannot be traced, so none are shared.
+        self.assertEqual(rows[-2][2:], ["headers: the same packets trimmed (Jaccard)", 2, 0,
+                                        "0.0 %"])
+
+
+class E7AgreementTable(Scratch):
+    def test_several_runs_give_medians_and_the_range(self):
+        paths = []
+        for k, (live, rep, jac) in enumerate([(100, 110, "70.0 %"), (100, 90, "80.0 %"),
+                                              (200, 200, "75.0 %")]):
+            path = os.path.join(self.dir, f"rows{k}.csv")
+            with open(path, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(e7_agreement.COLUMNS)
+                w.writerow(["dt", "trim", "deflected", live, rep, "x"])
+                w.writerow(["dt", "trim", "headers: the same packets trimmed (Jaccard)", 5, 5,
+                            jac])
+                if k == 0:
+                    w.writerow(["dt", "trim", "notifications", 0, 3, "+3"])
+            paths.append(path)
+        md = os.path.join(self.dir, "t.md")
+        e7_agreement.markdown(paths, md)
+        text = open(md).read()
+        self.assertIn("of 3 runs", text)
+        self.assertIn("| dt | trim | deflected | 100 | 110 | +0.0 % [-10.0 – +10.0] |", text)
+        self.assertIn("(Jaccard) | 5 | 5 | 75.0 % [70.0 – 80.0] |", text)
+        self.assertIn("| dt | trim | notifications | 0 | 3 | — (1 of 3 runs) |", text)
 
 
 class E8Report(Scratch):
