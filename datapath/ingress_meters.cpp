@@ -24,13 +24,15 @@ std::string_view to_string(MeterVariant v) noexcept {
       return "two";
     case MeterVariant::kFixed:
       return "fixed";
+    case MeterVariant::kMirror:
+      return "mirror";
   }
   return "?";
 }
 
 std::optional<MeterVariant> meter_variant(std::string_view name) noexcept {
-  for (const MeterVariant v :
-       {MeterVariant::kThreeMeters, MeterVariant::kTwoMeters, MeterVariant::kFixed}) {
+  for (const MeterVariant v : {MeterVariant::kThreeMeters, MeterVariant::kTwoMeters,
+                               MeterVariant::kFixed, MeterVariant::kMirror}) {
     if (to_string(v) == name) return v;
   }
   return std::nullopt;
@@ -77,6 +79,7 @@ PortTrimState IngressPortState::state(uint64_t now_ns) const noexcept {
 IngressPortState::Decision IngressPortState::on_frame(uint32_t bytes, uint64_t now_ns,
                                                       const IngressMeterSettings& s) noexcept {
   Decision d;
+  if (s.variant == MeterVariant::kMirror) return d;  // no meters: everything reaches the buffer
   if (s.variant == MeterVariant::kFixed) {
     // No congestion states: notifications change nothing, the line-rate meter decides.
     d.trim = full_.execute(bytes, now_ns, s.line_rate_bps, s.line_rate_bps, s.burst_bytes) ==

@@ -35,8 +35,11 @@ std::string_view to_string(PortTrimState s) noexcept;  // "optimistic", "half", 
 // kFixed: one meter per egress port at its line rate whatever the notifications say, and a frame
 // the buffer then refuses deflected: the paper's "Tofino with per-destination meters in the
 // ingress pipeline and Deflect-on-Drop", the "DoD" curve of its Figure 5 (section 6.1).
-enum class MeterVariant : uint8_t { kThreeMeters, kTwoMeters, kFixed };
-// "three" (ndp.p4), "two" (switch.p4), "fixed"
+// kMirror: no meters at all; a frame the buffer refuses has its header alone mirrored through the
+// pipeline's recirculation port (Mirror-on-Drop, as Trident 4 and Spectrum 2 trim): the "MoD"
+// curve of Figure 5, a 100 Gbit/s mirror port per pipeline and 1 us of recirculation latency.
+enum class MeterVariant : uint8_t { kThreeMeters, kTwoMeters, kFixed, kMirror };
+// "three" (ndp.p4), "two" (switch.p4), "fixed", "mirror"
 std::string_view to_string(MeterVariant v) noexcept;
 std::optional<MeterVariant> meter_variant(std::string_view name) noexcept;
 

@@ -30,6 +30,7 @@ bool TofinoApprox::meter(uint32_t in_port, uint32_t out_port, uint32_t bytes,
                          uint64_t now_ns) noexcept {
   Pipeline& pipe = *pipes_[pipeline_of(in_port)];
   const IngressMeterSettings s = meter_settings(out_port);
+  if (s.variant == MeterVariant::kMirror) return false;  // Mirror-on-Drop: no meters
   IngressPortState::Decision d;
   {
     std::lock_guard guard(pipe.lock);
@@ -63,6 +64,10 @@ bool TofinoApprox::deflect(uint32_t in_port, Deflected&& d, uint32_t wire_bytes,
   PortCounters& c = counters_[d.from.port];
   const uint64_t rate = settings.recirc_rate_bps.load(kRelaxed);
   const uint64_t rate_bps = rate != 0 ? rate : std::max<uint64_t>(1, line_rate_[d.from.port]);
+  // Mirror-on-Drop: only the header crosses the mirror port (and holds cells); the frame is
+  // dropped where the buffer refused it.
+  if (static_cast<MeterVariant>(settings.variant.load(kRelaxed)) == MeterVariant::kMirror)
+    wire_bytes = static_cast<uint32_t>(d.cut.size());
   std::lock_guard guard(pipe.lock);
   // What the recirculation port still has to serialise, from when its wire is free: the bytes
   // queued there.
@@ -137,6 +142,8 @@ void TofinoApprox::take_departed(uint64_t now_ns, std::vector<Deflected>& out,
   // arrives one recirculation latency after the frame left, and is queued there in arrival order
   // (departures of different pipelines interleave, so it is inserted, mostly at the back).
   if (out.size() == first) return;
+  // Mirror-on-Drop has no meters to notify.
+  if (static_cast<MeterVariant>(settings.variant.load(kRelaxed)) == MeterVariant::kMirror) return;
   const uint64_t latency = settings.recirc_latency_ns.load(kRelaxed);
   for (auto& p : pipes_) {
     Pipeline& pipe = *p;

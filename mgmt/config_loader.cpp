@@ -333,7 +333,7 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
       sw.rx_threads = static_cast<uint32_t>(*pipelines);
     }
     sw.trim.meters =
-        *datapath::meter_variant(r.choice("meters", "three", {"three", "two", "fixed"}));
+        *datapath::meter_variant(r.choice("meters", "three", {"three", "two", "fixed", "mirror"}));
     sw.trim.line_rate_bps = r.with_unit("line_rate", parse_rate_bps).value_or(0);
     sw.trim.meter_burst_bytes = static_cast<uint32_t>(
         r.integer("meter_burst", 64, 16 << 20).value_or(sw.trim.meter_burst_bytes));

@@ -339,7 +339,8 @@ json trim_set(ControlContext& ctx, const json& args) {
   if (args.contains("meters")) {
     const std::string m = arg_string(args, "meters", true);
     u.meters = datapath::meter_variant(m);
-    if (!u.meters) throw RequestError("argument 'meters' must be \"three\", \"two\" or \"fixed\"");
+    if (!u.meters)
+      throw RequestError("argument 'meters' must be \"three\", \"two\", \"fixed\" or \"mirror\"");
   }
   if (args.contains("meter_burst"))
     u.meter_burst = static_cast<uint32_t>(arg_int(args, "meter_burst", 64, 16 << 20));
@@ -540,7 +541,8 @@ const std::array kCommands = {
             "\"return_dscp\": -1-63, \"class\": name, \"overflow\": \"drop\"|\"trim\"|"
             "\"return-to-sender\", \"return_threshold_cells\": int, \"port\": name, "
             "\"trim_queue\": int, \"trim_dscp_toward\": -1-63, \"mode\": \"ideal\"|"
-            "\"tofino-approx\", \"meters\": \"three\"|\"two\", \"meter_burst\": bytes, "
+            "\"tofino-approx\", \"meters\": \"three\"|\"two\"|\"fixed\"|\"mirror\", "
+            "\"meter_burst\": bytes, "
             "\"t0\": \"6us\", \"t1\": \"12us\", \"recirc_rate\": \"10Gbit\", "
             "\"recirc_queue\": bytes, \"recirc_latency\": \"1us\", \"trim_newest\": 0-1}",
             "change trimming live; replies with every setting", trim_set, true},

@@ -133,6 +133,14 @@ TEST(IngressPortState, FixedMetersIgnoreNotifications) {
   EXPECT_EQ(meter_variant("off"), std::nullopt);
 }
 
+TEST(IngressPortState, MirrorOnDropHasNoMeters) {
+  const IngressMeterSettings s = settings(MeterVariant::kMirror);
+  IngressPortState st;
+  st.notify(0, s);
+  EXPECT_EQ(trimmed_at_rate(st, s, 4 * kGbit, 0, 8'000'000), 0);
+  EXPECT_EQ(meter_variant("mirror"), MeterVariant::kMirror);
+}
+
 // switch.p4's two meters: optimistic trims above line rate (opti red), half-pessimistic above
 // half (opti not green), pessimistic above a quarter (pesi not green).
 TEST(IngressPortState, TwoMetersFollowTheSwitchP4Table) {

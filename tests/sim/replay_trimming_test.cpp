@@ -108,6 +108,28 @@ TEST(ReplayTrimming, TofinoApproxMetersDeflectsAndNotifiesOnTheSimulatedClock) {
   EXPECT_EQ(r.queues[2].transmitted + r.queues[2].trimmed_dropped, data.trimmed);
 }
 
+// Mirror-on-Drop: no meters; each refused frame's header crosses the mirror port (128 B, not
+// 1500) and reaches the header queue a recirculation latency later; nothing is notified.
+TEST(ReplayTrimming, MirrorOnDropSendsEveryRefusedFramesHeaderThroughTheMirrorPort) {
+  const ReplayResult r = run(config("trim", "mode = \"tofino-approx\"\nmeters = \"mirror\"\n"
+                                            "recirc_latency = \"1us\"\n"),
+                             burst(300));
+  EXPECT_THAT(r.accounting_errors, ::testing::IsEmpty());
+  const QueueReport& data = r.queues[3];
+  const auto& h1 = r.tofino[1];
+  EXPECT_EQ(data.dropped[static_cast<size_t>(DropReason::kMeter)], 0u);
+  const uint64_t refused = data.dropped[static_cast<size_t>(DropReason::kThreshold)] +
+                           data.dropped[static_cast<size_t>(DropReason::kPoolFull)];
+  ASSERT_GT(refused, 200u);
+  // 300 frames in 30 us: 128-byte headers at 10 Gbit/s take 102 ns each on the mirror port, so
+  // none waits long enough for the 64 KiB recirculation queue to fill.
+  EXPECT_EQ(h1["deflected"].get<uint64_t>(), refused);
+  EXPECT_EQ(h1["deflect_dropped"].get<uint64_t>(), 0u);
+  EXPECT_EQ(h1["notifications"].get<uint64_t>(), 0u);
+  EXPECT_EQ(data.trimmed, refused);
+  EXPECT_EQ(r.queues[2].transmitted + r.queues[2].trimmed_dropped, refused);
+}
+
 TEST(ReplayTrimming, SameInputGivesTheSameResult) {
   const auto cfg = config("trim", "mode = \"tofino-approx\"\n");
   const ReplayResult a = run(cfg, burst(300));
