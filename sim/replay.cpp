@@ -106,8 +106,7 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
         depart(port);
       } else if (t_recirc == t && (t_arrival != t || !options_.arrivals_first)) {
         now_ns_ = t;
-        overflow_->release_deflected(*policy_, cache_, t, *this);
-        settle_push_outs();
+        release_deflected(t);
       } else {
         arrive(arrivals[n], n);
         ++n;
@@ -138,6 +137,24 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
         buffer_, *trim_, *tofino_, cfg.trim.header_full_return, /*synthetic=*/true,
         cfg.trim.seed * 0x9E3779B97F4A7C15ull + 1);
     overflow_->reserve(BufferLayout::kMaxFrameBytes);
+  }
+
+  // Deflected frames leaving their recirculation ports at t; their notifications logged (each
+  // reaches the pipelines one recirculation latency later).
+  void release_deflected(uint64_t t) {
+    if (options_.trim_notes != nullptr) {
+      notes_seen_.resize(buffer_.layout().num_ports());
+      for (uint32_t p = 0; p < notes_seen_.size(); ++p)
+        notes_seen_[p] = tofino_->counters(p).notifications.load();
+    }
+    overflow_->release_deflected(*policy_, cache_, t, *this);
+    settle_push_outs();
+    if (options_.trim_notes == nullptr) return;
+    const uint64_t at = t + tofino_->settings.recirc_latency_ns.load();
+    for (uint32_t p = 0; p < notes_seen_.size(); ++p) {
+      for (uint64_t k = notes_seen_[p]; k < tofino_->counters(p).notifications.load(); ++k)
+        *options_.trim_notes << label_ << ',' << at << ',' << port_names_[p] << '\n';
+    }
   }
 
   // OverflowStep::Sink: the arrival being replayed, or a cut copy, entered queue q. Push-outs
@@ -352,6 +369,7 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
   std::unique_ptr<datapath::OverflowStep> overflow_;
   uint64_t now_ns_ = 0;  // the time of the event being replayed (the Sink's clock)
   uint64_t seq_ = 0;     // the arrival being replayed
+  std::vector<uint64_t> notes_seen_;  // notifications per port before a release (trim_notes)
   std::unique_ptr<policies::Policy> policy_;
   std::string label_;
 };

@@ -83,6 +83,10 @@ struct ReplayOptions {
   // Every transmission (CSV, kDeparturesHeader): when it started, from which queue, the arrival
   // time of the frame it carries (a cut copy: its original's), its bytes, whether it is a cut copy.
   std::ostream* departures = nullptr;
+  // Trimming's Tofino approximation: every congestion notification (CSV, kTrimNotesHeader): when
+  // it reaches the pipelines (a deflected frame left its recirculation port one latency before)
+  // and the egress port it is about.
+  std::ostream* trim_notes = nullptr;
   // Fates of the same arrivals under LQD, for Credence's `perfect` oracle.
   std::shared_ptr<const std::vector<uint8_t>> oracle_labels;
 };
@@ -126,6 +130,7 @@ ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
                         const std::vector<ReplayArrival>& arrivals, const ReplayOptions& options);
 
 inline constexpr const char* kDeparturesHeader = "policy,t_ns,queue,arrival_ns,bytes,cut";
+inline constexpr const char* kTrimNotesHeader = "policy,t_ns,port";
 
 // The CSV header of the per-arrival trace.
 inline constexpr const char* kTraceHeader =

@@ -264,6 +264,10 @@ int main(int argc, char** argv) {
                  "write every transmission under each policy: CSV policy,t_ns,queue,arrival_ns,"
                  "bytes,cut (arrival_ns: the carried frame's arrival, a cut copy's original's; "
                  "queue: flat id)");
+  std::string trim_notes_path;
+  app.add_option("--trim-notes", trim_notes_path,
+                 "write every congestion notification of trimming's Tofino approximation: CSV "
+                 "policy,t_ns,port (when it reaches the pipelines)");
   app.add_flag("--json", json, "print the results as JSON");
   app.add_flag("--state", with_state,
                "with --json: each policy's final state as policy.get shows it (thresholds, "
@@ -398,6 +402,12 @@ int main(int argc, char** argv) {
       departures = open_out(departures_path);
       departures << sharebuf::sim::kDeparturesHeader << '\n';
       base.departures = &departures;
+    }
+    std::ofstream trim_notes;
+    if (!trim_notes_path.empty()) {
+      trim_notes = open_out(trim_notes_path);
+      trim_notes << sharebuf::sim::kTrimNotesHeader << '\n';
+      base.trim_notes = &trim_notes;
     }
     std::vector<ReplayResult> results;
     for (const ReplayPolicy& p : policies) {

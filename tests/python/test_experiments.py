@@ -20,6 +20,7 @@ import e8_runs  # noqa: E402
 import fct_collect  # noqa: E402
 import fig13_report  # noqa: E402
 import trim_rx  # noqa: E402
+import trim_scale  # noqa: E402
 
 
 def write(path, text):
@@ -363,6 +364,20 @@ class E7AgreementTable(Scratch):
         self.assertIn("| dt | trim | deflected | 100 | 110 | +0.0 % [-10.0 – +10.0] |", text)
         self.assertIn("(Jaccard) | 5 | 5 | 75.0 % [70.0 – 80.0] |", text)
         self.assertIn("| dt | trim | notifications | 0 | 3 | — (1 of 3 runs) |", text)
+
+
+class TrimScale(Scratch):
+    def test_the_papers_sender_i_sits_on_pipeline_i_div_16(self):
+        ports = [trim_scale.in_port(i) for i in range(64)]
+        self.assertEqual(sorted(ports), list(range(64)))
+        self.assertTrue(all(p % 4 == i // 16 for i, p in enumerate(ports)))
+
+    def test_pessimistic_periods_merge_and_restart_from_each_notification(self):
+        write(os.path.join(self.dir, "notes.csv"),
+              "policy,t_ns,port\nx,1000,p4\nx,4000,p4\nx,20000,p4\nx,2000,p8\n")
+        periods = trim_scale.pessimistic_periods(self.dir, 6.0)
+        self.assertEqual(periods[4], [[1.0, 10.0], [20.0, 26.0]])
+        self.assertEqual(periods[8], [[2.0, 8.0]])
 
 
 class E8Report(Scratch):
