@@ -367,8 +367,8 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
   std::unique_ptr<datapath::TrimSettings> trim_;
   std::unique_ptr<datapath::TofinoApprox> tofino_;
   std::unique_ptr<datapath::OverflowStep> overflow_;
-  uint64_t now_ns_ = 0;  // the time of the event being replayed (the Sink's clock)
-  uint64_t seq_ = 0;     // the arrival being replayed
+  uint64_t now_ns_ = 0;               // the time of the event being replayed (the Sink's clock)
+  uint64_t seq_ = 0;                  // the arrival being replayed
   std::vector<uint64_t> notes_seen_;  // notifications per port before a release (trim_notes)
   std::unique_ptr<policies::Policy> policy_;
   std::string label_;
