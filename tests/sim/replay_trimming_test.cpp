@@ -111,8 +111,9 @@ TEST(ReplayTrimming, TofinoApproxMetersDeflectsAndNotifiesOnTheSimulatedClock) {
 // Mirror-on-Drop: no meters; each refused frame's header crosses the mirror port (128 B, not
 // 1500) and reaches the header queue a recirculation latency later; nothing is notified.
 TEST(ReplayTrimming, MirrorOnDropSendsEveryRefusedFramesHeaderThroughTheMirrorPort) {
-  const ReplayResult r = run(config("trim", "mode = \"tofino-approx\"\nmeters = \"mirror\"\n"
-                                            "recirc_latency = \"1us\"\n"),
+  const ReplayResult r = run(config("trim",
+                                    "mode = \"tofino-approx\"\nmeters = \"mirror\"\n"
+                                    "recirc_latency = \"1us\"\n"),
                              burst(300));
   EXPECT_THAT(r.accounting_errors, ::testing::IsEmpty());
   const QueueReport& data = r.queues[3];
