@@ -5,7 +5,9 @@
 # worker c — takes its frames, both the request and the reply. On links that steer each flow to
 # one CPU (RPS by flow hash, TB_LINK_ORDER=flow) one worker takes all of a ping's frames, and a
 # TCP stream's frames are taken in their order (not so on NAPI links, the testbed's default: NAPI
-# runs on whichever CPU scheduled it, so a flow moves between lanes); the books balance.
+# runs on whichever CPU scheduled it, so a flow moves between lanes); the books balance. "In
+# their order" allows 3 %: under two CPU hogs, RPS links still reordered up to 1.1 % (0 in 4 of
+# 6 runs; NAPI links 0.2-8.3 %), idle none or 0.03 %.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
@@ -66,6 +68,10 @@ for c in $(seq 0 $((cpus - 1))); do
     fail "a ping on CPU $c was split over workers (${took[*]}): its frames should be received on one CPU"
 done
 
+# TCP re-draws a socket's flow hash after a timeout (net.core.txrehash), and RPS then moves the
+# flow to the other CPU, so its frames change lanes mid-stream: on a busy machine that reordered
+# 0.7-3.9 thousand frames a run (5 of 6 runs under two CPU hogs); with rehashing off, 1 of 6.
+for h in 1 2; do ip netns exec "$(tb_ns_host "$h")" sysctl -qw net.core.txrehash=0; done
 tb_bg 2 iperf3 -s -1 -p 5201
 sleep 0.3
 tb_exec 1 timeout 20 iperf3 -c "$(tb_ip 2)" -p 5201 -t 2 -J >"$TB_DIR/tcp.json" || fail "iperf3 failed"
@@ -77,6 +83,6 @@ tb_stop_switch || fail "sharebufd exited with $?"
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"]' \
   'port("p1")["rx_frames"] > 1000 and port("p2")["rx_frames"] > 1000' \
-  'port("p1")["rx_out_of_order"] <= port("p1")["rx_frames"] // 100'
+  'port("p1")["rx_out_of_order"] <= port("p1")["rx_frames"] * 3 // 100'
 
 echo "per-CPU RX: each CPU's frames go to its own worker; a flow stays with one"
