@@ -56,7 +56,7 @@ OverflowStep::Result OverflowStep::admit(policies::Policy& policy, const buffer:
     const bool newest = overflow == OverflowAction::kTrim && !tofino &&
                         trim_.trim_newest_p16.load(std::memory_order_relaxed) != 0;
     const RefusalHook hook{&OverflowStep::trim_newest_instead, this};
-    current_ = {&policy, &view, &cache, &sink};
+    if (newest) current_ = {&policy, &view, &cache, &sink};  // only when it can be asked
     evicted_.clear();
     outcome = admit_frame(policy, buffer_, cache, view, ctx,
                           std::span<const std::byte>(

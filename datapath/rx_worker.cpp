@@ -400,7 +400,9 @@ bool RxWorker::release_deflected(buffer::CellCache& cache) {
   if (!core_.tofino.any_deflected()) return false;
   policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
   const bool more = overflow_.release_deflected(policy, cache, monotonic_ns(), *this);
-  flush_pending(cache);
+  // Only when a copy was queued: flush_pending's fence is not free, and this runs every round
+  // while a recirculation port holds frames.
+  if (pending_ports_ != 0) flush_pending(cache);
   return more;
 }
 

@@ -242,6 +242,13 @@ def median_range(values, fmt="{:.0f}"):
     return f"{fmt.format(statistics.median(v))} [{fmt.format(v[0])}–{fmt.format(v[-1])}]"
 
 
+def save(fig, path):
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def plots(res, out):
     try:
         import matplotlib
@@ -262,9 +269,7 @@ def plots(res, out):
         ax.set_ylabel("CDF")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig5.png"), dpi=110)
-    plt.close(fig)
+    save(fig, os.path.join(out, "fig5.png"))
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), sharex=True)
     for ax, n in zip(axes, ("18", "32", "64")):
@@ -276,9 +281,7 @@ def plots(res, out):
         ax.set_xlabel("time (us)")
         ax.set_ylabel("destination port")
         ax.set_ylim(-1, 16)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig7.png"), dpi=110)
-    plt.close(fig)
+    save(fig, os.path.join(out, "fig7.png"))
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for name, label in (("fig8c", "full design (64 senders)"),
@@ -295,9 +298,7 @@ def plots(res, out):
         ax.set_xlabel("congestion response T0 (us)")
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig8c_fig9.png"), dpi=110)
-    plt.close(fig)
+    save(fig, os.path.join(out, "fig8c_fig9.png"))
 
 
 def summary(res, packets):
