@@ -6,6 +6,8 @@
 #   ./run.sh build     install and build (build/)
 #   ./run.sh bench     install, build, run the microbenchmarks and update docs/benchmarks.md's table
 #   ./run.sh deps      install the Debian packages only
+#   ./run.sh ns3-debug build ns-3 with asserts from Debian's source package (about 15 minutes), so
+#                      the sim tests also run against it (ctest label ns3debug)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -86,9 +88,45 @@ fuzz_tests() {
   done
 }
 
+# ns-3.37 built with asserts (NS_ASSERT, NS_LOG) from Debian's own source package of the ns-3 that
+# libns3-dev ships, with only the modules sharebuf uses, into NS3_DEBUG_PREFIX (the prefix
+# sim/CMakeLists.txt looks in). Optional: the ns3debug tests say "skipped" without it.
+NS3_DEBUG_PREFIX=${NS3_DEBUG_PREFIX:-/opt/sharebuf-ns3-debug}
+ns3_debug() {
+  if [ -f "$NS3_DEBUG_PREFIX/lib/libns3-core-debug.so" ]; then
+    log "ns-3 with asserts already in $NS3_DEBUG_PREFIX"
+    return
+  fi
+  local src=build-ns3-debug
+  if ! compgen -G "$src/ns3-*/ns-3.37/CMakeLists.txt" >/dev/null; then
+    # A deb-src line for the archive the system already uses.
+    local list=/etc/apt/sources.list.d/sharebuf-deb-src.sources
+    if ! grep -rqs "^Types: deb-src" /etc/apt/sources.list.d/ && ! grep -qs "^deb-src" /etc/apt/sources.list; then
+      log "adding $list (Debian's source packages)"
+      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+        "$(. /etc/os-release && echo "$VERSION_CODENAME")" >"$list"
+      apt-get update -qq
+    fi
+    mkdir -p "$src"
+    log "fetching ns-3's source package into $src"
+    (cd "$src" && apt-get source -qq ns3 >/dev/null)
+  fi
+  local tree
+  tree=$(dirname "$(compgen -G "$src/ns3-*/ns-3.37/CMakeLists.txt" | head -1)")
+  log "building ns-3 with asserts ($tree -> $NS3_DEBUG_PREFIX)"
+  cmake -S "$tree" -B "$src/build" -DCMAKE_BUILD_TYPE=Debug \
+    -DNS3_ENABLED_MODULES="core;network;internet;point-to-point;traffic-control;applications;flow-monitor" \
+    -DNS3_EXAMPLES=OFF -DNS3_TESTS=OFF -DNS3_PYTHON_BINDINGS=OFF \
+    -DCMAKE_INSTALL_PREFIX="$NS3_DEBUG_PREFIX" -DCMAKE_INSTALL_RPATH="$NS3_DEBUG_PREFIX/lib" >/dev/null
+  cmake --build "$src/build" -j "$JOBS"
+  cmake --install "$src/build" >/dev/null
+}
+
 sim_tests() {
-  log "ns-3 tests in $1 (sharebuf-sim)"
-  ctest --test-dir "$1" --output-on-failure -L sim
+  log "ns-3 tests in $1 (sharebuf-sim, the queue disc, the installed library)"
+  ctest --test-dir "$1" --output-on-failure -L sim -j "$JOBS"
+  log "ns-3 tests against an ns-3 with asserts (./run.sh ns3-debug; skipped without it)"
+  ctest --test-dir "$1" --output-on-failure -L ns3debug -j "$JOBS"
 }
 
 # The P4 programs against p4test (../shared/tools/p4c/bin/p4test, $P4TEST or PATH; skipped with
@@ -111,6 +149,12 @@ netns_tests() {
 case "${1:-}" in
   deps)
     deps
+    ;;
+  ns3-debug)
+    deps
+    ns3_debug
+    build build
+    ctest --test-dir build --output-on-failure -L ns3debug -j "$JOBS"
     ;;
   build)
     deps
@@ -146,10 +190,10 @@ case "${1:-}" in
     bench/run_benchmarks.sh build
     ;;
   -h | --help | help | "")
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
     ;;
   *)
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
     echo "run.sh: unknown command '$1'" >&2
     exit 2
     ;;

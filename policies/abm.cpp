@@ -13,7 +13,8 @@ AbmPolicy::AbmPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   first_rtt_alpha_ = reader.number("first_rtt_alpha");
   base_rtt_ns_ = reader.number("base_rtt_us") * 1000;
   ageing_ns_ = reader.number("flow_ageing_us") * 1000;
-  // 24 bytes an entry: at most 24 MiB.
+  first_bdp_bytes_ = static_cast<uint64_t>(reader.integer("first_bdp_bytes"));
+  // 32 bytes an entry: at most 32 MiB.
   const auto size = reader.integer("flow_table_size");
   set_params(reader.values());
   table_size_ = 16;
@@ -23,7 +24,7 @@ AbmPolicy::AbmPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
   flows_ = std::make_unique<FlowEntry[]>(table_size_);
 }
 
-bool AbmPolicy::first_rtt(uint32_t flow_hash, uint64_t now_ns) noexcept {
+bool AbmPolicy::first_rtt(uint32_t flow_hash, uint64_t now_ns, uint32_t bytes) noexcept {
   if (flow_hash == 0) return false;
   constexpr auto kRelaxed = std::memory_order_relaxed;
   FlowEntry* set = &flows_[(flow_hash & (table_size_ / kWays - 1)) * kWays];
@@ -42,8 +43,10 @@ bool AbmPolicy::first_rtt(uint32_t flow_hash, uint64_t now_ns) noexcept {
   if (!known) {
     e->key.store(flow_hash, kRelaxed);
     e->first_ns.store(now_ns, kRelaxed);
+    e->bytes.store(0, kRelaxed);
   }
   e->last_ns.store(now_ns, kRelaxed);
+  if (first_bdp_bytes_ != 0) return e->bytes.fetch_add(bytes, kRelaxed) < first_bdp_bytes_;
   return static_cast<double>(now_ns - std::min(now_ns, e->first_ns.load(kRelaxed))) < base_rtt_ns_;
 }
 
@@ -54,8 +57,10 @@ double AbmPolicy::threshold(uint32_t queue, uint8_t class_id, double alpha,
 }
 
 Verdict AbmPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
-  const double alpha =
-      first_rtt(ctx.flow_hash, ctx.now_ns) ? first_rtt_alpha_ : alphas_[ctx.class_id];
+  const bool first = ctx.first_bdp == FirstBdp::kUnknown
+                         ? first_rtt(ctx.flow_hash, ctx.now_ns, ctx.bytes)
+                         : ctx.first_bdp == FirstBdp::kYes;
+  const double alpha = first ? first_rtt_alpha_ : alphas_[ctx.class_id];
   return view.queue_cells(ctx.queue) < threshold(ctx.queue, ctx.class_id, alpha, view)
              ? Verdict::accept()
              : Verdict::drop(DropReason::kThreshold);

@@ -1,7 +1,15 @@
 // abm — Active Buffer Management (Addanki et al., SIGCOMM 2022), a baseline (POLICIES.md):
 //   T(q) = alpha * (1 / N_p) * gamma(q) * Rem,  accept iff Q[q] < T(q)
 // with FB's factors (policies/fb_factors.h, gamma = scheduler share), except that frames of a
-// flow's first RTT — the flow was first seen less than `base_rtt_us` ago — use `first_rtt_alpha`.
+// flow's first round trip use `first_rtt_alpha`. Which frames those are:
+// - where the sender says so (ArrivalContext::first_bdp: ns-3's senders tag their first
+//   bandwidth-delay product, as the ABM and Credence authors' simulations do; a replay carries
+//   the recorded tag), the sender's answer;
+// - otherwise (the live switch: Linux senders say nothing) the switch's own view of the flow:
+//   its first `first_bdp_bytes` bytes when that is set (the switch counts them; it differs from
+//   the sender's count by retransmissions only), else the frames of its first `base_rtt_us` after
+//   its first frame. The time window starts at the SYN, so it must cover the handshake's round
+//   trip and the first window's serialisation to reach any data at all.
 // Flows are tracked in a small 4-way set-associative table keyed by the datapath's flow hash
 // (5-tuple): an entry unused for `flow_ageing_us` is a new flow again, and a flow that finds its
 // set full replaces the way seen least recently (that flow then counts as new when it comes back:
@@ -27,13 +35,16 @@ namespace sharebuf::policies {
 class AbmPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "abm";
-  static constexpr std::array<ParamSpec, 5> kParams{{
+  static constexpr std::array<ParamSpec, 6> kParams{{
       {"alpha", ParamType::kNumber, "0.5", "alpha of classes that set none", 1.0 / 1024, 1024},
       {"first_rtt_alpha", ParamType::kNumber, "64",
        "alpha for a flow's first RTT (64 in the Credence paper; the authors' ns-3 code uses 1024)",
        1.0 / 1024, 1 << 20},
       {"base_rtt_us", ParamType::kNumber, "10",
-       "a flow is in its first RTT this long after its first frame", 0.001, 1e6},
+       "untagged frames: a flow is in its first RTT this long after its first frame", 0.001, 1e6},
+      {"first_bdp_bytes", ParamType::kInteger, "0",
+       "untagged frames: a flow's first RTT is its first this many bytes (0: base_rtt_us decides)",
+       0, 1ll << 40},
       {"flow_ageing_us", ParamType::kNumber, "1000", "a flow unseen this long is new again", 0.001,
        1e9},
       {"flow_table_size", ParamType::kInteger, "4096",
@@ -47,8 +58,9 @@ class AbmPolicy final : public Policy {
   uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
                            const BufferView& view) const noexcept override;
 
-  // Whether a frame of this flow arriving now belongs to the flow's first RTT (records the flow).
-  bool first_rtt(uint32_t flow_hash, uint64_t now_ns) noexcept;
+  // Whether a frame of `bytes` of this flow arriving now belongs to the flow's first RTT, as the
+  // flow table sees it (records the flow).
+  bool first_rtt(uint32_t flow_hash, uint64_t now_ns, uint32_t bytes = 0) noexcept;
 
  private:
   double threshold(uint32_t queue, uint8_t class_id, double alpha,
@@ -58,6 +70,7 @@ class AbmPolicy final : public Policy {
     std::atomic<uint32_t> key{0};
     std::atomic<uint64_t> first_ns{0};
     std::atomic<uint64_t> last_ns{0};
+    std::atomic<uint64_t> bytes{0};  // seen since first_ns
   };
 
   static constexpr uint32_t kWays = 4;
@@ -66,6 +79,7 @@ class AbmPolicy final : public Policy {
   double first_rtt_alpha_;
   double base_rtt_ns_;
   double ageing_ns_;
+  uint64_t first_bdp_bytes_;
   uint32_t table_size_;
   AlphaTable alphas_;
   std::unique_ptr<FlowEntry[]> flows_;

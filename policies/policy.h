@@ -82,6 +82,12 @@ struct PolicyEnv {
   }
 };
 
+// Whether a frame carries its flow's first bandwidth-delay product of bytes, where the sender
+// says so: ns-3's senders tag those segments (as the ABM and Credence authors' simulations do)
+// and a replay carries the answer recorded there. kUnknown (the live switch: Linux senders say
+// nothing) leaves the policy to judge from what it sees (ABM's flow table).
+enum class FirstBdp : uint8_t { kUnknown, kNo, kYes };
+
 struct ArrivalContext {
   uint64_t now_ns = 0;
   uint32_t queue = 0;  // flat queue id
@@ -91,6 +97,7 @@ struct ArrivalContext {
   uint32_t bytes = 0;
   uint32_t flow_hash = 0;  // hash of the frame's flow (5-tuple where known); 0 = unknown
   uint64_t seq = 0;        // the arrival's index in a replay (0 in the live switch)
+  FirstBdp first_bdp = FirstBdp::kUnknown;
 };
 
 struct DequeueEvent {

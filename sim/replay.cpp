@@ -13,6 +13,7 @@
 #include "policies/credence_features.h"
 #include "policies/registry.h"
 #include "sim/departure_step.h"
+#include "sim/same_instant.h"
 
 namespace sharebuf::sim {
 namespace {
@@ -182,7 +183,8 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
                                        .cells = layout.cells_for(bytes),
                                        .bytes = bytes,
                                        .flow_hash = a.flow_hash,
-                                       .seq = n};
+                                       .seq = n,
+                                       .first_bdp = a.first_bdp};
     if (options_.trace != nullptr) {
       TraceRow row{a.time_ns, a.queue, ctx.cells, {}};
       features_->observe(a.time_ns, a.queue, buffer_.state().queue_cells(a.queue),
@@ -219,16 +221,14 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
     }
   }
 
-  // The port whose next transmission starts first (lowest port among equals) and that time, or
-  // kNever when no port holds a frame.
+  // The port whose next transmission starts first (lowest port among equals: sim/same_instant.h)
+  // and that time, or kNever when no port holds a frame.
   uint64_t next_departure(uint32_t& port) const {
-    uint64_t best = kNever;
-    for (uint32_t p = 0; p < busy_until_.size(); ++p) {
-      if (buffer_.state().port_cells(p) == 0 || busy_until_[p] >= best) continue;
-      best = busy_until_[p];
-      port = p;
-    }
-    return best;
+    static_assert(kNever == kNoDeparture);
+    return sim::next_departure(
+        static_cast<uint32_t>(busy_until_.size()),
+        [&](uint32_t p) { return buffer_.state().port_cells(p) == 0 ? kNever : busy_until_[p]; },
+        port);
   }
 
   // Which frames did LQD push out? The victims' counters say how many, the queue's head says

@@ -5,7 +5,8 @@
 // the clock the live switch gives each departure; the port's scheduler picks the queue.
 // Events are processed one at a time in time order across all ports; within one instant
 // departures come before arrivals (the default), or arrivals first (ReplayOptions::
-// arrivals_first, the order of Credence's slotted model); ties among ports go to the lower port.
+// arrivals_first, the order of Credence's slotted model and of the ns-3 switch); ties among ports
+// go to the lower port (sim/same_instant.h defines that order for both engines).
 // Trimming (ReplaySetup::trimming): a class's overflow action — trim, return-to-sender, NDP's
 // trim_newest, the Tofino approximation's meters, deflect-on-drop through its emulated
 // recirculation ports and notifications — runs through the live switch's own OverflowStep
@@ -47,6 +48,7 @@ struct ReplayArrival {
   uint8_t class_id = 0;
   uint32_t flow_hash = 0;
   uint16_t in_port = 0;  // ingress port: a trimming pipeline's, a returned copy's way back
+  policies::FirstBdp first_bdp = policies::FirstBdp::kUnknown;  // the sender's tag, if recorded
 };
 
 struct ReplaySetup {

@@ -114,11 +114,13 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
     if (!col.contains(need))
       throw std::runtime_error(path + ":" + std::to_string(lineno) +
                                ": the header must name the columns time_ns, port, queue, bytes "
-                               "(and optionally class, in_port); missing '" +
+                               "(and optionally class, in_port, flow_hash, first_bdp); missing '" +
                                need + "'");
   }
   const bool has_class = col.contains("class");
   const bool has_in_port = col.contains("in_port");
+  const bool has_flow_hash = col.contains("flow_hash");
+  const bool has_first_bdp = col.contains("first_bdp");
   const buffer::BufferConfig bc = buffer_config(config);
   const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
   const policies::PolicyEnv env = policy_env(config, layout);
@@ -188,6 +190,25 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
       }
     } else {
       a.class_id = env.class_of_queue(a.queue);
+    }
+    if (has_flow_hash) {
+      const auto h = to_uint(cell("flow_hash"));
+      if (!h || *h > UINT32_MAX)
+        throw std::runtime_error(where("flow_hash") + ": '" + cell("flow_hash") +
+                                 "' is not a 32-bit flow hash");
+      a.flow_hash = static_cast<uint32_t>(*h);
+    }
+    if (has_first_bdp) {
+      // The sender's tag as recorded: empty when the frame carried none.
+      const std::string& f = cell("first_bdp");
+      if (f == "1") {
+        a.first_bdp = policies::FirstBdp::kYes;
+      } else if (f == "0") {
+        a.first_bdp = policies::FirstBdp::kNo;
+      } else if (!f.empty()) {
+        throw std::runtime_error(where("first_bdp") + ": '" + f +
+                                 "' is not 0, 1 or empty (no tag)");
+      }
     }
     out.push_back(a);
   }

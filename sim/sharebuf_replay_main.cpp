@@ -204,16 +204,20 @@ int main(int argc, char** argv) {
   bool list = false;
   bool per_queue = false;
   app.add_option("--scenario", scenario, "built-in generator (see --list); default burst");
-  app.add_option("--csv", csv,
-                 "arrivals CSV: header time_ns,port,queue,bytes[,class] (needs --config); "
-                 "without a class column a frame takes its queue's class (the first [[classes]] "
-                 "entry mapped to that queue)");
+  app.add_option(
+      "--csv", csv,
+      "arrivals CSV: header time_ns,port,queue,bytes[,class,in_port,flow_hash,first_bdp] "
+      "(needs --config); "
+      "without a class column a frame takes its queue's class (the first [[classes]] "
+      "entry mapped to that queue)");
   app.add_option("--pcap", pcaps,
                  "pcap file, FILE or FILE@PORT (the port its frames arrived on, for MAC learning); "
                  "repeatable, merged by time (needs --config)");
   app.add_option("--config", config_path,
                  "sharebufd TOML: ports, rates, queues, schedulers, classes, static MACs, buffer");
-  app.add_option("--policies", policies_list, "comma-separated policy names (default cs,dt,lqd)");
+  app.add_option("--policies", policies_list,
+                 "comma-separated policy names (default cs,dt,lqd); \"config\": the --config "
+                 "file's [policy] with its parameters");
   app.add_option("--policy", specs,
                  "a policy with parameters: NAME:key=value,... or LABEL=NAME:...; repeatable");
   app.add_option(
@@ -310,6 +314,11 @@ int main(int argc, char** argv) {
       policies.push_back(parse_policy_spec(s));
     for (const std::string& s : sets)
       apply_set(policies, s);
+    for (const ReplayPolicy& p : policies) {
+      if (p.name == "config" && config_path.empty())
+        throw std::invalid_argument(
+            "policy 'config' is the --config file's [policy]: give --config");
+    }
 
     ReplayScenario sc;
     std::string input;
@@ -320,6 +329,15 @@ int main(int argc, char** argv) {
       if (config_path.empty())
         throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
       const auto cfg = sharebuf::mgmt::load_config_file(config_path);
+      // "config": the file's [policy], its parameters under any given with the name.
+      for (ReplayPolicy& p : policies) {
+        if (p.name != "config") continue;
+        sharebuf::policies::Params given = std::move(p.params);
+        p.params = cfg.sw.policy_params;
+        p.params.values.update(given.values);
+        p.name = cfg.sw.policy;
+        if (p.label == "config") p.label = p.name;
+      }
       sc.setup = sharebuf::sim::replay_setup(cfg.sw);
       for (const auto& p : cfg.sw.ports)
         for (uint32_t k = 0; k < p.num_queues; ++k)

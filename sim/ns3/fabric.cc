@@ -13,9 +13,9 @@ using ns3::Ptr;
 Fabric::Fabric(const Scenario& s) : s_(s) {
   hosts_.Create(s.hosts);
   for (const ScenarioSwitch& spec : s.switches) {
-    FabricSwitch sw{spec.name, spec.role, ns3::CreateObject<ns3::Node>(),
-                    std::make_shared<SharebufSwitchNode>()};
-    sw.sw->facade = SwitchFacade::from_toml(spec.config_toml, s.source + " (" + spec.name + ")");
+    FabricSwitch sw{spec.name, spec.role, ns3::CreateObject<ns3::Node>(), nullptr};
+    sw.sw = SharebufSwitch::Install(
+        sw.node, SwitchFacade::from_toml(spec.config_toml, s.source + " (" + spec.name + ")"));
     switches_.push_back(std::move(sw));
   }
   ns3::InternetStackHelper stack;
@@ -34,7 +34,7 @@ Fabric::Fabric(const Scenario& s) : s_(s) {
   // port_if[switch][port]: the switch's ns-3 interface index of that port.
   std::vector<std::vector<uint32_t>> port_if(switches_.size());
   for (size_t i = 0; i < switches_.size(); ++i)
-    port_if[i].resize(switches_[i].sw->facade->ports());
+    port_if[i].resize(switches_[i].sw->GetFacade().ports());
 
   // One end of a link: a switch port (its queue disc on the shared buffer) or a host's NIC (a
   // FIFO deep enough never to drop: a host's own queue is not the subject here).
@@ -45,9 +45,11 @@ Fabric::Fabric(const Scenario& s) : s_(s) {
       tch.Install(dev);
       return;
     }
-    tch.SetRootQueueDisc("sharebuf::SharebufQueueDisc");
-    ns3::QueueDiscContainer qd = tch.Install(dev);
-    ns3::DynamicCast<SharebufQueueDisc>(qd.Get(0))->Attach(switches_[sw].sw, port);
+    // The senders tag their flows' first BDP (traffic.h): an untagged packet is not in it.
+    tch.SetRootQueueDisc("sharebuf::SharebufQueueDisc", "Port",
+                         ns3::IntegerValue(static_cast<int32_t>(port)), "FirstBdpFromTags",
+                         ns3::BooleanValue(true));
+    tch.Install(dev);
   };
   // Connects a (host or switch port) to b (a switch port).
   auto connect = [&](ns3::PointToPointHelper& link, Ptr<ns3::Node> a, int sw_a, uint32_t port_a,

@@ -20,7 +20,7 @@ namespace sharebuf::sim {
 struct FabricSwitch {
   std::string name, role;
   ns3::Ptr<ns3::Node> node;
-  std::shared_ptr<SharebufSwitchNode> sw;
+  ns3::Ptr<SharebufSwitch> sw;
 };
 
 class Fabric {

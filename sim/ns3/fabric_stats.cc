@@ -29,7 +29,7 @@ void FabricStats::Sample() {
   const uint64_t now = static_cast<uint64_t>(ns3::Simulator::Now().GetNanoSeconds());
   const std::vector<FabricSwitch>& sws = fabric_.switches();
   for (size_t i = 0; i < sws.size(); ++i) {
-    const SwitchFacade& f = *sws[i].sw->facade;
+    const SwitchFacade& f = sws[i].sw->GetFacade();
     totals_[i].push_back(f.total_cells());
     if (!csv_.is_open()) continue;
     if (!s_.sample_queues) {
@@ -51,7 +51,7 @@ std::string FabricStats::SummaryJson() const {
   nlohmann::json out = nlohmann::json::array();
   const std::vector<FabricSwitch>& sws = fabric_.switches();
   for (size_t i = 0; i < sws.size(); ++i) {
-    const SwitchFacade& f = *sws[i].sw->facade;
+    const SwitchFacade& f = sws[i].sw->GetFacade();
     std::vector<uint32_t> v = totals_[i];
     std::sort(v.begin(), v.end());
     auto pct = [&](double p) -> uint32_t {

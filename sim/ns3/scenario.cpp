@@ -12,6 +12,7 @@
 #include "common/units.h"
 #include "mgmt/config_table.h"
 #include "mgmt/toml_reader.h"
+#include "sim/ns3/config_override.h"
 #include "sim/replay_inputs.h"
 
 namespace sharebuf::sim {
@@ -21,45 +22,6 @@ using mgmt::ConfigError;
 using mgmt::TableReader;
 
 constexpr size_t kMaxScenarioBytes = 4 << 20;
-
-// "a.b.c=value" applied to the parsed file: tables on the way are made when missing; the value
-// is TOML ("0.6", "\"dt\"", "[1, 2]") or, if it does not parse as TOML, a string.
-void apply_override(toml::table& root, const std::string& text) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw ConfigError("--set '" + text + "': expected key.path=value");
-  }
-  const std::string path = text.substr(0, eq);
-  const std::string value = text.substr(eq + 1);
-  std::vector<std::string> keys;
-  std::stringstream in(path);
-  for (std::string k; std::getline(in, k, '.');) {
-    if (k.empty()) throw ConfigError("--set '" + text + "': empty key in '" + path + "'");
-    keys.push_back(k);
-  }
-  toml::table* t = &root;
-  for (size_t i = 0; i + 1 < keys.size(); ++i) {
-    toml::node* n = t->get(keys[i]);
-    if (n == nullptr) {
-      t->insert(keys[i], toml::table{});
-      n = t->get(keys[i]);
-    }
-    if (!n->is_table()) {
-      throw ConfigError("--set '" + text + "': '" + keys[i] + "' is not a table");
-    }
-    t = n->as_table();
-  }
-  const std::string source = "--set " + path;
-  toml::table parsed;
-  try {
-    parsed = toml::parse("v = " + value, source);
-  } catch (const toml::parse_error&) {
-    parsed = toml::table{};
-    parsed.insert("v", value);
-  }
-  // Moved, not copied: a copied toml++ node forgets where it came from, and errors name it.
-  t->insert_or_assign(keys.back(), std::move(*parsed.get("v")));
-}
 
 uint8_t dscp(TableReader& r, std::string_view key) {
   return static_cast<uint8_t>(r.integer(key, 0, 63).value_or(0));

@@ -1,58 +1,110 @@
-// SharebufQueueDisc: the egress queues of one port of a sharebuf switch inside ns-3 (C++17). Every
-// port's queue disc of a switch node shares one SwitchFacade (sim/ns3/switch_facade.h): the
-// switch's SharedBuffer, admission step and policy decide what each port keeps, and the port's
-// scheduler what it sends. The packets stay in ns-3, in the node's PacketStore, keyed by the
-// handle the buffer holds for them; a push-out (LQD) evicts packets of any port of the node.
+// sharebuf's shared-buffer switch as ns-3 queue discs (C++17, ns-3.37).
+//
+// A SharebufSwitch is one switch: its SwitchFacade (sim/ns3/switch_facade.h: the SharedBuffer,
+// admission step, policy, classifier, schedulers and ECN marking of the live switch), aggregated
+// to an ns-3 node. Every SharebufQueueDisc on that node's devices is one of its ports: the
+// switch's policy decides what each port keeps, the port's scheduler what it sends, and a
+// push-out (LQD) may evict packets of any port of the node.
+//
+// Two ways to make one:
+// - ns-3's usual way: TrafficControlHelper::SetRootQueueDisc("sharebuf::SharebufQueueDisc", ...)
+//   on the node's devices, configured by attributes (a sharebufd TOML configuration as text or
+//   file, overridden by Policy, BufferSize, QueuesPerPort, Scheduler). The first of a node's
+//   queue discs to initialise builds the node's switch from its attributes; the others must carry
+//   the same. Without [[ports]] in the configuration, the ports are the node's devices that have
+//   a sharebuf queue disc, in device order, each at its device's DataRate.
+// - SharebufSwitch::Install(node, facade) with a facade built in code (sharebuf-sim does this);
+//   the queue discs then leave the configuration attributes empty.
+//
+// Accounting is ns-3's own: each port holds one internal queue per sharebuf queue, so GetStats(),
+// GetNPackets() and the Enqueue, Dequeue, Drop, DropBeforeEnqueue, DropAfterDequeue and Mark trace
+// sources report what the switch did. A refused packet is dropped before enqueue with the policy's
+// reason ("threshold", "pool_full", "prediction", ...); a pushed-out packet is dequeued from its
+// internal queue and dropped after dequeue with reason "pushed_out" (how ns-3's AQMs drop a packet
+// they already hold); an ECN mark goes through QueueDisc::Mark with reason "ecn_threshold".
 //
 // Departures: a frame leaves the shared buffer when the link is free to send it (the device asks
 // one frame early, as its own queue holds one: the queue disc answers only once the previous
-// frame's transmission ends), always in an event of its own behind the arrivals of that instant;
-// the policy hears of the departure at its last bit, as in the live switch and the replay.
+// frame's transmission ends). The ports of a switch depart in rounds, one event behind every
+// event already due at that instant, lowest port first (sim/same_instant.h, the replay's order:
+// the arrivals of an instant are admitted before any departure of that instant frees cells).
+// The policy hears of a departure at its last bit, as in the live switch and the replay.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
+#include "ns3/node.h"
 #include "ns3/queue-disc.h"
+#include "ns3/traced-value.h"
 #include "sim/ns3/switch_facade.h"
 
 namespace sharebuf::sim {
 
 class SharebufQueueDisc;
 
-// The packets a switch node's buffer holds, by handle, with the queue disc that holds each.
-class PacketStore {
+class SharebufSwitch : public ns3::Object {
  public:
-  uint64_t put(ns3::Ptr<ns3::QueueDiscItem> item, SharebufQueueDisc* owner);
-  ns3::Ptr<ns3::QueueDiscItem> take(uint64_t handle);
-  // A packet the buffer pushed out: its queue disc counts it dropped.
-  void evict(uint64_t handle);
-  size_t size() const { return items_.size(); }
+  static ns3::TypeId GetTypeId();
+  SharebufSwitch();
+  ~SharebufSwitch() override;
+
+  // Makes `node`'s switch from `facade` (before the simulation starts): its queue discs then
+  // name their ports with the Port attribute (default: device order). Fatal if it has one.
+  static ns3::Ptr<SharebufSwitch> Install(ns3::Ptr<ns3::Node> node,
+                                          std::unique_ptr<SwitchFacade> facade);
+
+  // The switch (after it is built: Install, or the first queue disc's initialisation).
+  SwitchFacade& GetFacade() const;
+  bool IsBuilt() const { return facade_ != nullptr; }
+  // The queue disc of a port (nullptr before it initialised).
+  SharebufQueueDisc* GetPort(uint32_t port) const;
+  // Packets held in the shared buffer, all ports.
+  size_t GetNPackets() const { return held_.size(); }
 
  private:
+  friend class SharebufQueueDisc;
   struct Held {
     ns3::Ptr<ns3::QueueDiscItem> item;
-    SharebufQueueDisc* owner;
+    SharebufQueueDisc* disc;
+    uint32_t queue;
   };
-  std::unordered_map<uint64_t, Held> items_;
-  uint64_t next_ = 1;
-};
 
-// One switch node: its facade and its packet store.
-struct SharebufSwitchNode {
-  std::shared_ptr<SwitchFacade> facade;
-  PacketStore store;
+  void DoDispose() override;
+  void Register(uint32_t port, SharebufQueueDisc* disc);
+  uint64_t NextHandle() { return next_handle_++; }
+  void Hold(uint64_t handle, ns3::Ptr<ns3::QueueDiscItem> item, SharebufQueueDisc* disc,
+            uint32_t queue);
+  bool Take(uint64_t handle, Held* out);
+  void Evict(uint64_t handle);
+  // Port `port` is to start its next transmission at `at_ns` (in a departure round then).
+  void RequestDeparture(uint32_t port, uint64_t at_ns);
+  void RoundDue(uint64_t at_ns);
+  void Round(uint64_t at_ns);
+
+  std::unique_ptr<SwitchFacade> facade_;
+  std::string built_from_;  // the attributes that built it; empty after Install
+  std::vector<SharebufQueueDisc*> ports_;
+  std::unordered_map<uint64_t, Held> held_;
+  uint64_t next_handle_ = 1;
+  std::vector<uint64_t> due_ns_;             // per port: its next departure round, or kNoDeparture
+  std::set<uint64_t> rounds_;                // instants with a round scheduled and not yet run
+  ns3::TracedValue<uint32_t> buffer_cells_;  // the shared buffer's occupancy, cells
 };
 
 class SharebufQueueDisc : public ns3::QueueDisc {
  public:
   static ns3::TypeId GetTypeId();
   SharebufQueueDisc();
-  // Binds this queue disc to port `port` of `node` (before the simulation starts).
-  void Attach(std::shared_ptr<SharebufSwitchNode> node, uint32_t port);
-  // Counted as dropped here after a push-out (called by PacketStore::evict).
-  void Evicted(ns3::Ptr<const ns3::QueueDiscItem> item);
+  ~SharebufQueueDisc() override;
+
+  // After initialisation: the switch and the port this queue disc is.
+  ns3::Ptr<SharebufSwitch> GetSwitch() const { return sw_; }
+  uint32_t GetPort() const { return port_; }
 
   // Frame bytes the buffer accounts for a packet of `ip_bytes`: what the point-to-point link
   // carries (PPP's 2-byte header), so the serialisation the policy is told of (bytes x 8 / rate)
@@ -60,19 +112,40 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   static uint32_t FrameBytes(uint32_t ip_bytes) { return ip_bytes + 2; }
 
  private:
+  friend class SharebufSwitch;
+
   bool DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) override;
   ns3::Ptr<ns3::QueueDiscItem> DoDequeue() override;
   bool CheckConfig() override;
   void InitializeParams() override;
+  void DoDispose() override;
 
-  void Wake();
-  void WakeNow();
+  // Joins (or builds) the switch of the node whose device this queue disc is on.
+  void JoinSwitch();
+  std::string ConfigKey() const;
+  std::unique_ptr<SwitchFacade> BuildFacade(ns3::Ptr<ns3::Node> node) const;
+  // A departure round reached this port.
+  void Depart();
+  // A push-out took this packet of queue `queue` out of the shared buffer.
+  void Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue);
+  // Updates the PortCells and BufferCells traces.
+  void Occupancy();
 
-  std::shared_ptr<SharebufSwitchNode> node_;
+  // Attributes.
+  std::string config_;
+  std::string config_file_;
+  std::string policy_;
+  std::string buffer_size_;
+  uint32_t queues_per_port_ = 0;
+  std::string scheduler_;
+  int32_t port_attr_ = -1;
+  bool first_bdp_from_tags_ = false;
+
+  ns3::Ptr<SharebufSwitch> sw_;
   uint32_t port_ = 0;
-  uint64_t busy_until_ns_ = 0;  // the link sends the last frame handed to it until then
-  bool wake_pending_ = false;
-  bool in_wake_ = false;  // inside WakeNow: the one place a frame may leave
+  uint64_t busy_until_ns_ = 0;             // the link sends the last frame handed to it until then
+  bool in_round_ = false;                  // inside Depart: the one place a frame may leave
+  ns3::TracedValue<uint32_t> port_cells_;  // this port's occupancy, cells
 };
 
 }  // namespace sharebuf::sim

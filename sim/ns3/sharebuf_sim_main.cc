@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
     Fabric fabric(s);
     if (!record_dir.empty()) {
       for (auto& sw : fabric.switches())
-        sw.sw->facade->record();
+        sw.sw->GetFacade().record();
     }
     Traffic traffic(s, fabric);
     traffic.Start();
@@ -178,8 +178,8 @@ int main(int argc, char** argv) {
         const auto& spec = *std::find_if(s.switches.begin(), s.switches.end(),
                                          [&](const auto& x) { return x.name == sw.name; });
         write_file(d / "switch.toml", spec.config_toml);
-        write_file(d / "arrivals.csv", sw.sw->facade->arrivals_csv());
-        write_file(d / "fates.csv", sw.sw->facade->fates_csv(sw.sw->facade->policy_name()));
+        write_file(d / "arrivals.csv", sw.sw->GetFacade().arrivals_csv());
+        write_file(d / "fates.csv", sw.sw->GetFacade().fates_csv(sw.sw->GetFacade().policy_name()));
       }
     }
     if (!out_dir.empty()) {

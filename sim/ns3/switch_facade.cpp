@@ -15,12 +15,20 @@
 #include "datapath/scheduler.h"
 #include "datapath/switch_config.h"
 #include "mgmt/config_loader.h"
+#include "mgmt/config_table.h"
+#include "mgmt/toml_reader.h"
 #include "policies/registry.h"
 #include "sim/departure_step.h"
+#include "sim/ns3/config_override.h"
 #include "sim/replay_inputs.h"
 
 namespace sharebuf::sim {
 namespace {
+
+policies::FirstBdp first_bdp(int8_t tag) {
+  if (tag < 0) return policies::FirstBdp::kUnknown;
+  return tag != 0 ? policies::FirstBdp::kYes : policies::FirstBdp::kNo;
+}
 
 class SwitchImpl final : public SwitchFacade {
  public:
@@ -43,27 +51,29 @@ class SwitchImpl final : public SwitchFacade {
   uint64_t port_rate_bps(uint32_t port) const override { return config_.ports[port].rate_bps; }
   std::string policy_name() const override { return std::string(policy_->name()); }
 
-  Outcome arrive(uint32_t port, uint32_t bytes, uint8_t dscp, bool ect, uint32_t flow_hash,
-                 uint64_t now_ns, uint64_t handle) override {
+  Outcome arrive(const Arrival& a, uint64_t now_ns, uint64_t handle) override {
     Outcome out;
     const buffer::BufferLayout& layout = buffer_.layout();
-    bytes = std::clamp<uint32_t>(bytes, sizeof handle, buffer::BufferLayout::kMaxFrameBytes);
+    const uint32_t port = a.port;
+    const uint32_t bytes =
+        std::clamp<uint32_t>(a.bytes, sizeof handle, buffer::BufferLayout::kMaxFrameBytes);
     datapath::ParsedFrame parsed{};
     parsed.ip_version = 4;
     parsed.l3_offset = 14;
-    parsed.dscp = dscp;
+    parsed.dscp = a.dscp;
     const uint8_t class_id = classifier_.classify(parsed, static_cast<uint16_t>(port));
     const uint32_t k = std::min(classifier_.queue_of(class_id), layout.queues_on_port(port) - 1);
     const uint32_t q = layout.queue_id(port, k);
     const uint32_t ecn_k = classifier_.ecn_threshold_cells(class_id);
-    out.mark_ce = ecn_k != 0 && ect && buffer_.state().queue_cells(q) > ecn_k;
+    out.mark_ce = ecn_k != 0 && a.ect && buffer_.state().queue_cells(q) > ecn_k;
     const policies::ArrivalContext ctx{.now_ns = now_ns,
                                        .queue = q,
                                        .port = static_cast<uint16_t>(port),
                                        .class_id = class_id,
                                        .cells = layout.cells_for(bytes),
                                        .bytes = bytes,
-                                       .flow_hash = flow_hash};
+                                       .flow_hash = a.flow_hash,
+                                       .first_bdp = first_bdp(a.first_bdp)};
     const buffer::FrameMeta meta{.arrival_ns = now_ns, .class_id = class_id};
     // The frame's bytes in the buffer: the caller's handle, then zeros.
     std::memcpy(frame_.data(), &handle, sizeof handle);
@@ -79,6 +89,7 @@ class SwitchImpl final : public SwitchFacade {
     if (evicted_.skipped != 0)
       throw std::logic_error("SwitchFacade: a push-out evicted more frames than reserved for");
     out.admitted = r.enqueued;
+    out.queue = k;
     if (r.enqueued && out.mark_ce)
       buffer_.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
     if (!r.enqueued) {
@@ -93,7 +104,9 @@ class SwitchImpl final : public SwitchFacade {
         }
       }
       arrivals_ += std::to_string(now_ns) + ',' + std::to_string(port) + ',' + std::to_string(k) +
-                   ',' + std::to_string(bytes) + ',' + std::to_string(class_id) + '\n';
+                   ',' + std::to_string(bytes) + ',' + std::to_string(class_id) + ',' +
+                   std::to_string(a.flow_hash) + ',' +
+                   (a.first_bdp < 0 ? "" : std::to_string(a.first_bdp)) + '\n';
       fates_.push_back(r.enqueued ? 0 : 1);
       if (r.enqueued) seq_of_[handle] = fates_.size() - 1;
     }
@@ -102,7 +115,7 @@ class SwitchImpl final : public SwitchFacade {
 
   void record() override { recording_ = true; }
   std::string arrivals_csv() const override {
-    return "time_ns,port,queue,bytes,class\n" + arrivals_;
+    return "time_ns,port,queue,bytes,class,flow_hash,first_bdp\n" + arrivals_;
   }
   std::string fates_csv(const std::string& label) const override {
     std::string out = "seq," + label + '\n';
@@ -118,6 +131,7 @@ class SwitchImpl final : public SwitchFacade {
     if (!d) return false;
     std::memcpy(&out->handle, id.data(), sizeof out->handle);
     out->bytes = d->desc.bytes;
+    out->queue = d->queue - buffer_.layout().first_queue(port);
     if (recording_) seq_of_.erase(out->handle);  // transmitted: its fate stays 0
     return true;
   }
@@ -137,6 +151,19 @@ class SwitchImpl final : public SwitchFacade {
     const uint32_t q = buffer_.layout().queue_id(port, k);
     return policy_->threshold_cells(q, buffer_.stats(q).shown_class(env_.class_of_queue(q)),
                                     buffer_.view(now_ns));
+  }
+  QueueCounters counters(uint32_t port, uint32_t k) const override {
+    const buffer::QueueStats& s = buffer_.stats(buffer_.layout().queue_id(port, k));
+    QueueCounters c{.received = s.received_pkts.load(),
+                    .admitted = s.enqueued_pkts.load(),
+                    .transmitted = s.dequeued_pkts.load(),
+                    .ecn_marked = s.ecn_marked_pkts.load(),
+                    .pushed_out = s.dropped(buffer::DropReason::kPushedOut)};
+    for (size_t r = 1; r < buffer::kNumDropReasons; ++r) {
+      if (static_cast<buffer::DropReason>(r) != buffer::DropReason::kPushedOut)
+        c.refused += s.dropped_pkts[r].load();
+    }
+    return c;
   }
   std::string counters_json() const override {
     nlohmann::json out = nlohmann::json::array();
@@ -176,6 +203,20 @@ class SwitchImpl final : public SwitchFacade {
 
 }  // namespace
 
+namespace {
+
+std::unique_ptr<SwitchFacade> build(const mgmt::DaemonConfig& cfg, const std::string& source) {
+  refuse_unmodelled(cfg.sw, source);  // a std::runtime_error naming source and class
+  for (const datapath::PortConfig& p : cfg.sw.ports) {
+    if (p.rate_bps == 0)
+      throw std::runtime_error(source + ": port '" + p.name +
+                               "' has no rate; a simulated port needs one (key 'rate')");
+  }
+  return std::make_unique<SwitchImpl>(cfg.sw);
+}
+
+}  // namespace
+
 std::unique_ptr<SwitchFacade> SwitchFacade::from_toml(const std::string& text,
                                                       const std::string& source) {
   mgmt::DaemonConfig cfg;
@@ -184,13 +225,44 @@ std::unique_ptr<SwitchFacade> SwitchFacade::from_toml(const std::string& text,
   } catch (const std::exception& e) {
     throw std::runtime_error(e.what());
   }
-  refuse_unmodelled(cfg.sw, source);  // a std::runtime_error naming source and class
-  for (const datapath::PortConfig& p : cfg.sw.ports) {
-    if (p.rate_bps == 0)
-      throw std::runtime_error(source + ": port '" + p.name +
-                               "' has no rate; a simulated port needs one (key 'rate')");
+  return build(cfg, source);
+}
+
+std::unique_ptr<SwitchFacade> SwitchFacade::from_spec(const Spec& spec) {
+  mgmt::DaemonConfig cfg;
+  try {
+    toml::table root = toml::parse(spec.config, spec.source);
+    for (const std::string& o : spec.overrides)
+      apply_override(root, o, spec.override_origin);
+    // No [[ports]]: the node's, from the [ports] table of settings (or none).
+    const toml::node* ports = root.get("ports");
+    if (ports == nullptr || ports->is_table()) {
+      const toml::table tmpl = ports != nullptr ? *ports->as_table() : toml::table{};
+      for (const char* k : {"interface", "rate"}) {
+        if (tmpl.contains(k))
+          throw std::runtime_error(spec.source + ": [ports] key '" + k +
+                                   "': set by the node's devices");
+      }
+      toml::array made;
+      for (size_t i = 0; i < spec.port_rates_bps.size(); ++i) {
+        toml::table port = tmpl;
+        port.insert_or_assign("interface", "port" + std::to_string(i));
+        port.insert_or_assign("rate", static_cast<int64_t>(spec.port_rates_bps[i]));
+        made.push_back(std::move(port));
+      }
+      root.insert_or_assign("ports", std::move(made));
+    }
+    cfg = mgmt::parse_config_table(root, spec.source);
+    mgmt::validate_config(cfg.sw);
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(mgmt::location(spec.source, e.source()) + ": " +
+                             std::string(e.description()));
+  } catch (const std::runtime_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(e.what());
   }
-  return std::make_unique<SwitchImpl>(cfg.sw);
+  return build(cfg, spec.source);
 }
 
 }  // namespace sharebuf::sim

@@ -24,13 +24,38 @@ class SwitchFacade {
  public:
   struct Outcome {
     bool admitted = false;
+    uint32_t queue = 0;             // the port's queue the packet was classified to
     bool mark_ce = false;           // the class's ECN threshold is exceeded: mark the packet CE
     std::string drop_reason;        // when not admitted: "threshold", "pool_full", ...
     std::vector<uint64_t> evicted;  // handles of frames a push-out (LQD) removed for this one
   };
+  // A packet for an egress port.
+  struct Arrival {
+    uint32_t port = 0;
+    uint32_t bytes = 0;
+    uint8_t dscp = 0;  // classifies it (the configuration's [classify] dscp mode)
+    bool ect = false;  // ECN-capable: may be marked
+    uint32_t flow_hash = 0;
+    // The sender's tag: the packet is (1) or is not (0) in its flow's first bandwidth-delay
+    // product; -1: untagged, the policy judges (policies::FirstBdp).
+    int8_t first_bdp = -1;
+  };
   struct Departure {
     uint64_t handle = 0;
     uint32_t bytes = 0;
+    uint32_t queue = 0;  // the port's queue it left
+  };
+
+  // A switch described as an ns-3 queue disc's attributes describe it (SharebufQueueDisc):
+  // sharebufd's configuration text, overrides of it, and — when the text has no [[ports]] — the
+  // node's ports, each made from the text's [ports] table of settings (queues, scheduler,
+  // weights, default_class; like sharebuf-sim's [switches.ports]) at its device's rate.
+  struct Spec {
+    std::string config;  // sharebufd TOML; may be empty (every default: DT, 1 queue a port)
+    std::string source;  // names the text in errors
+    std::vector<std::string> overrides;         // "key.path=value", applied to the text in order
+    std::string override_origin = "attribute";  // names the overrides in errors
+    std::vector<uint64_t> port_rates_bps;       // the node's ports, in port order
   };
 
   // Builds the switch from sharebufd's configuration text ([buffer], [policy], [[classes]],
@@ -39,16 +64,17 @@ class SwitchFacade {
   // port without a rate (a simulated port needs one).
   static std::unique_ptr<SwitchFacade> from_toml(const std::string& text,
                                                  const std::string& source);
+  // The same from a Spec; errors name the source's line or the override.
+  static std::unique_ptr<SwitchFacade> from_spec(const Spec& spec);
   virtual ~SwitchFacade() = default;
 
   virtual uint32_t ports() const = 0;
   virtual uint64_t port_rate_bps(uint32_t port) const = 0;
   virtual std::string policy_name() const = 0;
 
-  // A packet for egress `port`, classified by its DSCP (the configuration's [classify] dscp
+  // A packet for egress `a.port`, classified by its DSCP (the configuration's [classify] dscp
   // mode; other modes use each port's default class).
-  virtual Outcome arrive(uint32_t port, uint32_t bytes, uint8_t dscp, bool ect, uint32_t flow_hash,
-                         uint64_t now_ns, uint64_t handle) = 0;
+  virtual Outcome arrive(const Arrival& a, uint64_t now_ns, uint64_t handle) = 0;
   // The port starts sending: false when its queues are empty.
   virtual bool next(uint32_t port, uint64_t now_ns, Departure* out) = 0;
   // How long the port takes to send `bytes` (at least 1 ns), the time next() assumes.
@@ -62,11 +88,19 @@ class SwitchFacade {
   virtual uint32_t cell_bytes() const = 0;
   // The threshold the policy applies now to the class last seen in queue k of port.
   virtual uint32_t threshold_cells(uint32_t port, uint32_t k, uint64_t now_ns) const = 0;
+  // One queue's counters (packets).
+  struct QueueCounters {
+    uint64_t received = 0, admitted = 0, transmitted = 0, ecn_marked = 0;
+    uint64_t refused = 0;     // dropped on arrival, any reason
+    uint64_t pushed_out = 0;  // admitted, then evicted by a push-out
+  };
+  virtual QueueCounters counters(uint32_t port, uint32_t k) const = 0;
   // Per queue: received, admitted, transmitted and drops by reason, as JSON text.
   virtual std::string counters_json() const = 0;
 
   // Recording, for replaying the same arrivals with sharebuf-replay (sim/replay_inputs.h): every
-  // arrival from now on as a CSV row time_ns,port,queue,bytes,class, and its fate: 1 if it was
+  // arrival from now on as a CSV row time_ns,port,queue,bytes,class,flow_hash,first_bdp
+  // (first_bdp empty when untagged), and its fate: 1 if it was
   // refused or later pushed out, 0 otherwise (the replay's --fates).
   virtual void record() = 0;
   virtual std::string arrivals_csv() const = 0;

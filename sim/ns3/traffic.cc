@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ns3/applications-module.h"
-#include "sim/ns3/dscp_tag.h"
+#include "sim/ns3/sender_tag.h"
 
 namespace sharebuf::sim {
 
@@ -62,8 +62,8 @@ nlohmann::json Stats(std::vector<double> v) {
 // One TCP flow's sending side: connects, writes exactly its bytes (or forever), then closes.
 class TcpSender {
  public:
-  TcpSender(Traffic* traffic, uint32_t flow, uint64_t bytes)
-      : traffic_(traffic), flow_(flow), remaining_(bytes), endless_(bytes == 0) {}
+  TcpSender(Traffic* traffic, uint32_t flow, uint64_t bytes, uint64_t bdp_bytes)
+      : traffic_(traffic), flow_(flow), remaining_(bytes), endless_(bytes == 0), bdp_(bdp_bytes) {}
 
   void Start(ns3::Ptr<ns3::Node> node, ns3::Ipv4Address src, ns3::Ipv4Address dst, uint8_t dscp,
              uint32_t initial_cwnd) {
@@ -93,11 +93,13 @@ class TcpSender {
     while (endless_ || remaining_ > 0) {
       const uint32_t room = socket_->GetTxAvailable();
       if (room == 0) return;
-      const uint64_t n = std::min<uint64_t>({room, endless_ ? room : remaining_, 1u << 16});
+      const uint64_t n =
+          bdp_.Next(std::min<uint64_t>({room, endless_ ? room : remaining_, 1u << 16}));
       ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(static_cast<uint32_t>(n));
-      if (dscp_ != 0) p->AddPacketTag(DscpTag(dscp_));  // dscp_tag.h: why not the IP header's
+      p->AddPacketTag(SenderTag(dscp_, bdp_.InFirstBdp()));  // sender_tag.h: why a tag
       const int sent = socket_->Send(p);
       if (sent <= 0) return;
+      bdp_.Sent(static_cast<uint64_t>(sent));
       if (!endless_) remaining_ -= static_cast<uint64_t>(sent);
     }
     if (!closed_) {
@@ -110,6 +112,7 @@ class TcpSender {
   uint32_t flow_;
   uint64_t remaining_;
   bool endless_;
+  FirstBdpCounter bdp_;
   bool connected_ = false, closed_ = false;
   ns3::Ptr<ns3::Socket> socket_;
   uint8_t dscp_ = 0;
@@ -118,9 +121,10 @@ class TcpSender {
 // A constant-rate UDP sender (fixed flows): 1500-byte packets at `rate_bps`.
 class UdpSender : public ns3::SimpleRefCount<UdpSender> {
  public:
+  explicit UdpSender(uint64_t bdp_bytes) : bdp_(bdp_bytes) {}
   static void Start(Traffic* traffic, uint32_t flow, ns3::Ptr<ns3::Node> node, ns3::Ipv4Address src,
-                    ns3::Ipv4Address dst, uint8_t dscp, double rate_bps) {
-    ns3::Ptr<UdpSender> u = ns3::Create<UdpSender>();
+                    ns3::Ipv4Address dst, uint8_t dscp, double rate_bps, uint64_t bdp_bytes) {
+    ns3::Ptr<UdpSender> u = ns3::Create<UdpSender>(bdp_bytes);
     u->socket_ = ns3::Socket::CreateSocket(node, ns3::UdpSocketFactory::GetTypeId());
     u->socket_->Bind();
     ns3::Address local;
@@ -136,13 +140,14 @@ class UdpSender : public ns3::SimpleRefCount<UdpSender> {
  private:
   void Send() {
     ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(kUdpPayload);
-    if (dscp_ != 0) p->AddPacketTag(DscpTag(dscp_));
-    socket_->Send(p);
+    p->AddPacketTag(SenderTag(dscp_, bdp_.InFirstBdp()));
+    if (socket_->Send(p) > 0) bdp_.Sent(kUdpPayload);
     ns3::Simulator::Schedule(gap_, &UdpSender::Send, ns3::Ptr<UdpSender>(this));
   }
   ns3::Ptr<ns3::Socket> socket_;
   ns3::Time gap_;
   uint8_t dscp_ = 0;
+  FirstBdpCounter bdp_;
 };
 
 Traffic::Traffic(const Scenario& scenario, Fabric& fabric)
@@ -285,7 +290,7 @@ uint32_t Traffic::StartTcp(Kind kind, uint32_t src, uint32_t dst, uint64_t bytes
   f.start_ns = ns3::Simulator::Now().GetNanoSeconds();
   f.query = query;
   flows_.push_back(f);
-  senders_.push_back(std::make_unique<TcpSender>(this, f.id, bytes));
+  senders_.push_back(std::make_unique<TcpSender>(this, f.id, bytes, FirstBdpBytes(src, dst)));
   senders_.back()->Start(fabric_.hosts().Get(src), fabric_.host_ip(src), fabric_.host_ip(dst), dscp,
                          initial_cwnd);
   return f.id;
@@ -306,9 +311,9 @@ void Traffic::StartFixed(size_t index) {
     f.dst = spec.to;
     f.start_ns = ns3::Simulator::Now().GetNanoSeconds();
     flows_.push_back(f);
-    UdpSender::Start(this, f.id, fabric_.hosts().Get(src), fabric_.host_ip(src),
-                     fabric_.host_ip(spec.to), spec.dscp,
-                     spec.rate * static_cast<double>(s_.host_rate_bps));
+    UdpSender::Start(
+        this, f.id, fabric_.hosts().Get(src), fabric_.host_ip(src), fabric_.host_ip(spec.to),
+        spec.dscp, spec.rate * static_cast<double>(s_.host_rate_bps), FirstBdpBytes(src, spec.to));
   }
 }
 
@@ -357,6 +362,11 @@ void Traffic::Delivered(uint32_t id, uint64_t bytes) {
     Query& q = queries_[static_cast<size_t>(f.query)];
     if (++q.done == q.flows) q.qct_ns = ns3::Simulator::Now().GetNanoSeconds() - q.start_ns;
   }
+}
+
+uint64_t Traffic::FirstBdpBytes(uint32_t src, uint32_t dst) const {
+  return static_cast<uint64_t>(static_cast<double>(s_.host_rate_bps) / 8e9 *
+                               static_cast<double>(fabric_.base_rtt_ns(src, dst)));
 }
 
 double Traffic::Slowdown(const Flow& f) const {

@@ -8,6 +8,8 @@
 //   aggregator at the same instant. Its completion time (QCT) ends with the last response's last
 //   byte.
 // - Fixed flows: TCP (of a size or endless) or constant-rate UDP from given hosts.
+// Every sender tags its payload with its DSCP and, for the flow's first bandwidth-delay product
+// of bytes (host rate x the path's base RTT), as the first BDP (sim/ns3/sender_tag.h).
 //
 // A TCP flow is one connection: the sender writes exactly its bytes and closes; the receiver's
 // one listening socket per host counts bytes per connection, which it knows by the sender's
@@ -85,6 +87,9 @@ class Traffic {
   void StartFixed(size_t index);
   void Delivered(uint32_t flow, uint64_t bytes);
   double Slowdown(const Flow& f) const;
+  // A flow's bandwidth-delay product: the host's rate times the path's base RTT. Its senders tag
+  // that many bytes first (sender_tag.h).
+  uint64_t FirstBdpBytes(uint32_t src, uint32_t dst) const;
   uint32_t OtherHost(uint32_t host, bool other_leaf);
 
   const Scenario& s_;

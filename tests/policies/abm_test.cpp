@@ -55,6 +55,31 @@ TEST_F(AbmFixture, FlowsSharingASetDoNotEvictEachOther) {
   EXPECT_TRUE(abm.first_rtt(3, 120'000));  // came back: new again
 }
 
+TEST_F(AbmFixture, TheSendersTagDecidesWhereThereIsOne) {
+  ASSERT_TRUE(state.try_reserve(2, 400));  // threshold 300 at alpha 0.5, 64 x 600 at the boost
+  // A flow the table has known for long: its tagged frames still get the boost...
+  EXPECT_TRUE(abm.first_rtt(77, 1'000));
+  const ArrivalContext tagged{
+      .now_ns = 50'000, .queue = 2, .cells = 1, .flow_hash = 77, .first_bdp = FirstBdp::kYes};
+  EXPECT_TRUE(abm.admit(tagged, view).accepted());
+  // ...and a new flow's frames tagged "not in the first BDP" do not.
+  const ArrivalContext later{
+      .now_ns = 50'000, .queue = 2, .cells = 1, .flow_hash = 99, .first_bdp = FirstBdp::kNo};
+  EXPECT_FALSE(abm.admit(later, view).accepted());
+  // The tag is not the table's business: flow 99 is still new to it.
+  EXPECT_TRUE(abm.first_rtt(99, 50'000));
+}
+
+TEST(Abm, FirstBdpBytesCountsTheFlowsBytesInsteadOfTime) {
+  buffer::BufferLayout layout{1000, 80, {buffer::PortSpec{}}};
+  AbmPolicy abm{Params{.values = {{"first_bdp_bytes", 3000}}}, PolicyEnv{.layout = &layout}};
+  EXPECT_TRUE(abm.first_rtt(7, 1'000, 1500));      // bytes 0..1499
+  EXPECT_TRUE(abm.first_rtt(7, 900'000, 1500));    // 1500..2999: long after, still the first BDP
+  EXPECT_FALSE(abm.first_rtt(7, 900'001, 64));     // 3000..: past it
+  EXPECT_TRUE(abm.first_rtt(8, 900'001, 64));      // another flow
+  EXPECT_TRUE(abm.first_rtt(7, 9'000'000, 1500));  // unseen past the ageing time: new again
+}
+
 TEST_F(AbmFixture, UsesFbFactors) {
   ASSERT_TRUE(state.try_reserve(0, 100));  // port 0 has two queues; q0 busy
   // Arrival at q1: N_p = 2 (q0 and the arrival), share 1/2, Rem 900: 0.5 / 2 * 0.5 * 900.

@@ -2,6 +2,7 @@
 
     check_sim.py dt-steady OCCUPANCY_CSV SUMMARY_JSON ALPHA QUEUES PORT [PORT ...]
     check_sim.py agreement NAME SIM_FATES REPLAY_FATES
+    check_sim.py agreement-all NAME RECORD_DIR
     check_sim.py fabric SUMMARY_JSON FLOWS_CSV
     check_sim.py websearch SUMMARY_JSON FLOWS_CSV QUERIES_CSV
 
@@ -10,6 +11,7 @@ Each prints one line per check ("ok   ..." or "FAIL ...") and exits 1 if any fai
 
 import csv
 import json
+import os
 import sys
 
 FRAME_CELLS = 19  # a 1502-byte frame (1500-byte IP packet + PPP) in 80-byte cells
@@ -51,6 +53,25 @@ def agreement(name, sim_path, replay_path):
                   f"{name}: {len(sim)} arrivals, {sum(sim)} refused or pushed out in ns-3, "
                   f"{sum(rep)} in the replay, {len(diff)} differ"
                   + (f" (first at arrival {diff[0]})" if diff else ""))
+
+
+def agreement_all(name, record_dir):
+    """Every switch of a recording agrees frame for frame, and the recording is not vacuous: some
+    frame was refused or pushed out somewhere."""
+    ok, refused = True, 0
+    switches = sorted(d for d in os.listdir(record_dir)
+                      if os.path.exists(os.path.join(record_dir, d, "replay-fates.csv")))
+    for sw in switches:
+        sim = fates(os.path.join(record_dir, sw, "fates.csv"))
+        rep = fates(os.path.join(record_dir, sw, "replay-fates.csv"))
+        diff = [i for i, (a, b) in enumerate(zip(sim, rep)) if a != b]
+        refused += sum(sim)
+        ok &= report(len(sim) == len(rep) and not diff,
+                     f"{name} at {sw}: {len(sim)} arrivals, {sum(sim)} refused or pushed out in "
+                     f"ns-3, {sum(rep)} in the replay, {len(diff)} differ"
+                     + (f" (first at arrival {diff[0]})" if diff else ""))
+    return report(ok and switches and refused > 0,
+                  f"{name}: {len(switches)} switches, {refused} refused or pushed out in all")
 
 
 def fabric(summary, flows_csv):
@@ -158,6 +179,7 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     ok = {"dt-steady": lambda: dt_steady(args[0], args[1], args[2], args[3], args[4:]),
           "agreement": lambda: agreement(*args),
+          "agreement-all": lambda: agreement_all(*args),
           "fabric": lambda: fabric(*args),
           "websearch": lambda: websearch(*args),
           "classes": lambda: classes(*args),

@@ -457,6 +457,22 @@ TEST(ReplayInputs, CsvArrivalsAndErrorsNamingTheRecord) {
   std::ofstream(path) << "time_ns,port,queue,bytes\n1,0,1,64\n";
   EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'queue'")));
+  // The flow hash and the sender's first-BDP tag, as sharebuf-sim records them.
+  std::ofstream(path) << "time_ns,port,queue,bytes,flow_hash,first_bdp\n1,0,0,64,7,1\n"
+                         "2,0,0,64,4294967295,0\n3,0,0,64,0,\n";
+  const auto tagged = read_arrivals_csv(path, cfg.sw);
+  ASSERT_EQ(tagged.size(), 3u);
+  EXPECT_EQ(tagged[0].flow_hash, 7u);
+  EXPECT_EQ(tagged[0].first_bdp, policies::FirstBdp::kYes);
+  EXPECT_EQ(tagged[1].flow_hash, 4294967295u);
+  EXPECT_EQ(tagged[1].first_bdp, policies::FirstBdp::kNo);
+  EXPECT_EQ(tagged[2].first_bdp, policies::FirstBdp::kUnknown);
+  std::ofstream(path) << "time_ns,port,queue,bytes,flow_hash\n1,0,0,64,4294967296\n";
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'flow_hash'")));
+  std::ofstream(path) << "time_ns,port,queue,bytes,first_bdp\n1,0,0,64,yes\n";
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'first_bdp'")));
   // Without a class column a frame takes its queue's class: pb/1 carries "udp".
   const auto classed = mgmt::parse_config(R"([buffer]
 size = "1000 cells"

@@ -30,7 +30,7 @@ rate = "1Gbit"
 TEST(SwitchFacade, HandlesComeBackInOrder) {
   auto sw = make("cs");
   for (uint64_t h = 10; h < 13; ++h)
-    ASSERT_TRUE(sw->arrive(1, 800, 0, false, 7, 1000 + h, h).admitted);
+    ASSERT_TRUE(sw->arrive({.port = 1, .bytes = 800, .flow_hash = 7}, 1000 + h, h).admitted);
   EXPECT_EQ(sw->queue_cells(1, 0), 30u);
   SwitchFacade::Departure d;
   for (uint64_t h = 10; h < 13; ++h) {
@@ -47,9 +47,9 @@ TEST(SwitchFacade, PushOutNamesTheEvictedHandles) {
   auto sw = make("lqd");
   // Port a's queue takes the whole buffer (10 frames of 10 cells).
   for (uint64_t h = 1; h <= 10; ++h)
-    ASSERT_TRUE(sw->arrive(0, 800, 0, false, 1, h, h).admitted);
+    ASSERT_TRUE(sw->arrive({.port = 0, .bytes = 800, .flow_hash = 1}, h, h).admitted);
   // An arrival to the empty port b pushes out a's newest frame.
-  const SwitchFacade::Outcome out = sw->arrive(1, 800, 0, false, 2, 20, 99);
+  const SwitchFacade::Outcome out = sw->arrive({.port = 1, .bytes = 800, .flow_hash = 2}, 20, 99);
   EXPECT_TRUE(out.admitted);
   ASSERT_EQ(out.evicted.size(), 1u);
   EXPECT_EQ(out.evicted[0], 10u);
@@ -58,17 +58,41 @@ TEST(SwitchFacade, PushOutNamesTheEvictedHandles) {
 
 TEST(SwitchFacade, EcnThresholdMarksAndRefusalsSayWhy) {
   auto sw = make("dt", "alpha = 1.0\n[[classes]]\nname = \"x\"\necn_threshold = 20\n");
-  EXPECT_FALSE(sw->arrive(0, 800, 0, true, 1, 1, 1).mark_ce);
-  EXPECT_FALSE(sw->arrive(0, 800, 0, true, 1, 2, 2).mark_ce);
-  EXPECT_FALSE(sw->arrive(0, 800, 0, true, 1, 3, 3).mark_ce);  // 20 cells: not more than K
-  EXPECT_TRUE(sw->arrive(0, 800, 0, true, 1, 4, 4).mark_ce);
-  EXPECT_FALSE(sw->arrive(0, 800, 0, false, 1, 5, 5).mark_ce);  // not ECN-capable
+  EXPECT_FALSE(sw->arrive({.port = 0, .bytes = 800, .ect = true, .flow_hash = 1}, 1, 1).mark_ce);
+  EXPECT_FALSE(sw->arrive({.port = 0, .bytes = 800, .ect = true, .flow_hash = 1}, 2, 2).mark_ce);
+  EXPECT_FALSE(sw->arrive({.port = 0, .bytes = 800, .ect = true, .flow_hash = 1}, 3, 3)
+                   .mark_ce);  // 20 cells: not more than K
+  EXPECT_TRUE(sw->arrive({.port = 0, .bytes = 800, .ect = true, .flow_hash = 1}, 4, 4).mark_ce);
+  EXPECT_FALSE(
+      sw->arrive({.port = 0, .bytes = 800, .flow_hash = 1}, 5, 5).mark_ce);  // not ECN-capable
   // DT with alpha 1 caps the queue at half the buffer.
   SwitchFacade::Outcome last;
   for (uint64_t h = 6; h < 20; ++h)
-    last = sw->arrive(0, 800, 0, true, 1, h, h);
+    last = sw->arrive({.port = 0, .bytes = 800, .ect = true, .flow_hash = 1}, h, h);
   EXPECT_FALSE(last.admitted);
   EXPECT_EQ(last.drop_reason, "threshold");
+}
+
+// ABM's boost follows the sender's tag where there is one, and the recording keeps the flow hash
+// and the tag for the replay.
+TEST(SwitchFacade, TheFirstBdpTagReachesAbmAndTheRecording) {
+  // 100 cells, 10 a frame: a known flow's frames stop at 0.5 x Rem; a first-BDP frame's at 64 x.
+  const auto sw = make("abm", "base_rtt_us = 0.001");
+  sw->record();
+  uint64_t h = 1;
+  for (; h <= 4; ++h)  // untagged: the flow table learns flow 5
+    ASSERT_TRUE(sw->arrive({.port = 0, .bytes = 800, .flow_hash = 5}, h, h).admitted);
+  // 40 cells queued, Rem 60: 0.5 x 60 = 30 refuses the untagged and the "not first BDP" frame...
+  EXPECT_FALSE(sw->arrive({.port = 0, .bytes = 800, .flow_hash = 5}, 1000, h++).admitted);
+  EXPECT_FALSE(
+      sw->arrive({.port = 0, .bytes = 800, .flow_hash = 5, .first_bdp = 0}, 1000, h++).admitted);
+  // ...and a first-BDP frame of the same, long-known flow is admitted.
+  EXPECT_TRUE(
+      sw->arrive({.port = 0, .bytes = 800, .flow_hash = 5, .first_bdp = 1}, 1000, h++).admitted);
+  const std::string csv = sw->arrivals_csv();
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "time_ns,port,queue,bytes,class,flow_hash,first_bdp");
+  EXPECT_NE(csv.find("\n1000,0,0,800,0,5,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1000,0,0,800,0,5,1\n"), std::string::npos) << csv;
 }
 
 TEST(SwitchFacade, APortWithoutARateIsRefused) {

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Every policy agrees frame for frame between ns-3 and the replay on a fabric recording:
+# sharebuf-sim records every arrival at each switch (time, port, queue, bytes, class, flow hash,
+# the sender's first-BDP tag) and its fate, and sharebuf-replay replays each switch's arrivals
+# with the configuration and policy it ran (--policies config) in the order both engines share
+# (sim/same_instant.h: an instant's arrivals, then its departures, lowest port first). Scaled-down
+# E8 fabrics (experiments/e8/): Credence's (two queues, ACKs and data; ABM with its first-BDP
+# boost, Credence with the repository's forest) for every policy but Protean, Protean's (three
+# role queues) for Protean. Checked at every switch.
+set -euo pipefail
+sim=${SHAREBUF_SIM:?SHAREBUF_SIM: the sharebuf-sim binary}
+replay=${SHAREBUF_REPLAY:?SHAREBUF_REPLAY: the sharebuf-replay binary}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+small=(--set topology.leaves=3 --set topology.hosts_per_leaf=4 --set run.duration=15ms
+       --set workload.websearch.load=0.7 --set workload.incast.rate=200
+       --set workload.incast.fan_in=4)
+
+agree() {  # agree NAME SCENARIO POLICY-TABLE [--set OVERRIDE ...]
+  local name=$1 scenario=$2 policy=$3
+  shift 3
+  "$sim" --quiet "$root/experiments/e8/$scenario" "${small[@]}" "$@" \
+    --set "switches.policy=$policy" --record "$dir/$name" --out "$dir/$name/run" >/dev/null
+  local sw
+  for sw in "$dir/$name"/*/; do
+    [ -f "$sw/arrivals.csv" ] || continue
+    "$replay" --config "$sw/switch.toml" --csv "$sw/arrivals.csv" --policies config \
+      --order arrivals-first --fates "$sw/replay-fates.csv" >/dev/null
+  done
+  /usr/bin/python3 "$here/check_sim.py" agreement-all "$name" "$dir/$name" || fail=1
+}
+
+model="$root/models/credence-forest.json"
+for p in dt cs static lqd fb fba edt smartbuf; do
+  agree "$p" credence.toml "{name = \"$p\"}"
+done
+agree abm credence.toml '{name = "abm", alpha = 0.5, first_rtt_alpha = 64}'
+agree credence credence.toml "{name = \"credence\", oracle = \"forest\", model = \"$model\"}"
+agree protean protean.toml \
+  '{name = "protean", alpha_incast = 1.0, alpha_long = 0.5, beta = 0.25, buildup = 2.0}' \
+  --set switches.buffer.size=400KB
+# ABM's boost fired: some recorded frames carry the first-BDP tag.
+grep -q ',1$' "$dir/abm/leaf0/arrivals.csv" || { echo "FAIL: no first-BDP frame at abm's leaf0"; fail=1; }
+exit "$fail"
