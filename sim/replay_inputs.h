@@ -26,7 +26,7 @@ void refuse_unmodelled(const datapath::SwitchConfig& config, const std::string& 
 // in_port, flow_hash and first_bdp (any order): time in ns, egress port by index or interface
 // name, queue index on that port, frame bytes, class id or name, ingress port (default 0:
 // trimming's pipelines and return-to-sender need it), the frame's 32-bit flow hash (default 0:
-// no flow; ABM's flow table and Credence's features key on it), the sender's first-BDP tag (1,
+// no flow; ABM's flow table keys on it), the sender's first-BDP tag (1,
 // 0, or empty for none: ABM then judges by its flow table; sharebuf-sim records both). Without a
 // class column a frame's class is its queue's: the first
 // [[classes]] entry mapped to that queue index, class 0 if none is. Rows are sorted by time

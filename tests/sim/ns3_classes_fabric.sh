@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A flow's class holds at every hop of a leaf-spine fabric, not only the first: a flow's DSCP
-# travels as an ns-3 packet tag (sim/ns3/dscp_tag.h), and a tag lost between switches would put
+# travels as an ns-3 packet tag (sim/ns3/sender_tag.h), and a tag lost between switches would put
 # every later hop's packets in the default class. Two UDP classes from four hosts under two
 # leaves into one host under a third: the spines (second hop, per-flow ECMP) and the last leaf's
 # port to the receiver (third hop) queue, and there the packets sit in their class's queue (0 or
