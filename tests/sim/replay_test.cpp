@@ -17,6 +17,7 @@
 #include "policies/params.h"
 #include "policies/registry.h"
 #include "sim/replay_inputs.h"
+#include "sim/same_instant.h"
 #include "sim/replay_scenarios.h"
 
 namespace sharebuf::sim {
@@ -577,6 +578,18 @@ TEST(ReplayInputs, CapturedArrivalTimesAreTheAdmissionTimesInNanoseconds) {
   EXPECT_EQ(arrivals[1].time_ns, 123u);
   EXPECT_EQ(arrivals[2].time_ns, 12'344u);
   std::filesystem::remove(path);
+}
+
+// The order both engines give an instant's departures (sim/same_instant.h): the earliest start,
+// the lowest port among equals; no port due: none.
+TEST(SameInstant, TheEarliestPortFirstTheLowestAmongEquals) {
+  const uint64_t due[] = {kNoDeparture, 500, 300, 300, kNoDeparture};
+  uint32_t port = 99;
+  EXPECT_EQ(next_departure(5, [&](uint32_t p) { return due[p]; }, port), 300u);
+  EXPECT_EQ(port, 2u);
+  port = 99;
+  EXPECT_EQ(next_departure(1, [&](uint32_t p) { return due[p]; }, port), kNoDeparture);
+  EXPECT_EQ(port, 99u);
 }
 
 }  // namespace

@@ -95,6 +95,38 @@ TEST(SwitchFacade, TheFirstBdpTagReachesAbmAndTheRecording) {
   EXPECT_NE(csv.find("\n1000,0,0,800,0,5,1\n"), std::string::npos) << csv;
 }
 
+// The queue disc's attributes: configuration text, overrides, ports from the node's devices.
+TEST(SwitchFacade, FromSpecMakesThePortsAndAppliesTheOverrides) {
+  SwitchFacade::Spec spec;
+  spec.config = "[buffer]\nsize = \"100 cells\"\ncell_bytes = 80\n[ports]\nqueues = 2\n";
+  spec.source = "attrs";
+  spec.overrides = {"policy={name = \"lqd\"}", "buffer.size=\"200 cells\""};
+  spec.port_rates_bps = {1'000'000'000, 10'000'000'000, 1'000'000'000};
+  const auto sw = SwitchFacade::from_spec(spec);
+  EXPECT_EQ(sw->ports(), 3u);
+  EXPECT_EQ(sw->port_rate_bps(1), 10'000'000'000u);
+  EXPECT_EQ(sw->queues(2), 2u);  // every port takes the [ports] settings
+  EXPECT_EQ(sw->capacity_cells(), 200u);
+  EXPECT_EQ(sw->policy_name(), "lqd");
+  // Errors name the override or the key.
+  spec.overrides = {"policy={name = \"nope\"}"};
+  EXPECT_THROW(
+      {
+        try {
+          SwitchFacade::from_spec(spec);
+        } catch (const std::runtime_error& e) {
+          EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      std::runtime_error);
+  spec.overrides = {};
+  spec.config = "[ports]\nrate = \"1Gbit\"\n";
+  EXPECT_THROW(SwitchFacade::from_spec(spec), std::runtime_error);  // rates are the devices'
+  spec.config = "[buffer\n";
+  EXPECT_THROW(SwitchFacade::from_spec(spec), std::runtime_error);  // not TOML
+}
+
 TEST(SwitchFacade, APortWithoutARateIsRefused) {
   try {
     SwitchFacade::from_toml("[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\n", "norate.toml");
