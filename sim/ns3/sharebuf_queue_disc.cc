@@ -352,10 +352,11 @@ void SharebufQueueDisc::JoinSwitch() {
 }
 
 bool SharebufQueueDisc::CheckConfig() {
-  if (GetNQueueDiscClasses() != 0 || GetNPacketFilters() != 0 || GetNInternalQueues() != 0) {
-    NS_LOG_ERROR("SharebufQueueDisc: takes no classes, filters or internal queues of its own");
-    return false;
-  }
+  // Fatal, not false: an ns-3 built without asserts ignores a false CheckConfig.
+  NS_ABORT_MSG_IF(
+      GetNQueueDiscClasses() != 0 || GetNPacketFilters() != 0 || GetNInternalQueues() != 0,
+      "SharebufQueueDisc: takes no classes, filters or internal queues of its own (its switch's "
+      "configuration makes its queues)");
   JoinSwitch();
   return true;
 }
