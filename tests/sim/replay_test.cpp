@@ -17,8 +17,8 @@
 #include "policies/params.h"
 #include "policies/registry.h"
 #include "sim/replay_inputs.h"
-#include "sim/same_instant.h"
 #include "sim/replay_scenarios.h"
+#include "sim/same_instant.h"
 
 namespace sharebuf::sim {
 namespace {
@@ -585,10 +585,14 @@ TEST(ReplayInputs, CapturedArrivalTimesAreTheAdmissionTimesInNanoseconds) {
 TEST(SameInstant, TheEarliestPortFirstTheLowestAmongEquals) {
   const uint64_t due[] = {kNoDeparture, 500, 300, 300, kNoDeparture};
   uint32_t port = 99;
-  EXPECT_EQ(next_departure(5, [&](uint32_t p) { return due[p]; }, port), 300u);
+  EXPECT_EQ(next_departure(
+                5, [&](uint32_t p) { return due[p]; }, port),
+            300u);
   EXPECT_EQ(port, 2u);
   port = 99;
-  EXPECT_EQ(next_departure(1, [&](uint32_t p) { return due[p]; }, port), kNoDeparture);
+  EXPECT_EQ(next_departure(
+                1, [&](uint32_t p) { return due[p]; }, port),
+            kNoDeparture);
   EXPECT_EQ(port, 99u);
 }
 
