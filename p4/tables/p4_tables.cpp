@@ -37,6 +37,14 @@ constexpr uint32_t kNotifySession = 15;
 constexpr uint32_t kTrimSessionBase = 16;
 constexpr uint32_t kNotifyMulticastGroup = 1;
 constexpr uint32_t kSbHeaderBytes = 28;  // sharebuf_h (p4/include/headers.p4)
+// What a probe weighs in the traffic manager: the bridged sb_meta_h (6 bytes) and sharebuf_h (the
+// packet generator's 6-byte header is removed in ingress). A port's shaper charges it when the
+// probe leaves its queue, though egress then drops it and it never reaches the wire.
+constexpr uint32_t kProbeTmBytes = 6 + kSbHeaderBytes;
+// Above this share of a port's rate the probes change what they measure (p4/README.md).
+constexpr double kProbeShareLimit = 0.01;
+// Tofino 1's recirculation ports run at 100 Gbit/s.
+constexpr uint64_t kRecircPortBps = 100'000'000'000ull;
 
 [[noreturn]] void fail(const std::string& what) {
   throw P4TablesError(what);
@@ -209,6 +217,84 @@ void forwarding(Context& c) {
 void recirculation_sessions(Context& c, json& out, const std::string& table,
                             const std::string& action);
 
+std::string mbps(uint64_t bps) {
+  std::ostringstream o;
+  o << static_cast<double>(bps) / 1e6 << " Mbit/s";
+  return o.str();
+}
+
+std::string percent(double share) {
+  std::ostringstream o;
+  o.precision(share < 0.001 ? 2 : 3);
+  o << share * 100 << " %";
+  return o.str();
+}
+
+// What the probes take from the ports they pass: `per_port` probes of kProbeTmBytes per
+// interval through each data port (dt.p4, protean.p4: one per queue), `recirc` through each
+// pipe's recirculation port (fb.p4's SYNC walk: one pass per queue). A share above
+// kProbeShareLimit of a port is a warning with the interval that would keep under it.
+void probe_load(Context& c, json& out, uint32_t per_port, uint32_t recirc) {
+  const uint64_t interval = c.cfg.buffer.probe_interval_ns;
+  auto bps = [&](uint32_t packets) {
+    return static_cast<double>(packets) * kProbeTmBytes * 8 * 1e9 / static_cast<double>(interval);
+  };
+  auto needed_us = [&](uint32_t packets, uint64_t rate) {
+    return std::ceil(static_cast<double>(packets) * kProbeTmBytes * 8 * 1e6 /
+                     (kProbeShareLimit * static_cast<double>(rate)));
+  };
+  json load = {{"probe_bytes", kProbeTmBytes},
+               {"interval_ns", interval},
+               {"limit_share", kProbeShareLimit},
+               {"ports", json::array()}};
+  double worst = 0;
+  for (size_t p = 0; p < c.cfg.ports.size() && per_port > 0; ++p) {
+    const datapath::PortConfig& port = c.cfg.ports[p];
+    json row = {{"name", port.name}, {"probes_per_interval", per_port}, {"bps", bps(per_port)}};
+    if (port.rate_bps == 0) {
+      row["share"] = nullptr;  // unshaped: the port's speed is the hardware's, unknown here
+    } else {
+      const double share = bps(per_port) / static_cast<double>(port.rate_bps);
+      row["share"] = share;
+      worst = std::max(worst, share);
+      if (share > kProbeShareLimit) {
+        out["warnings"].push_back(
+            "probes take " + percent(share) + " of port '" + port.name + "' (" +
+            mbps(port.rate_bps) + "; " + std::to_string(per_port) + " x " +
+            std::to_string(kProbeTmBytes) + " B every " + std::to_string(interval / 1000) +
+            " us): [buffer] probe_interval of at least " +
+            std::to_string(static_cast<uint64_t>(needed_us(per_port, port.rate_bps))) +
+            " us keeps them under " + percent(kProbeShareLimit));
+      }
+    }
+    load["ports"].push_back(row);
+  }
+  if (recirc > 0) {
+    const double share = bps(recirc) / static_cast<double>(kRecircPortBps);
+    load["recirculation"] = {
+        {"passes_per_interval", recirc}, {"bps", bps(recirc)}, {"share", share}};
+    worst = std::max(worst, share);
+    if (share > kProbeShareLimit) {
+      out["warnings"].push_back(
+          "SYNC walks take " + percent(share) + " of each recirculation port (" +
+          std::to_string(recirc) + " passes of " + std::to_string(kProbeTmBytes) + " B every " +
+          std::to_string(interval / 1000) + " us): [buffer] probe_interval of at " + "least " +
+          std::to_string(static_cast<uint64_t>(needed_us(recirc, kRecircPortBps))) +
+          " us keeps them under " + percent(kProbeShareLimit));
+    }
+  }
+  load["max_share"] = worst;
+  out["probe_load"] = load;
+}
+
+// A register's start value for `count` indices from 0: what the software's registers hold before
+// the first probe (the empty buffer), so nothing is dropped before the first batch comes back.
+void initial_register(json& out, const std::string& name, uint32_t count, uint64_t value,
+                      const std::string& why) {
+  out["registers"].push_back(
+      {{"register", name}, {"first", 0}, {"count", count}, {"value", value}, {"why", why}});
+}
+
 // Probes (dt.p4, protean.p4): packet i of a batch probes queue i; egress mirrors stamped probes
 // to the pipe's recirculation port.
 void probes(Context& c, json& out) {
@@ -233,6 +319,7 @@ void probes(Context& c, json& out) {
       {"payload_after_pktgen_header", "sharebuf_h with kind = 1 (SB_PROBE), all else 0"},
       {"software_view", "[buffer] view = \"probe\", probe_interval = " +
                             std::to_string(c.cfg.buffer.probe_interval_ns) + " ns"}};
+  probe_load(c, out, c.queues_per_port, 0);
 }
 
 void recirculation_sessions(Context& c, json& out, const std::string& table,
@@ -284,6 +371,8 @@ void dt(Context& c, json& out) {
   log_tables(c, {"log2_rem"}, {}, {"exp_threshold"});
   c.set_default(c.ig("dt_params"), c.ingress + ".set_params",
                 {{"b", c.cfg.buffer.capacity_cells}, {"last", c.num_queues - 1}});
+  initial_register(out, c.ig("rem"), 1, c.cfg.buffer.capacity_cells,
+                   "Rem before the first probe batch: the empty buffer");
   const policies::AlphaTable alphas = policies::resolve_alphas(c.env, alpha);
   for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
     c.add(c.ig("class_alpha"), entry({{"md.class_id", {{"exact", id}}}}, c.ingress + ".set_alpha",
@@ -323,6 +412,18 @@ void protean(Context& c, json& out) {
                                     {{"log_cells_per_ns", policies::log_rate_cells_per_ns(
                                                               c.env.rate_cells_per_s(port))}}));
   }
+  // Before the first probe: Rem = B, and the thresholds the software holds an empty buffer to.
+  const TofinoArithmetic arith;
+  const uint32_t b = c.cfg.buffer.capacity_cells;
+  initial_register(out, c.ig("rem"), 1, b, "Rem before the first probe batch: the empty buffer");
+  initial_register(
+      out, c.ig("incast_thr"), c.num_queues,
+      arith.scale(TofinoArithmetic::log_constant(params["alpha_incast"].get<double>()), b),
+      "alpha_incast x B: an empty queue's threshold in the empty buffer");
+  initial_register(
+      out, c.ig("long_thr"), 1,
+      arith.scale(TofinoArithmetic::log_constant(params["alpha_long"].get<double>()), b),
+      "alpha_long x B in the empty buffer");
   out["compile"]["defines"]["SB_BETA_SHIFT"] = shift;
   out["software_twin"] =
       "[policy] protean with arithmetic = \"tofino\", sync = \"probe\"; [buffer] "
@@ -387,6 +488,8 @@ void fb(Context& c, json& out) {
                 {{"b", c.cfg.buffer.capacity_cells},
                  {"last", c.num_queues - 1},
                  {"recirc", c.recirc_port(0)}});
+  initial_register(out, c.ig("remaining"), 1, c.cfg.buffer.capacity_cells,
+                   "B - occupied before the first SYNC walk: the empty buffer");
   out["pktgen"] = {{"app_id", 2},
                    {"trigger", "periodic timer"},
                    {"pipe", 0},
@@ -397,6 +500,7 @@ void fb(Context& c, json& out) {
                    {"packet_bytes", 6 + kSbHeaderBytes},
                    {"payload_after_pktgen_header", "sharebuf_h, all 0 (ingress makes it a SYNC)"},
                    {"note", "one SYNC walk per interval, recirculating once per queue"}};
+  probe_load(c, out, 0, c.num_queues);
 }
 
 void trim(Context& c, json& out) {
@@ -512,7 +616,9 @@ json generate_p4_tables(const datapath::SwitchConfig& config, const P4TablesOpti
               {"pipes", c.pipes},
               {"ports", json::array()},
               {"mirror_sessions", json::array()},
-              {"multicast_groups", json::array()}};
+              {"multicast_groups", json::array()},
+              {"registers", json::array()},
+              {"warnings", json::array()}};
   for (size_t p = 0; p < config.ports.size(); ++p)
     out["ports"].push_back(
         {{"name", config.ports[p].name}, {"dev_port", c.dev_ports[p]}, {"index", p}});

@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     const sharebuf::mgmt::DaemonConfig cfg = sharebuf::mgmt::load_config_file(config);
     sharebuf::mgmt::validate_config(cfg.sw);
     const nlohmann::json tables = sharebuf::p4::generate_p4_tables(cfg.sw, opt);
+    for (const nlohmann::json& w : tables["warnings"])
+      std::cerr << "sharebuf-p4tables: warning: " << w.get<std::string>() << "\n";
     if (out.empty()) {
       std::cout << tables.dump(1) << "\n";
     } else {

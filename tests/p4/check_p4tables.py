@@ -1,7 +1,7 @@
 """The entries sharebuf-p4tables generates name what the P4 program declares: every table (by its
 P4Info name, 'pipe.' dropped), every match field, every action of a table and every action
 parameter, as p4test's P4Info of the compiled program lists them; meters and registers the
-entries name are declared in the program's source (P4Info leaves TNA's externs out).
+entries (and start values) name are declared in the program's source (P4Info leaves TNA's externs out).
 
 usage: check_p4tables.py PROGRAM.p4info.txtpb TABLES.json PROGRAM.p4 [INCLUDE.p4 ...]
 Prints one line per problem and exits 1 if there is any; prints a summary line otherwise.
@@ -92,11 +92,21 @@ def check(info_path, tables_path, sources):
         inst = m["meter"].split(".")[-1]
         if not re.search(r"\bMeter<.*>\(.*\)\s+%s;" % re.escape(inst), source):
             problems.append(f"meter {m['meter']}: not declared in the program")
+    for r in gen.get("registers", []):
+        inst = r["register"].split(".")[-1]
+        size = re.search(r"\bRegister<.+?>\(\s*(\w+)\s*,[^)]*\)\s+%s;" % re.escape(inst), source)
+        if not size:
+            problems.append(f"register {r['register']}: not declared in the program")
+        elif size.group(1).isdigit() and r["first"] + r["count"] > int(size.group(1)):
+            problems.append(f"register {r['register']}: {r['count']} values from {r['first']} "
+                            f"do not fit its {size.group(1)}")
     for p in problems[:20]:
         print("FAIL", p)
     if not problems:
         print(f"ok   {gen['program']}: {len(gen['tables'])} tables, {entries} entries, "
-              f"{len(gen.get('meters', []))} meter settings name what the program declares")
+              f"{len(gen.get('meters', []))} meter settings and "
+              f"{len(gen.get('registers', []))} register start values name what the program "
+              f"declares")
     return not problems
 
 

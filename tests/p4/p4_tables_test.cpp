@@ -213,6 +213,73 @@ TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
   }
 }
 
+// A probe weighs 34 B in the traffic manager and the port's shaper charges it: one per queue per
+// interval through every data port (dt.p4, protean.p4), one pass per queue through the
+// recirculation port (fb.p4's SYNC walk). Above 1 % of a port the entries say so, with the
+// interval that would keep under it.
+TEST(P4Tables, ProbesAreChargedToThePortsTheyPassAndWarnedAboveOnePercent) {
+  const json dt = generate_p4_tables(example("dt").sw, {.program = "dt"});
+  ASSERT_EQ(dt["probe_load"]["ports"].size(), 3u);
+  for (const json& p : dt["probe_load"]["ports"]) {
+    EXPECT_EQ(p["probes_per_interval"], 3);
+    EXPECT_DOUBLE_EQ(p["bps"].get<double>(), 3 * 34 * 8 / 1e-3);  // every 1 ms
+    EXPECT_DOUBLE_EQ(p["share"].get<double>(), 3 * 34 * 8 / 1e-3 / 100e6);
+  }
+  EXPECT_TRUE(dt["warnings"].empty()) << dt["warnings"];
+
+  mgmt::DaemonConfig fast = example("protean");
+  fast.sw.buffer.probe_interval_ns = 10'000;  // the examples' interval before: 82 % of a port
+  const json protean = generate_p4_tables(fast.sw, {.program = "protean"});
+  EXPECT_NEAR(protean["probe_load"]["max_share"].get<double>(), 0.816, 1e-9);
+  ASSERT_EQ(protean["warnings"].size(), 3u);
+  EXPECT_NE(protean["warnings"][0].get<std::string>().find(
+                "probes take 81.6 % of port 'p1' (100 Mbit/s; 3 x 34 B every 10 us): [buffer] "
+                "probe_interval of at least 816 us"),
+            std::string::npos)
+      << protean["warnings"][0];
+
+  const json fb = generate_p4_tables(example("fb").sw, {.program = "fb"});
+  EXPECT_TRUE(fb["probe_load"]["ports"].empty());  // SYNC walks pass no data port
+  EXPECT_DOUBLE_EQ(fb["probe_load"]["recirculation"]["bps"].get<double>(),
+                   24 * 34 * 8 / 10e-6);  // 3 ports x 8 queues every 10 us
+  EXPECT_TRUE(fb["warnings"].empty()) << fb["warnings"];
+  mgmt::DaemonConfig fb_fast = example("fb");
+  fb_fast.sw.buffer.probe_interval_ns = 1'000;
+  EXPECT_EQ(generate_p4_tables(fb_fast.sw, {.program = "fb"})["warnings"].size(), 1u);
+}
+
+// Before the first probe batch the registers hold what the software's probe registers hold: the
+// empty buffer, Rem = B, and the thresholds of an empty queue in it — not zeros, which would
+// drop every frame until the first batch came back.
+TEST(P4Tables, RegistersStartAtTheEmptyBuffer) {
+  const mgmt::DaemonConfig cfg = example("protean");
+  const json tables = generate_p4_tables(cfg.sw, {.program = "protean"});
+  std::map<std::string, json> regs;
+  for (const json& r : tables["registers"])
+    regs[r["register"]] = r;
+  ASSERT_EQ(regs.size(), 3u);
+  const uint32_t b = cfg.sw.buffer.capacity_cells;
+  EXPECT_EQ(regs["pipe.ProteanIngress.rem"]["value"], b);
+
+  const buffer::BufferConfig bc = datapath::buffer_config(cfg.sw);
+  buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
+  buffer::BufferState state(layout);
+  const buffer::BufferView view = buffer::BufferView::exact(state);
+  policies::ProteanPolicy software(cfg.sw.policy_params, datapath::policy_env(cfg.sw, layout));
+  const json& incast = regs["pipe.ProteanIngress.incast_thr"];
+  EXPECT_EQ(incast["count"], layout.num_queues());
+  EXPECT_EQ(incast["value"].get<double>(), software.incast_threshold(0, view));
+  const uint8_t long_class = 2;  // p4/examples/protean.toml's third class
+  EXPECT_EQ(regs["pipe.ProteanIngress.long_thr"]["value"],
+            software.threshold_cells(0, long_class, view));
+
+  for (const std::string program : {"dt", "fb"}) {
+    const json t = generate_p4_tables(example(program).sw, {.program = program});
+    ASSERT_EQ(t["registers"].size(), 1u) << program;
+    EXPECT_EQ(t["registers"][0]["value"], example(program).sw.buffer.capacity_cells) << program;
+  }
+}
+
 TEST(P4Tables, WhatTheProgramsCannotRepresentIsRefusedByName) {
   auto error = [](const std::string& program, const std::string& toml,
                   std::vector<uint16_t> dev_ports = {}) -> std::string {
