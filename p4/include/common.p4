@@ -9,8 +9,9 @@
  *   (its [classify] and [[classes]]), and the queue's index in the registers
  *   (port_index x queues_per_port + queue).
  * - Probes (dt.p4, protean.p4): the packet generator's packet i of a batch is routed through
- *   queue i; its egress stamps the queue's depth and the time, mirrors it to the pipe's
- *   recirculation port and drops the original; back in ingress the program writes its registers.
+ *   queue i; its egress stamps the queue's depth and the time, mirrors it to every pipe's
+ *   recirculation port (a multicast mirror session) and drops the original; back in each pipe's
+ *   ingress the program writes that pipe's registers.
  *   The remaining-buffer aggregate is summed over a batch as the paper's prototype does
  *   (protean.txt III-C): queue 0 restarts the sum, the last queue publishes it.
  *
@@ -344,7 +345,8 @@ control SbProbeStamp(inout headers_t hdr, inout eg_meta_t md,
     action to_recirculation(MirrorId_t session) {
         md.mirror_session = session;
     }
-    // One mirror session per pipe, toward its recirculation port.
+    // The mirror session of the probes' copies: a multicast group of every pipe's recirculation
+    // port, so each pipe's ingress registers see every queue (sharebuf-p4tables writes it).
     table recirculation_session {
         key = { eg_intr_md.egress_port : ternary; }
         actions = { to_recirculation; }

@@ -36,6 +36,7 @@ constexpr uint32_t kRecircSessionBase = 1;
 constexpr uint32_t kNotifySession = 15;
 constexpr uint32_t kTrimSessionBase = 16;
 constexpr uint32_t kNotifyMulticastGroup = 1;
+constexpr uint32_t kProbeMulticastGroup = 2;
 constexpr uint32_t kSbHeaderBytes = 28;  // sharebuf_h (p4/include/headers.p4)
 // What a probe weighs in the traffic manager: the bridged sb_meta_h (6 bytes) and sharebuf_h (the
 // packet generator's 6-byte header is removed in ingress). A port's shaper charges it when the
@@ -139,8 +140,28 @@ void check_hardware(Context& c, const P4TablesOptions& opt) {
            " is not a free front-panel device port (below 512, not 68 or 69 of a pipe, once)");
     }
   }
-  c.pipes = opt.pipes != 0 ? opt.pipes : std::max<uint32_t>(1, cfg.rx_threads);
+  uint32_t port_pipes = 1;  // pipes the ports are in (device port / 128)
+  for (uint16_t d : c.dev_ports)
+    port_pipes = std::max<uint32_t>(port_pipes, d / 128 + 1);
+  if (opt.pipes != 0) {
+    c.pipes = opt.pipes;
+  } else if (opt.program == "trim") {
+    c.pipes = std::max<uint32_t>(1, cfg.rx_threads);  // [trimming] pipelines, as the twin runs
+  } else {
+    c.pipes = port_pipes;
+  }
   if (c.pipes > kMaxPipes) fail("pipes: Tofino 1 has 4 pipes, got " + std::to_string(c.pipes));
+  if (port_pipes > c.pipes) {
+    fail("--dev-ports puts a port in pipe " + std::to_string(port_pipes - 1) + " but there are " +
+         std::to_string(c.pipes) + " pipe(s) (--pipes" +
+         (opt.program == "trim" ? ", or [trimming] pipelines" : "") + ")");
+  }
+  // fb.p4's SYNC walk reads the egress registers of the pipe it recirculates in: one pipe only.
+  if (opt.program == "fb" && port_pipes > 1) {
+    fail("--dev-ports spans " + std::to_string(port_pipes) +
+         " pipes: fb.p4's SYNC walk reads one pipe's egress Qlength registers (as the paper's "
+         "single-pipe prototype), so every port must be in pipe 0 (device ports below 128)");
+  }
   const buffer::BufferConfig bc = datapath::buffer_config(cfg);
   c.layout = std::make_unique<buffer::BufferLayout>(bc.capacity_cells, bc.cell_bytes, bc.ports);
   c.env = datapath::policy_env(cfg, *c.layout);
@@ -213,9 +234,6 @@ void forwarding(Context& c) {
                 {{"cells", cells}}));
   }
 }
-
-void recirculation_sessions(Context& c, json& out, const std::string& table,
-                            const std::string& action);
 
 std::string mbps(uint64_t bps) {
   std::ostringstream o;
@@ -295,8 +313,10 @@ void initial_register(json& out, const std::string& name, uint32_t count, uint64
       {{"register", name}, {"first", 0}, {"count", count}, {"value", value}, {"why", why}});
 }
 
-// Probes (dt.p4, protean.p4): packet i of a batch probes queue i; egress mirrors stamped probes
-// to the pipe's recirculation port.
+// Probes (dt.p4, protean.p4): packet i of a batch probes queue i; egress mirrors each stamped
+// probe to every pipe's recirculation port (one mirror session, a multicast group): each pipe's
+// ingress decides for frames that arrive on its ports, whatever their egress port, so each keeps
+// its own copy of every queue's registers and must see every probe.
 void probes(Context& c, json& out) {
   for (uint32_t q = 0; q < c.num_queues; ++q) {
     const uint32_t port = q / c.queues_per_port;
@@ -304,8 +324,19 @@ void probes(Context& c, json& out) {
           entry({{"hdr.pktgen.packet_id", {{"exact", q}}}}, c.ingress + ".probe_route.probe_queue",
                 {{"port", c.dev_ports[port]}, {"qid", q % c.queues_per_port}, {"qindex", q}}));
   }
-  recirculation_sessions(c, out, "probe_stamp.recirculation_session",
-                         c.egress + ".probe_stamp.to_recirculation");
+  json group = json::array();
+  for (uint32_t pipe = 0; pipe < c.pipes; ++pipe)
+    group.push_back(c.recirc_port(pipe));
+  out["multicast_groups"].push_back({{"id", kProbeMulticastGroup}, {"ports", group}});
+  out["mirror_sessions"].push_back({{"id", kRecircSessionBase},
+                                    {"direction", "egress"},
+                                    {"multicast_group", kProbeMulticastGroup},
+                                    {"purpose", "a stamped probe to every pipe's ingress"}});
+  for (uint32_t pipe = 0; pipe < c.pipes; ++pipe) {
+    c.add(c.eg("probe_stamp.recirculation_session"),
+          entry({{"eg_intr_md.egress_port", {{"value", pipe << 7}, {"mask", "0x180"}}}},
+                c.egress + ".probe_stamp.to_recirculation", {{"session", kRecircSessionBase}}, 1));
+  }
   // One probe per queue every probe interval, from pipe 0's packet generator: kind PROBE.
   out["pktgen"] = {
       {"app_id", 1},

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
                  "the Tofino device port of each configured port, in order, comma-separated "
                  "(default 0, 1, 2, ...)");
   app.add_option("--pipes", opt.pipes,
-                 "pipes with a recirculation port (default: [trimming] pipelines, else 1)");
+                 "pipes with a recirculation port (default: trim: [trimming] pipelines; the "
+                 "others: the pipes --dev-ports uses)");
   app.add_option("-o,--output", out, "write the JSON here instead of standard output");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -248,6 +248,26 @@ TEST(P4Tables, ProbesAreChargedToThePortsTheyPassAndWarnedAboveOnePercent) {
   EXPECT_EQ(generate_p4_tables(fb_fast.sw, {.program = "fb"})["warnings"].size(), 1u);
 }
 
+// Each pipe's ingress decides for the frames arriving on its ports and keeps its own registers:
+// with ports in two pipes every stamped probe goes to both pipes' recirculation ports (one
+// multicast mirror session), so neither pipe's Rem misses the other's queues.
+TEST(P4Tables, ProbesReachEveryPipe) {
+  const json one = generate_p4_tables(example("dt").sw, {.program = "dt"});
+  const json two =
+      generate_p4_tables(example("dt").sw, {.program = "dt", .dev_ports = {0, 128, 136}});
+  EXPECT_EQ(one["pipes"], 1);
+  EXPECT_EQ(two["pipes"], 2);
+  ASSERT_EQ(two["multicast_groups"].size(), 1u);
+  EXPECT_EQ(two["multicast_groups"][0]["ports"], json::array({69, 128 + 69}));
+  const json& session = two["mirror_sessions"][0];
+  EXPECT_EQ(session["multicast_group"], two["multicast_groups"][0]["id"]);
+  for (const json& e : table(two, "pipe.DtEgress.probe_stamp.recirculation_session")["entries"])
+    EXPECT_EQ(e["data"]["session"], session["id"]);
+  EXPECT_THROW(generate_p4_tables(example("dt").sw,
+                                  {.program = "dt", .dev_ports = {0, 128, 136}, .pipes = 1}),
+               P4TablesError);
+}
+
 // Before the first probe batch the registers hold what the software's probe registers hold: the
 // empty buffer, Rem = B, and the thresholds of an empty queue in it — not zeros, which would
 // drop every frame until the first batch came back.
@@ -319,6 +339,7 @@ TEST(P4Tables, WhatTheProgramsCannotRepresentIsRefusedByName) {
                       ports)
                 .find("'x' sets its own alpha"),
             std::string::npos);
+  const std::string fb_ports = "[buffer]\nsize = \"1000 cells\"\n[policy]\nname = \"fb\"\n" + ports;
   EXPECT_NE(error("fb",
                   "[buffer]\nsize = \"1000 cells\"\n[policy]\nname = \"fb\"\n[[ports]]\n"
                   "interface = \"a\"\nqueues = 2\nscheduler = \"sp\"\n")
@@ -329,6 +350,9 @@ TEST(P4Tables, WhatTheProgramsCannotRepresentIsRefusedByName) {
   EXPECT_NE(error("dt", dt, {1, 68}).find("68 is not a free front-panel device port"),
             std::string::npos);
   EXPECT_NE(error("ecn", dt).find("unknown program 'ecn'"), std::string::npos);
+  EXPECT_NE(error("fb", fb_ports, {0, 128}).find("fb.p4's SYNC walk reads one pipe's"),
+            std::string::npos);
+  EXPECT_EQ(error("fb", fb_ports, {0, 127}), "");
 }
 
 }  // namespace
