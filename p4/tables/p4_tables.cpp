@@ -485,7 +485,11 @@ void fb(Context& c, json& out) {
                  {"group", high ? 1 : 0},
                  {"last_of_port", q % c.queues_per_port == c.queues_per_port - 1}}));
   }
-  // The Shift table: alpha / (N_p x n) as the nearest power of two.
+  // The Shift table: alpha / (N_p x n) as the nearest power of two. The data pass adds the
+  // arriving queue to both counts when its Qlength is 0, and a SYNC walk writes each queue's
+  // Qlength as it passes but the counts only at its end: a queue the last walk counted and this
+  // one has found empty is counted twice, one above the most the counts can be. Those keys get
+  // the entry of the most (a miss would be the default no_room: a drop for nothing).
   const policies::AlphaTable alphas = policies::resolve_group_alphas(
       c.env, params["alpha_high"].get<double>(), params["alpha_low"].get<double>());
   size_t entries = 0;
@@ -493,9 +497,10 @@ void fb(Context& c, json& out) {
     const bool high =
         !one_group && c.cfg.classes[id].traffic.group == policies::PriorityGroup::kHigh;
     const uint32_t max_np = std::max<uint32_t>(1, per_group[high ? 1 : 0]);
-    for (uint32_t n_p = 1; n_p <= max_np; ++n_p) {
-      for (uint32_t n = 1; n <= c.queues_per_port; ++n) {
-        const int k = static_cast<int>(std::lround(std::log2(n_p * n / alphas[id])));
+    for (uint32_t n_p = 1; n_p <= max_np + 1; ++n_p) {
+      for (uint32_t n = 1; n <= c.queues_per_port + 1; ++n) {
+        const double counted = std::min(n_p, max_np) * std::min(n, c.queues_per_port);
+        const int k = static_cast<int>(std::lround(std::log2(counted / alphas[id])));
         if (k < -kFbMaxLeftShift) {
           fail("[[classes]] '" + c.cfg.classes[id].traffic.name + "': alpha " +
                std::to_string(alphas[id]) + " needs a left shift of " + std::to_string(-k) +

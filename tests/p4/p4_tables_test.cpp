@@ -11,7 +11,9 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "buffer/buffer_state.h"
 #include "mgmt/config_loader.h"
@@ -195,14 +197,32 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
   testing::set_queue_cells(state, 0, 0);
 }
 
+// FB's Shift entries are within sqrt(2) of Eq. 3, and every key the data pass can form has one:
+// counts up to one above the most queues (a queue counted by the last SYNC walk and found empty by
+// this one counts twice), which take the most's entry; a miss would drop the frame (no_room).
 TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
   const mgmt::DaemonConfig cfg = example("fb");
   const json tables = generate_p4_tables(cfg.sw, {.program = "fb"});
   const json& shifts = table(tables, "pipe.FbIngress.fb_shift");
   ASSERT_GT(shifts["entries"].size(), 100u);
+  // p4/examples/fb.toml: 3 ports x 8 queues; queue 0 of each port high (3), the others low (21).
+  std::set<std::tuple<size_t, int, int>> keys;
   for (const json& e : shifts["entries"]) {
     const size_t c = e["match"]["md.class_id"]["exact"];
-    const double n_p = e["match"]["n_p"]["exact"], n = e["match"]["n"]["exact"];
+    keys.insert({c, e["match"]["n_p"]["exact"].get<int>(), e["match"]["n"]["exact"].get<int>()});
+  }
+  for (size_t c = 0; c < cfg.sw.classes.size(); ++c) {
+    const int max_np = c == 0 ? 3 : 21;
+    for (int n_p = 1; n_p <= max_np + 1; ++n_p) {
+      for (int n = 1; n <= 9; ++n)
+        EXPECT_TRUE(keys.count({c, n_p, n})) << "class " << c << " n_p " << n_p << " n " << n;
+    }
+  }
+  for (const json& e : shifts["entries"]) {
+    const size_t c = e["match"]["md.class_id"]["exact"];
+    const double max_np = c == 0 ? 3 : 21;
+    const double n_p = std::min(e["match"]["n_p"]["exact"].get<double>(), max_np);
+    const double n = std::min(e["match"]["n"]["exact"].get<double>(), 8.0);
     const double alpha = c == 0 ? 0.8 : 0.6;  // tcp is high (0.8), udp* low (0.6)
     const std::string action = e["action"];
     const bool right = action.find("shift_right_") != std::string::npos;
