@@ -172,7 +172,7 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             md.dt = hdr.sb.tstamp - t_prev;
             log2_dq.apply(md.dq, md.log_a);
             log2_dt.apply(md.dt, md.log_b);
-            if (md.dq == 0) {
+            if (md.dq == 0 || md.dt == 0) {  // dt = 0: the software's gradient is 0 too
                 md.g_raw = 0;
             } else {
                 exp_gradient.apply(md.log_a - md.log_b - log_rate, md.g_raw);

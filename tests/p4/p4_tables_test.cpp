@@ -172,7 +172,7 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
     const int64_t dq = std::llabs(static_cast<int64_t>(q) - q_prev);
     const int64_t dt = static_cast<int64_t>(t) - t_prev;
     int64_t g_raw = 0;
-    if (dq != 0) {
+    if (dq != 0 && dt != 0) {
       const int64_t s = log2_dq.lookup(static_cast<uint32_t>(dq), kZero) -
                         log2_dt.lookup(static_cast<uint32_t>(dt), kZero) - log_rate;
       const int64_t k = s + 2048;
