@@ -182,7 +182,7 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             }
             md.g = gradient_ewma.execute(hdr.sb.qindex);
             log2_rem.apply(md.rem, md.log_b);
-            if (md.g > buildup_q8) {
+            if (md.g > buildup_q8 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
                 log2_g.apply((bit<32>)md.g, md.log_a);
                 md.log_a = md.log_a - Q8_ONE;  // the gradient's 8 fractional bits
             } else {

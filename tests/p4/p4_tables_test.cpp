@@ -183,9 +183,9 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
     q_prev = q;
     t_prev = static_cast<int64_t>(t);
     const int64_t log_b = log2_rem.lookup(static_cast<uint32_t>(rem), kZero);
-    const int64_t log_a = g > buildup ? log2_g.lookup(static_cast<uint32_t>(g), kZero) - 2048 : 0;
-    const int64_t thr = q == 0 ? cells(exp_threshold, log_incast + log_b)
-                               : cells(exp_threshold, log_a + log_incast + log_b);
+    const int64_t log_a =
+        g > buildup && q != 0 ? log2_g.lookup(static_cast<uint32_t>(g), kZero) - 2048 : 0;
+    const int64_t thr = cells(exp_threshold, log_a + log_incast + log_b);
     const int64_t long_thr = cells(exp_long, log_long + log_b);
     scaled += g > buildup ? 1 : 0;
 
