@@ -95,22 +95,33 @@ control TrimIngress(inout headers_t hdr, inout ig_meta_t md,
             value = md.now + md.t1_ns;
         }
     };
-    // 1 while now is before the register's time (the 32-bit clock's wrap is not handled, as in
-    // the paper's switch.p4 version).
+    // 1 while now is before the register's time, on the 32-bit nanosecond clock that wraps every
+    // 4.29 s: the time left, value - now, is counted modulo 2^32 and must lie in (0, the longest
+    // period]; a register found past its time is set to now, so it never falls a whole wrap
+    // behind while its port sees traffic (a strict now < value, as in the paper's switch.p4
+    // version, turned a port pessimistic for up to 4.29 s after every wrap). SB_T_WINDOW_NS:
+    // max(T0, T1), from sharebuf-p4tables' compile definitions.
+#ifndef SB_T_WINDOW_NS
+#define SB_T_WINDOW_NS 1000000
+#endif
     RegisterAction<bit<32>, bit<16>, bit<1>>(t0_reg) t0_active = {
         void apply(inout bit<32> value, out bit<1> rv) {
-            if (md.now < value) {
+            bit<32> left = value - md.now;
+            if (left != 0 && left <= SB_T_WINDOW_NS) {
                 rv = 1;
             } else {
+                value = md.now;
                 rv = 0;
             }
         }
     };
     RegisterAction<bit<32>, bit<16>, bit<1>>(t1_reg) t1_active = {
         void apply(inout bit<32> value, out bit<1> rv) {
-            if (md.now < value) {
+            bit<32> left = value - md.now;
+            if (left != 0 && left <= SB_T_WINDOW_NS) {
                 rv = 1;
             } else {
+                value = md.now;
                 rv = 0;
             }
         }
@@ -181,7 +192,7 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
     }
     // What a trimmed packet leaving through a port carries: its DSCP (trim_dscp, or the port's
     // trim_dscp_toward) and the IPv4 total length of the trim size.
-    bit<16> trimmed_total_len = 114;  // trim_size (128) - Ethernet (14)
+    bit<16> trimmed_total_len = 124;  // trim_size (138) - Ethernet (14)
     action rewrite(bit<6> dscp, bit<16> total_len) {
         hdr.ipv4.dscp = dscp;
         trimmed_total_len = total_len;
@@ -192,7 +203,7 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
     table trimmed_rewrite {
         key = { md.meta.port_index : exact; }
         actions = { rewrite; keep_dscp; }
-        default_action = keep_dscp(114);
+        default_action = keep_dscp(124);
         size = SB_MAX_PORTS;
     }
 
@@ -217,8 +228,17 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
             eg_dprsr_md.drop_ctl = 1;
         } else if (md.meta.origin == ORIGIN_MIRROR_TRIM && hdr.ipv4.isValid()) {
             trimmed_rewrite.apply();
+            if (hdr.vlan.isValid()) {
+                trimmed_total_len = trimmed_total_len - 4;  // the cut counts the tag's 4 bytes
+            }
             if (hdr.ipv4.total_len > trimmed_total_len) {
                 hdr.ipv4.total_len = trimmed_total_len;
+                if (hdr.udp.isValid()) {
+                    // Without this a receiver drops the cut datagram (its length past the end);
+                    // checksum 0 is "none" in IPv4: the payload's sum is not known here.
+                    hdr.udp.length = trimmed_total_len - 20;
+                    hdr.udp.checksum = 0;
+                }
             }
         } else if (md.meta.origin == ORIGIN_MIRROR_NOTIFY) {
             // The NOTIFY copy (truncated by its session): only the sharebuf header matters.

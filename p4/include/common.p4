@@ -161,6 +161,14 @@ parser SbIngressParser(packet_in pkt, out headers_t hdr, out ig_meta_t md,
         pkt.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
             ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_VLAN: parse_vlan;
+            default: accept;
+        }
+    }
+    state parse_vlan {
+        pkt.extract(hdr.vlan);
+        transition select(hdr.vlan.ether_type) {
+            ETHERTYPE_IPV4: parse_ipv4;
             default: accept;
         }
     }
@@ -295,6 +303,7 @@ control SbIngressDeparser(packet_out pkt, inout headers_t hdr, in ig_meta_t md,
         pkt.emit(md.bridge);
         pkt.emit(hdr.sb);
         pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.vlan);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.tcp);
         pkt.emit(hdr.udp);
@@ -327,11 +336,27 @@ parser SbEgressParser(packet_in pkt, out headers_t hdr, out eg_meta_t md,
         pkt.extract(hdr.ethernet);
         transition select(hdr.ethernet.ether_type) {
             ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_VLAN: parse_vlan;
             default: accept;
         }
     }
+    state parse_vlan {
+        pkt.extract(hdr.vlan);
+        transition select(hdr.vlan.ether_type) {
+            ETHERTYPE_IPV4: parse_ipv4;
+            default: accept;
+        }
+    }
+    // UDP too: a trimmed UDP packet's length is rewritten in egress (trim.p4).
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (5, 0, IP_PROTO_UDP): parse_udp;
+            default: accept;
+        }
+    }
+    state parse_udp {
+        pkt.extract(hdr.udp);
         transition accept;
     }
 }
@@ -384,6 +409,7 @@ control SbEgressDeparser(packet_out pkt, inout headers_t hdr, in eg_meta_t md,
         // Recirculated control packets keep their sharebuf header; data leaves as it came.
         pkt.emit(hdr.sb);
         pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.vlan);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.tcp);
         pkt.emit(hdr.udp);

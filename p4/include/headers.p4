@@ -1,6 +1,6 @@
 /* sharebuf's P4 twins (p4/README.md): the headers every program parses.
  *
- * Data packets: Ethernet, IPv4, TCP or UDP (the fields forwarding, classification and trimming
+ * Data packets: Ethernet, an optional 802.1Q tag, IPv4, TCP or UDP (the fields forwarding, classification and trimming
  * read). Control packets: one sharebuf header, carried by the probes that take a queue's depth
  * from egress to ingress (dt.p4, protean.p4), the SYNC packets that walk FB's queues (fb.p4),
  * and trimming's UPDATE / NOTIFY congestion signals (trim.p4). A control packet comes from the
@@ -14,12 +14,21 @@ typedef bit<48> mac_addr_t;
 typedef bit<32> ipv4_addr_t;
 
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
+const bit<16> ETHERTYPE_VLAN = 0x8100;
 const bit<8> IP_PROTO_TCP = 6;
 const bit<8> IP_PROTO_UDP = 17;
 
 header ethernet_h {
     mac_addr_t dst_addr;
     mac_addr_t src_addr;
+    bit<16> ether_type;
+}
+
+// An 802.1Q tag: parsed so that tagged frames are classified and trimmed as untagged ones are.
+header vlan_h {
+    bit<3> pcp;
+    bit<1> dei;
+    bit<12> vid;
     bit<16> ether_type;
 }
 
@@ -87,6 +96,7 @@ struct headers_t {
     pktgen_timer_header_t pktgen;
     sharebuf_h sb;
     ethernet_h ethernet;
+    vlan_h vlan;
     ipv4_h ipv4;
     tcp_h tcp;
     udp_h udp;

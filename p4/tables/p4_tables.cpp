@@ -37,7 +37,8 @@ constexpr uint32_t kNotifySession = 15;
 constexpr uint32_t kTrimSessionBase = 16;
 constexpr uint32_t kNotifyMulticastGroup = 1;
 constexpr uint32_t kProbeMulticastGroup = 2;
-constexpr uint32_t kSbHeaderBytes = 28;  // sharebuf_h (p4/include/headers.p4)
+constexpr uint32_t kLongestHeadersBytes = 14 + 4 + 60 + 60;  // Ethernet, 802.1Q, IPv4, TCP
+constexpr uint32_t kSbHeaderBytes = 28;                      // sharebuf_h (p4/include/headers.p4)
 // What a probe weighs in the traffic manager: the bridged sb_meta_h (6 bytes) and sharebuf_h (the
 // packet generator's 6-byte header is removed in ingress). A port's shaper charges it when the
 // probe leaves its queue, though egress then drops it and it never reaches the wire.
@@ -550,7 +551,14 @@ void trim(Context& c, json& out) {
     any = any || k.overflow == datapath::OverflowAction::kTrim;
   }
   if (!any) fail("[[classes]]: no class has overflow = \"trim\"; trim.p4 would trim nothing");
-  if (t.size < 64 || t.size > 1500) fail("[trimming] trim_size: 64 to 1500 bytes for trim.p4");
+  // The mirror sessions cut every packet at trim_size: it must hold the longest headers the
+  // program parses (Ethernet, an 802.1Q tag, IPv4 and TCP with their options), as the software
+  // never cuts into a header.
+  if (t.size < kLongestHeadersBytes || t.size > 1500) {
+    fail("[trimming] trim_size: " + std::to_string(kLongestHeadersBytes) +
+         " to 1500 bytes for trim.p4 (its mirror sessions cut every packet at that length, which "
+         "must hold Ethernet, 802.1Q, IPv4 and TCP headers with options: 14 + 4 + 60 + 60)");
+  }
   if (std::max(t.t0_ns, t.t1_ns) > (1u << 31))
     fail("[trimming] t0, t1: the 32-bit nanosecond registers hold at most 2.1 s");
   forwarding(c);
@@ -562,6 +570,8 @@ void trim(Context& c, json& out) {
   c.set_default(
       c.ig("trim_params"), c.ingress + ".set_params",
       {{"t0_ns", t.t0_ns}, {"t1_ns", std::max(t.t0_ns, t.t1_ns)}, {"notify", kNotifySession}});
+  // The t0/t1 registers' window on the wrapping 32-bit clock (trim.p4): the longest period.
+  out["compile"]["defines"]["SB_T_WINDOW_NS"] = std::max<uint64_t>({1, t.t0_ns, t.t1_ns});
   out["meters"] = json::array();
   for (size_t p = 0; p < c.cfg.ports.size(); ++p) {
     const datapath::PortConfig& port = c.cfg.ports[p];

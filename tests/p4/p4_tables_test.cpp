@@ -288,6 +288,25 @@ TEST(P4Tables, ProbesReachEveryPipe) {
                P4TablesError);
 }
 
+// trim.p4's mirror sessions cut every packet at trim_size, so it must hold the longest headers the
+// program parses; the t0/t1 registers compare on a wrapping clock within the longest period, a
+// compile definition.
+TEST(P4Tables, TrimmingCutsBelowNoHeaderAndBoundsItsTimers) {
+  mgmt::DaemonConfig cfg = example("trim");
+  const json tables = generate_p4_tables(cfg.sw, {.program = "trim"});
+  EXPECT_EQ(tables["compile"]["defines"]["SB_T_WINDOW_NS"], 12'000'000);  // T1 = 12 ms
+  for (const json& m : tables["mirror_sessions"]) {
+    if (m["direction"] == "ingress" && m.contains("queue")) EXPECT_EQ(m["max_pkt_len"], 138);
+  }
+  cfg.sw.trim.size = 137;
+  try {
+    generate_p4_tables(cfg.sw, {.program = "trim"});
+    ADD_FAILURE() << "a trim_size below the longest headers was accepted";
+  } catch (const P4TablesError& e) {
+    EXPECT_NE(std::string(e.what()).find("14 + 4 + 60 + 60"), std::string::npos) << e.what();
+  }
+}
+
 // Before the first probe batch the registers hold what the software's probe registers hold: the
 // empty buffer, Rem = B, and the thresholds of an empty queue in it — not zeros, which would
 // drop every frame until the first batch came back.
