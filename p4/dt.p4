@@ -25,16 +25,6 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
     SbLog2() log2_rem;
     SbExpCells() exp_threshold;
 
-    action set_params(bit<32> b, bit<16> last) {
-        md.capacity = b;
-        md.last_qindex = last;
-    }
-    table dt_params {
-        actions = { set_params; }
-        default_action = set_params(0, 0);
-        size = 1;
-    }
-
     // log2(alpha) x 256 of each class (a class without an alpha of its own: the policy's).
     int<32> log_alpha = 0;
     action set_alpha(int<32> log_value) {
@@ -48,11 +38,16 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
     }
 
     Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) depth;
-    Register<bit<32>, bit<1>>(1, 0) rem_sum;
-    Register<bit<32>, bit<1>>(1, 0) rem;
+    // Rem = B minus the latest depth of every queue, kept in any probe order: each probe takes its
+    // queue's change off (a sum restarted by one probe and published by another went wrong
+    // whenever probes came back out of order, as they do when their queues' depths differ). It
+    // can dip below 0 while the latest depths come from different batches: read as 0 then.
+    // Starts at B (sharebuf-p4tables' register start values).
+    Register<int<32>, bit<1>>(1, 0) rem;
 
-    RegisterAction<bit<32>, bit<16>, bit<32>>(depth) depth_write = {
-        void apply(inout bit<32> value) {
+    RegisterAction<bit<32>, bit<16>, bit<32>>(depth) depth_swap = {
+        void apply(inout bit<32> value, out bit<32> rv) {
+            rv = value;
             value = hdr.sb.depth;
         }
     };
@@ -61,37 +56,33 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
             rv = value;
         }
     };
-    RegisterAction<bit<32>, bit<1>, bit<32>>(rem_sum) rem_sum_update = {
-        void apply(inout bit<32> value, out bit<32> rv) {
-            if (hdr.sb.qindex == 0) {
-                value = md.capacity - hdr.sb.depth;
+    RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_update = {
+        void apply(inout int<32> value, out bit<32> rv) {
+            value = value - md.delta;
+            if (value > 0) {
+                rv = (bit<32>)value;
             } else {
-                value = value - hdr.sb.depth;
-            }
-            rv = value;
-        }
-    };
-    RegisterAction<bit<32>, bit<1>, bit<32>>(rem) rem_publish = {
-        void apply(inout bit<32> value) {
-            if (hdr.sb.qindex == md.last_qindex) {
-                value = md.sum;
+                rv = 0;
             }
         }
     };
-    RegisterAction<bit<32>, bit<1>, bit<32>>(rem) rem_read = {
-        void apply(inout bit<32> value, out bit<32> rv) {
-            rv = value;
+    RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_read = {
+        void apply(inout int<32> value, out bit<32> rv) {
+            if (value > 0) {
+                rv = (bit<32>)value;
+            } else {
+                rv = 0;
+            }
         }
     };
 
     apply {
-        dt_params.apply();
         if (hdr.pktgen.isValid()) {
             probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
         } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
-            depth_write.execute(hdr.sb.qindex);
-            md.sum = rem_sum_update.execute(0);
-            rem_publish.execute(0);
+            md.q_prev = depth_swap.execute(hdr.sb.qindex);
+            md.delta = (int<32>)(hdr.sb.depth - md.q_prev);
+            rem_update.execute(0);
             ig_dprsr_md.drop_ctl = 1;
         } else if (hdr.ethernet.isValid()) {
             fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);

@@ -45,17 +45,14 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
     int<32> buildup_q8 = 512;     // buildup x 256
     int<32> log_alpha_incast = 0; // log2(alpha_incast) x 256
     int<32> log_alpha_long = -256;
-    action set_params(bit<32> b, bit<16> last, int<32> buildup, int<32> log_incast,
-                      int<32> log_long) {
-        md.capacity = b;
-        md.last_qindex = last;
+    action set_params(int<32> buildup, int<32> log_incast, int<32> log_long) {
         buildup_q8 = buildup;
         log_alpha_incast = log_incast;
         log_alpha_long = log_long;
     }
     table protean_params {
         actions = { set_params; }
-        default_action = set_params(0, 0, 512, 0, -256);
+        default_action = set_params(512, 0, -256);
         size = 1;
     }
 
@@ -76,8 +73,9 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
     Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) tstamp;    // Tprev
     Register<int<32>, bit<16>>(SB_MAX_QUEUES, 0) gradient;  // g, Q.8
     Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) incast_thr;
-    Register<bit<32>, bit<1>>(1, 0) rem_sum;   // B minus the depths of this batch so far
-    Register<bit<32>, bit<1>>(1, 0) rem;       // Rem of the last complete batch
+    // Rem = B minus every queue's latest depth, in any probe order (include/common.p4); below 0
+    // while the latest depths come from different batches, read as 0. Starts at B.
+    Register<int<32>, bit<1>>(1, 0) rem;
     Register<bit<32>, bit<1>>(1, 0) long_thr;  // alpha_long x Rem
 
     bit<32> q_prev = 0;
@@ -116,29 +114,24 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             rv = value;
         }
     };
-    // Queue 0 restarts the sum at B; every probe takes its queue's depth off.
-    RegisterAction<bit<32>, bit<1>, bit<32>>(rem_sum) rem_sum_update = {
-        void apply(inout bit<32> value, out bit<32> rv) {
-            if (hdr.sb.qindex == 0) {
-                value = md.capacity - hdr.sb.depth;
+    // Each probe takes its queue's change off Rem.
+    RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_update = {
+        void apply(inout int<32> value, out bit<32> rv) {
+            value = value - md.delta;
+            if (value > 0) {
+                rv = (bit<32>)value;
             } else {
-                value = value - hdr.sb.depth;
+                rv = 0;
             }
-            rv = value;
         }
     };
-    // The last queue's probe publishes the batch's sum.
-    RegisterAction<bit<32>, bit<1>, bit<32>>(rem) rem_publish = {
-        void apply(inout bit<32> value, out bit<32> rv) {
-            if (hdr.sb.qindex == md.last_qindex) {
-                value = md.sum;
+    RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_read = {
+        void apply(inout int<32> value, out bit<32> rv) {
+            if (value > 0) {
+                rv = (bit<32>)value;
+            } else {
+                rv = 0;
             }
-            rv = value;
-        }
-    };
-    RegisterAction<bit<32>, bit<1>, bit<32>>(rem) rem_read = {
-        void apply(inout bit<32> value, out bit<32> rv) {
-            rv = value;
         }
     };
     RegisterAction<bit<32>, bit<1>, bit<32>>(long_thr) long_thr_write = {
@@ -161,8 +154,8 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             // A probe back from egress: Algorithm 2 for its queue.
             q_prev = depth_swap.execute(hdr.sb.qindex);
             t_prev = tstamp_swap.execute(hdr.sb.qindex);
-            md.sum = rem_sum_update.execute(0);
-            md.rem = rem_publish.execute(0);
+            md.delta = (int<32>)(hdr.sb.depth - q_prev);
+            md.rem = rem_update.execute(0);
             queue_rate.apply();
             if (hdr.sb.depth >= q_prev) {
                 md.dq = hdr.sb.depth - q_prev;

@@ -12,8 +12,9 @@
  *   queue i; its egress stamps the queue's depth and the time, mirrors it to every pipe's
  *   recirculation port (a multicast mirror session) and drops the original; back in each pipe's
  *   ingress the program writes that pipe's registers.
- *   The remaining-buffer aggregate is summed over a batch as the paper's prototype does
- *   (protean.txt III-C): queue 0 restarts the sum, the last queue publishes it.
+ *   The remaining-buffer aggregate Rem = B - (every queue's latest depth) is kept in one
+ *   register that each probe lowers by its queue's change, so it holds in any probe order (the
+ *   paper's prototype restarts and publishes a sum per batch, which depends on the order).
  *
  * Port numbers follow Tofino 1: 128 per pipe, the packet generator on port 68 and a
  * recirculation port on 69 of each pipe (check against the SDE's port map of the target).
@@ -74,7 +75,8 @@ struct ig_meta_t {
     // The policy's constants, read by register actions (protean_params, dt_params, fb_params).
     bit<32> capacity;     // B, cells
     bit<16> last_qindex;  // the last queue of a probe batch or SYNC walk
-    bit<32> sum;          // a batch's remaining-buffer sum
+    bit<32> q_prev;       // a probed queue's depth before this probe (the register's swap)
+    int<32> delta;        // its change: what the probe takes off Rem
     bit<32> now;          // ns, the low 32 bits of the global timestamp (trim.p4)
     bit<32> t0_ns;        // trim.p4's T0 and T0 + T1
     bit<32> t1_ns;
@@ -124,7 +126,8 @@ parser SbIngressParser(packet_in pkt, out headers_t hdr, out ig_meta_t md,
         md.diff = 0;
         md.capacity = 0;
         md.last_qindex = 0;
-        md.sum = 0;
+        md.q_prev = 0;
+        md.delta = 0;
         md.now = 0;
         md.t0_ns = 0;
         md.t1_ns = 0;

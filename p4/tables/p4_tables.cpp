@@ -401,10 +401,9 @@ void dt(Context& c, json& out) {
   forwarding(c);
   probes(c, out);
   log_tables(c, {"log2_rem"}, {}, {"exp_threshold"});
-  c.set_default(c.ig("dt_params"), c.ingress + ".set_params",
-                {{"b", c.cfg.buffer.capacity_cells}, {"last", c.num_queues - 1}});
   initial_register(out, c.ig("rem"), 1, c.cfg.buffer.capacity_cells,
-                   "Rem before the first probe batch: the empty buffer");
+                   "Rem before the first probe: the empty buffer (each probe then takes its "
+                   "queue's change off)");
   const policies::AlphaTable alphas = policies::resolve_alphas(c.env, alpha);
   for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
     c.add(c.ig("class_alpha"), entry({{"md.class_id", {{"exact", id}}}}, c.ingress + ".set_alpha",
@@ -433,9 +432,7 @@ void protean(Context& c, json& out) {
              {"exp_threshold", "exp_long"});
   c.set_default(
       c.ig("protean_params"), c.ingress + ".set_params",
-      {{"b", c.cfg.buffer.capacity_cells},
-       {"last", c.num_queues - 1},
-       {"buildup", std::lround(params["buildup"].get<double>() * TofinoArithmetic::kOne)},
+      {{"buildup", std::lround(params["buildup"].get<double>() * TofinoArithmetic::kOne)},
        {"log_incast", TofinoArithmetic::log_constant(params["alpha_incast"].get<double>())},
        {"log_long", TofinoArithmetic::log_constant(params["alpha_long"].get<double>())}});
   for (uint32_t q = 0; q < c.num_queues; ++q) {
@@ -447,7 +444,9 @@ void protean(Context& c, json& out) {
   // Before the first probe: Rem = B, and the thresholds the software holds an empty buffer to.
   const TofinoArithmetic arith;
   const uint32_t b = c.cfg.buffer.capacity_cells;
-  initial_register(out, c.ig("rem"), 1, b, "Rem before the first probe batch: the empty buffer");
+  initial_register(out, c.ig("rem"), 1, b,
+                   "Rem before the first probe: the empty buffer (each probe then takes its "
+                   "queue's change off)");
   initial_register(
       out, c.ig("incast_thr"), c.num_queues,
       arith.scale(TofinoArithmetic::log_constant(params["alpha_incast"].get<double>()), b),

@@ -127,7 +127,7 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
   const json tables = generate_p4_tables(cfg.sw, {.program = "protean"});
   const std::string ig = "pipe.ProteanIngress.";
   const json& params = table(tables, ig + "protean_params")["default_action"]["data"];
-  const int64_t capacity = params["b"], buildup = params["buildup"];
+  const int64_t capacity = cfg.sw.buffer.capacity_cells, buildup = params["buildup"];
   const int64_t log_incast = params["log_incast"], log_long = params["log_long"];
   const int64_t log_rate =
       table(tables, ig + "queue_rate")["entries"][0]["data"]["log_cells_per_ns"];
