@@ -103,7 +103,7 @@ control FbIngress(inout headers_t hdr, inout ig_meta_t md,
     };
     RegisterAction<bit<32>, bit<1>, bit<32>>(remaining) remaining_write = {
         void apply(inout bit<32> value) {
-            value = md.capacity - hdr.sb.occupied;
+            value = md.diff;  // B - occupied, computed before (a stateful ALU takes one field)
         }
     };
     RegisterAction<bit<32>, bit<1>, bit<32>>(remaining) remaining_read = {
@@ -174,6 +174,7 @@ control FbIngress(inout headers_t hdr, inout ig_meta_t md,
                 hdr.sb.port_count = 0;
             }
             if (hdr.sb.qindex == hdr.sb.last_qindex) {
+                md.diff = md.capacity - hdr.sb.occupied;
                 remaining_write.execute(0);
                 n_high_write.execute(0);
                 n_low_write.execute(0);

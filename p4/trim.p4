@@ -87,12 +87,12 @@ control TrimIngress(inout headers_t hdr, inout ig_meta_t md,
     Register<bit<32>, bit<16>>(SB_MAX_PORTS, 0) t1_reg;  // half-pessimistic until
     RegisterAction<bit<32>, bit<16>, bit<1>>(t0_reg) t0_set = {
         void apply(inout bit<32> value) {
-            value = md.now + md.t0_ns;
+            value = md.t0_ns;  // now + T0, computed before (a stateful ALU takes one field)
         }
     };
     RegisterAction<bit<32>, bit<16>, bit<1>>(t1_reg) t1_set = {
         void apply(inout bit<32> value) {
-            value = md.now + md.t1_ns;
+            value = md.t1_ns;
         }
     };
     // 1 while now is before the register's time, on the 32-bit nanosecond clock that wraps every
@@ -132,6 +132,8 @@ control TrimIngress(inout headers_t hdr, inout ig_meta_t md,
         md.now = ig_prsr_md.global_tstamp[31:0];
         if (hdr.sb.isValid() && hdr.sb.kind == SB_NOTIFY) {
             // Every pipe hears that sb.port overflowed: pessimistic for T0, then half for T1-T0.
+            md.t0_ns = md.now + md.t0_ns;
+            md.t1_ns = md.now + md.t1_ns;
             t0_set.execute(hdr.sb.port);
             t1_set.execute(hdr.sb.port);
             ig_dprsr_md.drop_ctl = 1;
