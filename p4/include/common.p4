@@ -72,9 +72,9 @@ struct ig_meta_t {
     bit<32> rem;          // the remaining buffer as ingress last heard of it (cells)
     bit<32> thr;          // the threshold the frame is held to (cells)
     bit<32> diff;         // scratch for comparisons
-    // The policy's constants, read by register actions (protean_params, dt_params, fb_params).
+    // fb.p4's constants (fb_params): B and the SYNC walk's last queue.
     bit<32> capacity;     // B, cells
-    bit<16> last_qindex;  // the last queue of a probe batch or SYNC walk
+    bit<16> last_qindex;  // the last queue of a SYNC walk
     bit<32> q_prev;       // a probed queue's depth before this probe (the register's swap)
     int<32> delta;        // its change: what the probe takes off Rem
     bit<32> now;          // ns, the low 32 bits of the global timestamp (trim.p4)

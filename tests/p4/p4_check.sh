@@ -52,7 +52,7 @@ for prog in dt protean fb trim; do
   mkdir -p "$dir/broken"
   cp -r "$root/p4/include" "$dir/broken/"
   # 1. An undeclared name: the ingress control's first table application misspelt.
-  sed '0,/\(fwd\|probe_route\|protean_params\|dt_params\|fb_params\|trim_params\)\.apply(/s//\1_misspelt.apply(/' \
+  sed '0,/\(fwd\|probe_route\|protean_params\|fb_params\|trim_params\)\.apply(/s//\1_misspelt.apply(/' \
     "$root/p4/$prog.p4" >"$dir/broken/$prog.p4"
   if cmp -s "$root/p4/$prog.p4" "$dir/broken/$prog.p4"; then
     echo "FAIL $prog.p4: the broken copy is unchanged (the check could not fail)"; fail=1
