@@ -93,6 +93,13 @@ struct Context {
   }
   uint32_t recirc_port(uint32_t pipe) const { return pipe * 128 + kRecircPortInPipe; }
   uint32_t pktgen_port(uint32_t pipe) const { return pipe * 128 + kPktgenPortInPipe; }
+  // Every pipe's recirculation port: a multicast group that reaches each pipe's ingress.
+  json recirc_ports() const {
+    json ports = json::array();
+    for (uint32_t pipe = 0; pipe < pipes; ++pipe)
+      ports.push_back(recirc_port(pipe));
+    return ports;
+  }
 };
 
 void check_hardware(Context& c, const P4TablesOptions& opt) {
@@ -325,10 +332,7 @@ void probes(Context& c, json& out) {
           entry({{"hdr.pktgen.packet_id", {{"exact", q}}}}, c.ingress + ".probe_route.probe_queue",
                 {{"port", c.dev_ports[port]}, {"qid", q % c.queues_per_port}, {"qindex", q}}));
   }
-  json group = json::array();
-  for (uint32_t pipe = 0; pipe < c.pipes; ++pipe)
-    group.push_back(c.recirc_port(pipe));
-  out["multicast_groups"].push_back({{"id", kProbeMulticastGroup}, {"ports", group}});
+  out["multicast_groups"].push_back({{"id", kProbeMulticastGroup}, {"ports", c.recirc_ports()}});
   out["mirror_sessions"].push_back({{"id", kRecircSessionBase},
                                     {"direction", "egress"},
                                     {"multicast_group", kProbeMulticastGroup},
@@ -620,10 +624,7 @@ void trim(Context& c, json& out) {
   for (json& s : out["mirror_sessions"]) {
     if (s["direction"] == "egress") s["max_pkt_len"] = t.size + kSbHeaderBytes;
   }
-  json group = json::array();
-  for (uint32_t pipe = 0; pipe < c.pipes; ++pipe)
-    group.push_back(c.recirc_port(pipe));
-  out["multicast_groups"].push_back({{"id", kNotifyMulticastGroup}, {"ports", group}});
+  out["multicast_groups"].push_back({{"id", kNotifyMulticastGroup}, {"ports", c.recirc_ports()}});
   out["mirror_sessions"].push_back({{"id", kNotifySession},
                                     {"direction", "ingress"},
                                     {"multicast_group", kNotifyMulticastGroup},
