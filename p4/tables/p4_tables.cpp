@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <map>
 #include <memory>
 #include <set>
@@ -39,6 +40,7 @@ constexpr uint32_t kNotifyMulticastGroup = 1;
 constexpr uint32_t kProbeMulticastGroup = 2;
 constexpr uint32_t kLongestHeadersBytes = 14 + 4 + 60 + 60;  // Ethernet, 802.1Q, IPv4, TCP
 constexpr uint32_t kSbHeaderBytes = 28;                      // sharebuf_h (p4/include/headers.p4)
+constexpr uint8_t kSbProbe = 1;                              // sharebuf_h.kind of a probe
 // What a probe weighs in the traffic manager: the bridged sb_meta_h (6 bytes) and sharebuf_h (the
 // packet generator's 6-byte header is removed in ingress). A port's shaper charges it when the
 // probe leaves its queue, though egress then drops it and it never reaches the wire.
@@ -101,6 +103,28 @@ struct Context {
     return ports;
   }
 };
+
+// The packet generator's application: a periodic timer on pipe 0 sending `per_batch` packets of
+// the pktgen header (6 bytes, written by the generator over the buffer's first 6) and sharebuf_h
+// with `kind` and every other field 0. `packet_hex` is what the loader writes into the
+// generator's buffer.
+json pktgen(const Context& c, uint32_t app_id, uint32_t per_batch, uint8_t kind) {
+  std::string bytes(6 + kSbHeaderBytes, '\0');
+  bytes[6] = static_cast<char>(kind);
+  std::ostringstream packet;
+  for (const char b : bytes)
+    packet << std::hex << std::setw(2) << std::setfill('0')
+           << static_cast<unsigned>(static_cast<uint8_t>(b));
+  return {{"app_id", app_id},
+          {"trigger", "periodic timer"},
+          {"pipe", 0},
+          {"src_port", c.pktgen_port(0)},
+          {"timer_ns", c.cfg.buffer.probe_interval_ns},
+          {"batch_count", 1},
+          {"packets_per_batch", per_batch},
+          {"packet_bytes", bytes.size()},
+          {"packet_hex", packet.str()}};
+}
 
 void check_hardware(Context& c, const P4TablesOptions& opt) {
   const datapath::SwitchConfig& cfg = c.cfg;
@@ -343,18 +367,9 @@ void probes(Context& c, json& out) {
                 c.egress + ".probe_stamp.to_recirculation", {{"session", kRecircSessionBase}}, 1));
   }
   // One probe per queue every probe interval, from pipe 0's packet generator: kind PROBE.
-  out["pktgen"] = {
-      {"app_id", 1},
-      {"trigger", "periodic timer"},
-      {"pipe", 0},
-      {"src_port", c.pktgen_port(0)},
-      {"timer_ns", c.cfg.buffer.probe_interval_ns},
-      {"batch_count", 1},
-      {"packets_per_batch", c.num_queues},
-      {"packet_bytes", 6 + kSbHeaderBytes},
-      {"payload_after_pktgen_header", "sharebuf_h with kind = 1 (SB_PROBE), all else 0"},
-      {"software_view", "[buffer] view = \"probe\", probe_interval = " +
-                            std::to_string(c.cfg.buffer.probe_interval_ns) + " ns"}};
+  out["pktgen"] = pktgen(c, 1, c.num_queues, kSbProbe);
+  out["pktgen"]["software_view"] = "[buffer] view = \"probe\", probe_interval = " +
+                                   std::to_string(c.cfg.buffer.probe_interval_ns) + " ns";
   probe_load(c, out, c.queues_per_port, 0);
 }
 
@@ -530,16 +545,9 @@ void fb(Context& c, json& out) {
                  {"recirc", c.recirc_port(0)}});
   initial_register(out, c.ig("remaining"), 1, c.cfg.buffer.capacity_cells,
                    "B - occupied before the first SYNC walk: the empty buffer");
-  out["pktgen"] = {{"app_id", 2},
-                   {"trigger", "periodic timer"},
-                   {"pipe", 0},
-                   {"src_port", c.pktgen_port(0)},
-                   {"timer_ns", c.cfg.buffer.probe_interval_ns},
-                   {"batch_count", 1},
-                   {"packets_per_batch", 1},
-                   {"packet_bytes", 6 + kSbHeaderBytes},
-                   {"payload_after_pktgen_header", "sharebuf_h, all 0 (ingress makes it a SYNC)"},
-                   {"note", "one SYNC walk per interval, recirculating once per queue"}};
+  // One SYNC walk per interval: ingress makes the zero packet a SYNC and recirculates it once
+  // per queue.
+  out["pktgen"] = pktgen(c, 2, 1, 0);
   probe_load(c, out, 0, c.num_queues);
 }
 
@@ -666,8 +674,11 @@ json generate_p4_tables(const datapath::SwitchConfig& config, const P4TablesOpti
               {"registers", json::array()},
               {"warnings", json::array()}};
   for (size_t p = 0; p < config.ports.size(); ++p)
-    out["ports"].push_back(
-        {{"name", config.ports[p].name}, {"dev_port", c.dev_ports[p]}, {"index", p}});
+    out["ports"].push_back({{"name", config.ports[p].name},
+                            {"dev_port", c.dev_ports[p]},
+                            {"index", p},
+                            {"queues", config.ports[p].num_queues},
+                            {"rate_bps", config.ports[p].rate_bps}});
   if (options.program == "dt") dt(c, out);
   if (options.program == "protean") protean(c, out);
   if (options.program == "fb") fb(c, out);
