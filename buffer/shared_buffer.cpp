@@ -17,7 +17,8 @@ SharedBuffer::SharedBuffer(const BufferConfig& config)
       probes_(layout_, config.probe_interval_ns, config.probe_delay_ns),
       queues_(std::make_unique<PacketQueue[]>(layout_.num_queues())),
       stats_(std::make_unique<QueueStats[]>(layout_.num_queues())),
-      view_mode_(config.view_mode) {
+      view_mode_(config.view_mode),
+      probe_bytes_(config.probe_bytes) {
   for (uint32_t q = 0; q < layout_.num_queues(); ++q)
     queues_[q].attach(&pool_);
   plan_cells_.resize(layout_.num_queues());

@@ -37,6 +37,9 @@ struct BufferConfig {
   ViewMode view_mode = ViewMode::kExact;
   uint64_t probe_interval_ns = 10'000;
   uint64_t probe_delay_ns = 0;
+  // What each probe takes from its port's rate (datapath/probe_charge.h); 0: nothing, as the
+  // software's probes are snapshots.
+  uint32_t probe_bytes = 0;
   uint32_t max_threads = 16;   // threads that may own a CellCache at once
   uint32_t cache_cells = 256;  // cells per thread cache
 };
@@ -86,6 +89,7 @@ class SharedBuffer {
   BufferState& state() noexcept { return state_; }
   const BufferState& state() const noexcept { return state_; }
   ProbeRegisters& probes() noexcept { return probes_; }
+  uint32_t probe_bytes() const noexcept { return probe_bytes_; }
   const ProbeRegisters& probes() const noexcept { return probes_; }
   PacketQueue& queue(uint32_t q) noexcept { return queues_[q]; }
   const PacketQueue& queue(uint32_t q) const noexcept { return queues_[q]; }
@@ -211,6 +215,7 @@ class SharedBuffer {
   std::unique_ptr<PacketQueue[]> queues_;
   std::unique_ptr<QueueStats[]> stats_;
   std::atomic<ViewMode> view_mode_;
+  uint32_t probe_bytes_;
   std::atomic<bool> policy_uses_probes_{false};
 
   // make_room()'s lock and its planning scratch (one entry per queue), guarded by it.

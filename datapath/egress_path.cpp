@@ -1,5 +1,7 @@
 #include "datapath/egress_path.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <thread>
 
 namespace sharebuf::datapath {
@@ -76,11 +78,28 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
   return true;
 }
 
+void EgressPath::charge_probes(uint64_t now_ns, bool backlogged) noexcept {
+  const buffer::SharedBuffer& buf = core_.buffer;
+  if (buf.probe_bytes() == 0 || !buf.probes().enabled()) return;
+  PortRuntime& port = *core_.ports[port_];
+  if (port.shaper.unshaped()) return;  // no rate to take them from
+  const uint64_t interval = buf.probes().interval_ns();
+  const uint64_t owed = port.probe_charge.owed_bytes(
+      now_ns, interval, uint64_t{buf.probe_bytes()} * buf.layout().queues_on_port(port_),
+      backlogged, port.shaper.catchup_ns() / interval + 1);
+  if (owed == 0) return;
+  const auto bytes = static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX));
+  port.shaper.consume(bytes);
+  port.clock.depart(bytes, now_ns, now_ns, backlogged);  // the probes leave before the next frame
+  port.counters.probe_charged_bytes.fetch_add(owed, std::memory_order_relaxed);
+}
+
 EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t budget) noexcept {
   PortRuntime& port = *core_.ports[port_];
   Result r;
   const uint64_t now = monotonic_ns();
   const bool backlogged = port.shaper.backlogged();
+  charge_probes(now, backlogged);
   for (;;) {
     if (r.sent == budget) {
       r.stop = Stop::kBudget;

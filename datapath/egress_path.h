@@ -39,6 +39,9 @@ class EgressPath {
  private:
   uint32_t head_bytes(uint32_t k) const noexcept;
   bool send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns, bool backlogged) noexcept;
+  // With [buffer] probe_bytes: the probes of the interval boundaries passed since the last burst
+  // take their bytes from the shaper and the departure clock (datapath/probe_charge.h).
+  void charge_probes(uint64_t now_ns, bool backlogged) noexcept;
 
   SwitchCore& core_;
   uint32_t port_;

@@ -37,6 +37,8 @@ struct alignas(64) PortCounters {
   // Shaper credit the port kept because its egress thread ran late while frames were queued
   // (see token_bucket.h): non-zero means the host was slow to schedule the switch.
   std::atomic<uint64_t> shaper_catchup_bytes{0};
+  // Bytes of the port's rate given to probes ([buffer] probe_bytes, datapath/probe_charge.h).
+  std::atomic<uint64_t> probe_charged_bytes{0};
 
   uint64_t malformed_total() const noexcept {
     uint64_t n = 0;

@@ -153,6 +153,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"tx_bytes", c.tx_bytes.load(kRelaxed)},
                             {"tx_errors", c.tx_errors.load(kRelaxed)},
                             {"shaper_catchup_bytes", c.shaper_catchup_bytes.load(kRelaxed)},
+                            {"probe_charged_bytes", c.probe_charged_bytes.load(kRelaxed)},
                             {"ring_drops", c.ring_drops.load(kRelaxed)},
                             {"rx_out_of_order", c.rx_out_of_order.load(kRelaxed)},
                             {"truncated", c.truncated.load(kRelaxed)},

@@ -27,6 +27,7 @@
 #include "datapath/mac_table.h"
 #include "datapath/port_claim.h"
 #include "datapath/port_counters.h"
+#include "datapath/probe_charge.h"
 #include "datapath/scheduler.h"
 #include "datapath/storm_control.h"
 #include "datapath/switch_config.h"
@@ -85,6 +86,7 @@ struct PortRuntime {
   Scheduler scheduler;
   TokenBucket shaper;
   DepartureClock clock;
+  ProbeCharge probe_charge;
 };
 
 struct SwitchCore {

@@ -105,6 +105,9 @@ void read_buffer(TableReader& r, SwitchConfig& sw) {
       r.fail("probe_delay", *bad);
     sw.buffer.probe_delay_ns = *delay;
   }
+  // What each probe takes from its port's rate while the port sends (datapath/probe_charge.h):
+  // dt.p4's and protean.p4's probes weigh 34 bytes in Tofino's traffic manager.
+  sw.buffer.probe_bytes = static_cast<uint32_t>(r.integer("probe_bytes", 0, 9216).value_or(0));
   r.finish();
 }
 

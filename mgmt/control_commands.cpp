@@ -31,7 +31,7 @@ constexpr std::array kCounterKeys = {
     // per port
     "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "rx_out_of_order",
     "truncated", "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed",
-    "malformed_total", "shaper_catchup_bytes",
+    "malformed_total", "shaper_catchup_bytes", "probe_charged_bytes",
     // per port, tofino_approx ("deflected" above)
     "ingress_trimmed", "deflect_dropped", "notifications", "to_pessimistic", "to_half",
     "to_optimistic"};

@@ -9,6 +9,7 @@
 #include "buffer/accounting_check.h"
 #include "datapath/admission_step.h"
 #include "datapath/overflow_step.h"
+#include "datapath/probe_charge.h"
 #include "datapath/scheduler.h"
 #include "policies/credence_features.h"
 #include "policies/registry.h"
@@ -56,6 +57,8 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
                                                         : "p" + std::to_string(p));
     }
     busy_until_.assign(layout.num_ports(), 0);
+    last_finish_.assign(layout.num_ports(), kNever);
+    probe_charge_.resize(layout.num_ports());
     queued_.resize(layout.num_queues());
     pushed_seen_.assign(layout.num_queues(), 0);
     env_.layout = &layout;
@@ -271,8 +274,11 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
     }
   }
 
-  // Port p starts its next transmission (at busy_until_[p]): sim/departure_step.h.
+  // Port p starts its next transmission (at busy_until_[p]): sim/departure_step.h. With [buffer]
+  // probe_bytes, the probes of the boundaries passed since the port's last departure go first
+  // (datapath/probe_charge.h) and the frame waits for them.
   void depart(uint32_t p) {
+    if (charge_probes(p)) return;
     const std::optional<Departed> d = depart_one(buffer_, cache_, schedulers_[p], *policy_, p,
                                                  busy_until_[p], setup_.port_rate_bps[p]);
     if (!d) return;  // unreachable: the port holds cells
@@ -282,7 +288,23 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
                            << d->desc.arrival_ns << ',' << d->desc.bytes << ','
                            << ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? 1 : 0) << '\n';
     ++transmitted_;
-    busy_until_[p] = d->finish_ns;
+    busy_until_[p] = last_finish_[p] = d->finish_ns;
+  }
+
+  // Whether probes now hold port p (busy_until_[p] moved past them).
+  bool charge_probes(uint32_t p) {
+    if (buffer_.probe_bytes() == 0 || !buffer_.probes().enabled()) return false;
+    // Backlogged: this transmission starts when the last one ended (a frame was waiting).
+    const bool backlogged = busy_until_[p] == last_finish_[p];
+    const uint64_t owed = probe_charge_[p].owed_bytes(
+        busy_until_[p], buffer_.probes().interval_ns(),
+        uint64_t{buffer_.probe_bytes()} * buffer_.layout().queues_on_port(p), backlogged, kNever);
+    if (owed == 0) return false;
+    busy_until_[p] = last_finish_[p] =
+        busy_until_[p] + transmit_ns(static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX)),
+                                     setup_.port_rate_bps[p]);
+    probe_charged_bytes_ += owed;
+    return true;
   }
 
   void write_trace() {
@@ -304,6 +326,7 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
     r.policy = label_;
     r.arrivals = arrivals;
     r.transmitted = transmitted_;
+    r.probe_charged_bytes = probe_charged_bytes_;
     r.accounting_errors = buffer::check_accounting(buffer_);
     r.state = policy_->describe(buffer_.exact_view());
     r.peak_total_cells = buffer_.state().peak_total_cells();
@@ -357,6 +380,9 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
   std::vector<Scheduler> schedulers_;
   std::vector<std::string> port_names_;
   std::vector<uint64_t> busy_until_;
+  std::vector<uint64_t> last_finish_;  // when each port's last transmission (or probes) ended
+  std::vector<datapath::ProbeCharge> probe_charge_;
+  uint64_t probe_charged_bytes_ = 0;
   std::vector<std::deque<QueuedFrame>> queued_;
   std::vector<uint64_t> pushed_seen_;
   std::vector<uint8_t> fates_;

@@ -94,6 +94,11 @@ void refuse_unmodelled(const SwitchConfig& config, const std::string& source) {
                                 "models it); set overflow = \"drop\" to simulate the admission "
                                 "alone");
   }
+  if (config.buffer.probe_bytes != 0) {
+    throw policies::ConfigError(source +
+                                ": [buffer] probe_bytes: the ns-3 switch does not charge probes "
+                                "to its links (sharebufd and sharebuf-replay do); remove it");
+  }
 }
 
 std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const SwitchConfig& config) {

@@ -18,8 +18,8 @@ ReplaySetup replay_setup(const datapath::SwitchConfig& config);
 // What the switch inside ns-3 does not model, refused rather than answered differently from the
 // live switch: a class whose overflow action is "trim" or "return-to-sender" (the live switch
 // and the replay send a refused frame's headers on, or back; the ns-3 switch would count the
-// frame as dropped and never queue the headers). Throws policies::ConfigError naming `source`
-// and the class.
+// frame as dropped and never queue the headers), and [buffer] probe_bytes (the ns-3 links do
+// not carry the probes). Throws policies::ConfigError naming `source` and what it refuses.
 void refuse_unmodelled(const datapath::SwitchConfig& config, const std::string& source);
 
 // CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class,

@@ -160,6 +160,7 @@ nlohmann::json to_json(const std::string& input, const std::string& description,
     out["results"].push_back({{"policy", r.policy},
                               {"arrivals", r.arrivals},
                               {"transmitted", r.transmitted},
+                              {"probe_charged_bytes", r.probe_charged_bytes},
                               {"queues", queues},
                               {"peak_total_cells", r.peak_total_cells},
                               {"accounting_errors", r.accounting_errors}});

@@ -280,6 +280,7 @@ tb_split_specs() {
 # tb_write_config FILE POLICY RATE [BUFFER] [QUEUES] [extra TOML appended]: a config for the star
 # testbed, one port per host.
 # TB_POLICY_PARAMS (optional): lines `key = value` added to the [policy] table.
+# TB_BUFFER_EXTRA (optional): lines added to the [buffer] table (e.g. `view = "probe"`).
 # TB_PORT_EXTRA (optional): lines added to every [[ports]] table (e.g. `tx_batch = 1`).
 # TB_CAPTURE_DIR (optional): [control] capture_dir (default: the run's folder $TB_DIR).
 # TB_MODEL_DIR (optional): [control] model_dir (default: $TB_DIR).
@@ -292,6 +293,7 @@ tb_write_config() {
     echo "[buffer]"
     echo "size = \"$size\""
     echo "cell_bytes = 80"
+    [ -z "${TB_BUFFER_EXTRA:-}" ] || printf '%s\n' "$TB_BUFFER_EXTRA"
     echo "[policy]"
     echo "name = \"$policy\""
     # Policy parameters, one `key = value` per line (TOML), from the environment.

@@ -297,6 +297,11 @@ void probe_load(Context& c, json& out, uint32_t per_port, uint32_t recirc) {
                {"interval_ns", interval},
                {"limit_share", kProbeShareLimit},
                {"ports", json::array()}};
+  if (per_port > 0) {
+    load["software_twin"] = "[buffer] probe_bytes = " + std::to_string(kProbeTmBytes) +
+                            ": sharebufd and sharebuf-replay then charge their probes to the ports "
+                            "as the traffic manager does";
+  }
   double worst = 0;
   for (size_t p = 0; p < c.cfg.ports.size() && per_port > 0; ++p) {
     const datapath::PortConfig& port = c.cfg.ports[p];

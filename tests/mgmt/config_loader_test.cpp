@@ -35,6 +35,7 @@ cell_bytes = 80
 view = "probe"
 probe_interval = "20us"
 probe_delay = "3us"
+probe_bytes = 34
 
 [policy]
 name = "dt"
@@ -99,9 +100,10 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_EQ(sw.buffer.view_mode, buffer::ViewMode::kProbe);
   EXPECT_EQ(sw.buffer.probe_interval_ns, 20'000u);
   EXPECT_EQ(sw.buffer.probe_delay_ns, 3'000u);
+  EXPECT_EQ(sw.buffer.probe_bytes, 34u);
   EXPECT_EQ(sw.policy, "dt");
   EXPECT_EQ(sw.policy_params.values["alpha"], 0.5);
-  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:21:"));
+  EXPECT_THAT(sw.policy_params.where("alpha"), HasSubstr("lab.toml:22:"));
   ASSERT_EQ(sw.classes.size(), 2u);
   EXPECT_EQ(sw.classes[0].traffic.group, buffer::PriorityGroup::kHigh);
   EXPECT_EQ(sw.classes[0].traffic.role, policies::ProteanRole::kShort);
@@ -325,6 +327,9 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        "[buffer]\nsize = 10\nprobe_interval = \"1us\"\nprobe_delay = \"1ms\"\n"
        "[[ports]]\ninterface = \"a\"\n",
        {"bad.toml:4:", "key 'probe_delay'", "at most 254 probe intervals"}},
+      {"probes heavier than a frame",
+       "[buffer]\nsize = 10\nprobe_bytes = 9217\n[[ports]]\ninterface = \"a\"\n",
+       {"bad.toml:3:", "key 'probe_bytes'", "9216"}},
       {"unknown policy",
        with_ports("[policy]\nname = \"magic\"\n"),
        {"bad.toml:6:", "unknown policy 'magic'", "dt"}},

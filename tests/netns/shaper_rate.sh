@@ -15,10 +15,12 @@
 # the queue up to 20 ms of sending (shaper_catchup_bytes), and a queue shorter than that would
 # run dry before the debt is paid (with 4000 cells, 5 ms at 500 Mbit/s, two CPU-bound processes
 # beside the switch cut the port to 400 Mbit/s; with 30 ms it held 500).
+# First, with [buffer] probe_bytes, the probes take their share of a 10 Mbit/s port.
 source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
-# measure CONFIGURED_MBIT OFFERED_MBIT: prints "MBPS BACKLOGGED" (frame bytes sent on p2). Run it
+# measure CONFIGURED_MBIT OFFERED_MBIT: prints "MBPS BACKLOGGED CATCHUP PROBES" (Mbit/s of frame
+# bytes sent on p2, whether its queue was backlogged, Mbit/s caught up, Mbit/s of probes). Run it
 # in this shell (not in $(...)), so that its switch and iperf3 are this shell's to clean up.
 measure() {
   local rate=$1 offered=$2 t1 t2 cells
@@ -43,15 +45,24 @@ t1, t2 = float(sys.argv[3]), float(sys.argv[4])
 port = lambda s: next(p for p in s["ports"] if p["interface"] == "p2")
 rate = lambda key: (port(b)[key] - port(a)[key]) * 8 / (t2 - t1) / 1e6
 print(f"{rate('tx_bytes'):.1f} {int(port(b)['queues'][0]['occupancy_cells'] > 0)} "
-      f"{rate('shaper_catchup_bytes'):.1f}")
+      f"{rate('shaper_catchup_bytes'):.1f} {rate('probe_charged_bytes'):.2f}")
 PY
 }
 within() { /usr/bin/python3 -c "import sys; sys.exit(0 if $1 else 1)"; }
+
+# Probes charged to the port ([buffer] probe_bytes), as Tofino's shaper charges dt.p4's: one
+# queue probed every 1 ms with 250 B takes 2 Mbit/s of a 10 Mbit/s port, so 8 are left for frames.
+TB_BUFFER_EXTRA=$'view = "probe"\nprobe_interval = "1ms"\nprobe_bytes = 250' measure 10 15 >"$TB_DIR/m.txt"
+read -r mbps full _ probes <"$TB_DIR/m.txt"
+echo "10 Mbit/s with 250-byte probes every 1 ms: $mbps Mbit/s of frames, $probes Mbit/s of probes"
+[ "$full" = 1 ] || fail "the queue with probes was not backlogged"
+within "0.95 * 8 <= $mbps <= 1.05 * 8" || fail "with probes charged the port sent $mbps Mbit/s of frames, not 8 (+-5 %)"
+within "0.9 * 2 <= $probes <= 1.1 * 2" || fail "the probes took $probes Mbit/s, not 2 (+-10 %)"
 for rate in 10 100 500; do
   ok=0
   for attempt in 1 2 3; do
     measure "$rate" $((rate * 3 / 2)) >"$TB_DIR/m.txt"
-    read -r mbps full catchup <"$TB_DIR/m.txt"
+    read -r mbps full catchup _ <"$TB_DIR/m.txt"
     echo "configured $rate Mbit/s, sent $mbps Mbit/s of frames (of which $catchup Mbit/s caught up after late wake-ups), queue backlogged: $full"
     [ "$full" = 1 ] || fail "the queue at $rate Mbit/s was not backlogged: the test offered too little"
     within "$mbps > 1.05 * $rate" && fail "shaper at $rate Mbit/s sent $mbps Mbit/s, more than 5 % above"

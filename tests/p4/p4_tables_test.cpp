@@ -296,7 +296,9 @@ TEST(P4Tables, TrimmingCutsBelowNoHeaderAndBoundsItsTimers) {
   const json tables = generate_p4_tables(cfg.sw, {.program = "trim"});
   EXPECT_EQ(tables["compile"]["defines"]["SB_T_WINDOW_NS"], 12'000'000);  // T1 = 12 ms
   for (const json& m : tables["mirror_sessions"]) {
-    if (m["direction"] == "ingress" && m.contains("queue")) EXPECT_EQ(m["max_pkt_len"], 138);
+    if (m["direction"] == "ingress" && m.contains("queue")) {
+      EXPECT_EQ(m["max_pkt_len"], 138);
+    }
   }
   cfg.sw.trim.size = 137;
   try {

@@ -367,6 +367,56 @@ TEST(Replay, AProbeViewItCannotModelIsAnError) {
   EXPECT_GT(dropped(r.queues[2], DropReason::kThreshold), 0u);
 }
 
+// [buffer] probe_bytes, by hand: 10 Mbit/s, probes every 1 ms of 125 bytes (100 us of the port).
+// Three 1500-byte frames (1200 us each) at t = 0: the first leaves at 0; at 1200 us the port is
+// backlogged and one boundary (1 ms) has passed, so 100 us of probes go first and the second
+// frame starts at 1300; likewise the third at 2600. A frame arriving at 10 ms finds the port idle
+// since 3800 us: the boundaries in between cost nothing and it leaves on arrival. Without
+// probe_bytes, or in exact view (no probes), they leave back to back.
+std::vector<uint64_t> departure_starts(uint32_t probe_bytes, buffer::ViewMode mode,
+                                       uint64_t* charged) {
+  ReplayScenario sc;
+  sc.setup.buffer.capacity_cells = 1000;
+  sc.setup.buffer.ports = {buffer::PortSpec{}};
+  sc.setup.buffer.view_mode = mode;
+  sc.setup.buffer.probe_interval_ns = 1'000'000;
+  sc.setup.buffer.probe_bytes = probe_bytes;
+  sc.setup.port_rate_bps = {10'000'000};
+  for (int i = 0; i < 3; ++i)
+    sc.arrivals.push_back({0, 0, 1500});
+  sc.arrivals.push_back({10'000'000, 0, 1500});
+  sc.end_ns = 20'000'000;
+  std::ostringstream departures;
+  ReplayOptions o;
+  o.departures = &departures;
+  const auto r = replay(sc, "dt", {}, o);
+  EXPECT_THAT(r.accounting_errors, ::testing::IsEmpty());
+  *charged = r.probe_charged_bytes;
+  std::vector<uint64_t> starts;
+  std::istringstream lines(departures.str());
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    std::string label, start;
+    std::getline(f, label, ',');
+    std::getline(f, start, ',');
+    if (!start.empty() && std::isdigit(static_cast<unsigned char>(start[0])) != 0)
+      starts.push_back(std::stoull(start));
+  }
+  return starts;
+}
+
+TEST(Replay, ProbeBytesDelayABackloggedPortAsHandComputed) {
+  uint64_t charged = 0;
+  EXPECT_THAT(departure_starts(125, buffer::ViewMode::kProbe, &charged),
+              ::testing::ElementsAre(0, 1'300'000, 2'600'000, 10'000'000));
+  EXPECT_EQ(charged, 250u);
+  EXPECT_THAT(departure_starts(0, buffer::ViewMode::kProbe, &charged),
+              ::testing::ElementsAre(0, 1'200'000, 2'400'000, 10'000'000));
+  EXPECT_EQ(charged, 0u);
+  EXPECT_THAT(departure_starts(125, buffer::ViewMode::kExact, &charged),
+              ::testing::ElementsAre(0, 1'200'000, 2'400'000, 10'000'000));
+}
+
 // Every policy runs in probe view, with both syncs where it has them: books balanced, frames
 // sent, and a policy that drops on a threshold in exact view does so in probe view too (the
 // registers are not an empty buffer).

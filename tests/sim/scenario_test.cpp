@@ -196,6 +196,14 @@ TEST_F(ScenarioFile, ATrimmingClassIsRefused) {
   EXPECT_EQ(error(with_class + "\"drop\"\n"), "");
 }
 
+// Nor does it carry probes on its links: [buffer] probe_bytes is refused, not ignored.
+TEST_F(ScenarioFile, ChargedProbesAreRefused) {
+  std::string text = kFabric;
+  text.replace(text.find("size = \"1MB\""), 12, "size = \"1MB\"\nprobe_bytes = 34");
+  EXPECT_NE(error(text).find("probe_bytes"), std::string::npos) << error(text);
+  EXPECT_EQ(error(kFabric), "");
+}
+
 TEST_F(ScenarioFile, APolicyParameterErrorNamesItsLine) {
   std::string text = kFabric;
   text.replace(text.find("alpha = 0.5"), 11, "alpha = -3");
