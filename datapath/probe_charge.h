@@ -1,7 +1,7 @@
 // ProbeCharge: what a port's probes take from its rate, as on Tofino. dt.p4's and protean.p4's
 // probes (one per queue every probe interval) wait in the queue they measure and the port's
 // shaper charges them when they leave it, though egress drops them before the wire (p4/README.md:
-// 34 bytes each in the traffic manager). The software's probes are snapshots that cost nothing;
+// 39 bytes each in the traffic manager). The software's probes are snapshots that cost nothing;
 // with `[buffer] probe_bytes` set, each port owes probe_bytes x its queues per probe interval
 // boundary passed while it was sending, and its next frame waits for them.
 //

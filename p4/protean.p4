@@ -1,18 +1,24 @@
 /* protean.p4: Protean (protean.txt, Algorithms 1 and 2; POLICIES.md "protean") on Tofino (TNA),
  * as the paper's prototype builds it (section III-C): probe packets from the packet generator
- * carry each queue's depth and the time from egress to ingress registers every probe interval,
- * and the gradient, the burst test and the threshold are computed there in log arithmetic (two
- * ternary log2 tables and one exact exp2 table per operation). The software twin is
- * ProteanPolicy with `arithmetic = "tofino"` and `sync = "probe"` (policies/protean.h); the
- * register-by-register map is in p4/README.md.
+ * take each queue's depth and the time in egress, Algorithm 2 runs there, and the probes carry
+ * what it found to the ingress registers Algorithm 1 reads. Products and quotients are sums and
+ * differences of logarithms (two ternary log2 tables and one exact exp2 table per operation).
+ * The software twin is ProteanPolicy with `arithmetic = "tofino"` and `sync = "probe"`
+ * (policies/protean.h); the register-by-register map is in p4/README.md.
  *
- * Probe pass (a probe back from the recirculation port, for queue q):
- *   Qprev, Tprev <- Q, T (returning the previous ones);  Rem summed over the batch
- *   g_raw = 2^(log2 |Q - Qprev| - log2 (T - Tprev) - log2 rate)     (Eq. 4; the sign aside)
- *   g = g - g >> k + g_raw >> k                                      (beta = 2^-k)
- *   thr[q] = 2^(log2 g + log2 alpha_incast + log2 Rem) if g > buildup (Eq. 5),
- *            2^(log2 alpha_incast + log2 Rem) otherwise;  long_thr = 2^(log2 alpha_long + log2 Rem)
- * Data pass (Algorithm 1), by the class's role:
+ * Egress, a probe leaving queue q (Algorithm 2, lines 3-10):
+ *   Qprev, Tprev <- Q, T (returning the previous ones)
+ *   g_raw = 2^(log2 |Q - Qprev| - log2 (T - Tprev) - log2 rate)      (Eq. 4; the sign aside)
+ *   g = g_prev - g_prev >> k + g_raw >> k                             (beta = 2^-k)
+ *   log_scale = log2 g - log2 256 + log2 alpha_incast if g > buildup and Q > 0, else
+ *               log2 alpha_incast
+ *   The stateful ALU cannot shift a register's value, so g_prev travels: this probe reads it,
+ *   and its copy on the way to recirculation writes g back as it passes the same egress pipe.
+ * Ingress, the probe back from recirculation (lines 2, 11-13; every pipe's ingress sees every
+ *   queue's probes, an egress pipe only its own queues'):
+ *   depth[q] <- Q; Rem -= Q - Qprev (in any probe order: include/common.p4)
+ *   thr[q] = 2^(log_scale + log2 Rem)  (Eq. 5);  long_thr = 2^(log2 alpha_long + log2 Rem)
+ * Ingress, a data packet (Algorithm 1), by the class's role:
  *   short: admit iff cells < Rem;  long: Q < long_thr;  incast: Q < thr[q].
  * Every register is accessed once per pass; there is no division, multiplication or loop.
  */
@@ -33,53 +39,28 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
                        inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     SbForward() fwd;
     SbProbeRoute() probe_route;
-    SbLog2() log2_dq;
-    SbLog2() log2_dt;
-    SbLog2() log2_g;
     SbLog2() log2_rem;
-    SbExpGradient() exp_gradient;
     SbExpCells() exp_threshold;
     SbExpCells() exp_long;
 
-    // The policy's constants (one default entry, from sharebuf-p4tables).
-    int<32> buildup_q8 = 512;     // buildup x 256
-    int<32> log_alpha_incast = 0; // log2(alpha_incast) x 256
-    int<32> log_alpha_long = -256;
-    action set_params(int<32> buildup, int<32> log_incast, int<32> log_long) {
-        buildup_q8 = buildup;
-        log_alpha_incast = log_incast;
+    // The policy's constant here (one default entry, from sharebuf-p4tables).
+    int<32> log_alpha_long = -256;  // log2(alpha_long) x 256
+    action set_params(int<32> log_long) {
         log_alpha_long = log_long;
     }
     table protean_params {
         actions = { set_params; }
-        default_action = set_params(512, 0, -256);
+        default_action = set_params(-256);
         size = 1;
     }
 
-    // log2 of the probed queue's port rate, in cells per ns (Q.8).
-    int<32> log_rate = 0;
-    action set_rate(int<32> log_cells_per_ns) {
-        log_rate = log_cells_per_ns;
-    }
-    table queue_rate {
-        key = { hdr.sb.qindex : exact; }
-        actions = { set_rate; }
-        default_action = set_rate(0);
-        size = SB_MAX_QUEUES;
-    }
-
-    // Registers: the ingress copy of every queue's state.
-    Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) depth;     // Q (and Qprev for the next probe)
-    Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) tstamp;    // Tprev
-    Register<int<32>, bit<16>>(SB_MAX_QUEUES, 0) gradient;  // g, Q.8
+    // Registers: what Algorithm 1 reads, as the latest probes left it.
+    Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) depth;  // Q (and Qprev for Rem's change)
     Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) incast_thr;
     // Rem = B minus every queue's latest depth, in any probe order (include/common.p4); below 0
     // while the latest depths come from different batches, read as 0. Starts at B.
     Register<int<32>, bit<1>>(1, 0) rem;
     Register<bit<32>, bit<1>>(1, 0) long_thr;  // alpha_long x Rem
-
-    bit<32> q_prev = 0;
-    bit<32> t_prev = 0;
 
     RegisterAction<bit<32>, bit<16>, bit<32>>(depth) depth_swap = {
         void apply(inout bit<32> value, out bit<32> rv) {
@@ -89,18 +70,6 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
     };
     RegisterAction<bit<32>, bit<16>, bit<32>>(depth) depth_read = {
         void apply(inout bit<32> value, out bit<32> rv) {
-            rv = value;
-        }
-    };
-    RegisterAction<bit<32>, bit<16>, bit<32>>(tstamp) tstamp_swap = {
-        void apply(inout bit<32> value, out bit<32> rv) {
-            rv = value;
-            value = hdr.sb.tstamp;
-        }
-    };
-    RegisterAction<int<32>, bit<16>, int<32>>(gradient) gradient_ewma = {
-        void apply(inout int<32> value, out int<32> rv) {
-            value = value - (value >> SB_BETA_SHIFT) + (md.g_raw >> SB_BETA_SHIFT);
             rv = value;
         }
     };
@@ -151,37 +120,12 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             // A new probe: through the queue it measures.
             probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
         } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
-            // A probe back from egress: Algorithm 2 for its queue.
-            q_prev = depth_swap.execute(hdr.sb.qindex);
-            t_prev = tstamp_swap.execute(hdr.sb.qindex);
-            md.delta = (int<32>)(hdr.sb.depth - q_prev);
+            // A probe back from egress: its queue's depth and threshold factor into the registers.
+            md.q_prev = depth_swap.execute(hdr.sb.qindex);
+            md.delta = (int<32>)(hdr.sb.depth - md.q_prev);
             md.rem = rem_update.execute(0);
-            queue_rate.apply();
-            if (hdr.sb.depth >= q_prev) {
-                md.dq = hdr.sb.depth - q_prev;
-            } else {
-                md.dq = q_prev - hdr.sb.depth;
-            }
-            md.dt = hdr.sb.tstamp - t_prev;
-            log2_dq.apply(md.dq, md.log_a);
-            log2_dt.apply(md.dt, md.log_b);
-            if (md.dq == 0 || md.dt == 0) {  // dt = 0: the software's gradient is 0 too
-                md.g_raw = 0;
-            } else {
-                exp_gradient.apply(md.log_a - md.log_b - log_rate, md.g_raw);
-                if (hdr.sb.depth < q_prev) {
-                    md.g_raw = -md.g_raw;
-                }
-            }
-            md.g = gradient_ewma.execute(hdr.sb.qindex);
             log2_rem.apply(md.rem, md.log_b);
-            if (md.g > buildup_q8 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
-                log2_g.apply((bit<32>)md.g, md.log_a);
-                md.log_a = md.log_a - Q8_ONE;  // the gradient's 8 fractional bits
-            } else {
-                md.log_a = 0;
-            }
-            exp_threshold.apply(md.log_a + log_alpha_incast + md.log_b, md.thr);
+            exp_threshold.apply(hdr.sb.log_scale + md.log_b, md.thr);
             incast_thr_write.execute(hdr.sb.qindex);
             exp_long.apply(log_alpha_long + md.log_b, md.diff);
             long_thr_write.execute(0);
@@ -213,8 +157,104 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
                       inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                       inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     SbProbeStamp() probe_stamp;
+    SbLog2() log2_dq;
+    SbLog2() log2_dt;
+    SbLog2() log2_g;
+    SbExpGradient() exp_gradient;
+
+    // The policy's constants here (one default entry, from sharebuf-p4tables).
+    int<32> buildup_q8 = 512;      // buildup x 256
+    int<32> log_alpha_incast = 0;  // log2(alpha_incast) x 256
+    action set_params(int<32> buildup, int<32> log_incast) {
+        buildup_q8 = buildup;
+        log_alpha_incast = log_incast;
+    }
+    table gradient_params {
+        actions = { set_params; }
+        default_action = set_params(512, 0);
+        size = 1;
+    }
+
+    // log2 of the probed queue's port rate, in cells per ns (Q.8).
+    action set_rate(int<32> log_cells_per_ns) {
+        md.log_rate = log_cells_per_ns;
+    }
+    table queue_rate {
+        key = { hdr.sb.qindex : exact; }
+        actions = { set_rate; }
+        default_action = set_rate(0);
+        size = SB_MAX_QUEUES;
+    }
+
+    // Registers: each queue of this pipe's ports, as its previous probe left it.
+    Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) depth;     // Qprev
+    Register<bit<32>, bit<16>>(SB_MAX_QUEUES, 0) tstamp;    // Tprev
+    Register<int<32>, bit<16>>(SB_MAX_QUEUES, 0) gradient;  // g, Q.8
+
+    RegisterAction<bit<32>, bit<16>, bit<32>>(depth) depth_swap = {
+        void apply(inout bit<32> value, out bit<32> rv) {
+            rv = value;
+            value = hdr.sb.depth;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<32>>(tstamp) tstamp_swap = {
+        void apply(inout bit<32> value, out bit<32> rv) {
+            rv = value;
+            value = hdr.sb.tstamp;
+        }
+    };
+    RegisterAction<int<32>, bit<16>, int<32>>(gradient) gradient_read = {
+        void apply(inout int<32> value, out int<32> rv) {
+            rv = value;
+        }
+    };
+    RegisterAction<int<32>, bit<16>, int<32>>(gradient) gradient_write = {
+        void apply(inout int<32> value) {
+            value = hdr.sb.gradient;
+        }
+    };
+
     apply {
-        probe_stamp.apply(hdr, md, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+        if (md.meta.origin == ORIGIN_CONTROL && hdr.sb.kind == SB_PROBE) {
+            // A probe leaving the queue it measures: Algorithm 2 for that queue.
+            gradient_params.apply();
+            hdr.sb.depth = (bit<32>)eg_intr_md.deq_qdepth;
+            hdr.sb.tstamp = eg_prsr_md.global_tstamp[31:0];
+            md.q_prev = depth_swap.execute(hdr.sb.qindex);
+            md.t_prev = tstamp_swap.execute(hdr.sb.qindex);
+            hdr.sb.gradient = gradient_read.execute(hdr.sb.qindex);
+            queue_rate.apply();
+            if (hdr.sb.depth >= md.q_prev) {
+                md.dq = hdr.sb.depth - md.q_prev;
+            } else {
+                md.dq = md.q_prev - hdr.sb.depth;
+            }
+            md.dt = hdr.sb.tstamp - md.t_prev;
+            log2_dq.apply(md.dq, md.log_a);
+            log2_dt.apply(md.dt, md.log_b);
+            if (md.dq == 0 || md.dt == 0) {  // dt = 0: the software's gradient is 0 too
+                md.g_raw = 0;
+            } else {
+                exp_gradient.apply(md.log_a - md.log_b - md.log_rate, md.g_raw);
+                if (hdr.sb.depth < md.q_prev) {
+                    md.g_raw = -md.g_raw;
+                }
+            }
+            md.g = hdr.sb.gradient - (hdr.sb.gradient >> SB_BETA_SHIFT) +
+                   (md.g_raw >> SB_BETA_SHIFT);
+            hdr.sb.gradient = md.g;
+            if (md.g > buildup_q8 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
+                log2_g.apply((bit<32>)md.g, md.log_a);
+                hdr.sb.log_scale = md.log_a - Q8_ONE + log_alpha_incast;  // g's 8 fraction bits
+            } else {
+                hdr.sb.log_scale = log_alpha_incast;
+            }
+            probe_stamp.apply(hdr, md, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+        } else if (md.meta.origin == ORIGIN_MIRROR_CONTROL && hdr.sb.kind == SB_PROBE) {
+            // Its copy on the way to recirculation: g back into the register it came from (in
+            // the other pipes' copies the queue is not theirs, and the write is never read).
+            gradient_write.execute(hdr.sb.qindex);
+        }
     }
 }
 

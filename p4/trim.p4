@@ -223,8 +223,6 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
             hdr.sb.low_count = 0;
             hdr.sb.occupied = 0;
             hdr.sb.port = md.meta.port_index;
-            hdr.sb.pad0 = 0;
-            hdr.sb.pad1 = 0;
             update_session.apply();
             eg_dprsr_md.mirror_type = MIRROR_TYPE_E2E;
             eg_dprsr_md.drop_ctl = 1;
@@ -255,8 +253,6 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
             hdr.sb.low_count = 0;
             hdr.sb.occupied = 0;
             hdr.sb.port = md.meta.port_index;
-            hdr.sb.pad0 = 0;
-            hdr.sb.pad1 = 0;
             hdr.ethernet.setInvalid();
             hdr.ipv4.setInvalid();
         }

@@ -97,6 +97,16 @@ struct ig_meta_t {
 struct eg_meta_t {
     sb_meta_h meta;
     MirrorId_t mirror_session;
+    // protean.p4's gradient (Algorithm 2 in egress), Q.8 logarithms as in ig_meta_t.
+    bit<32> q_prev;  // the probed queue's depth at its previous probe
+    bit<32> t_prev;  // and the time of that probe
+    bit<32> dq;      // |Q - Qprev|
+    bit<32> dt;      // T - Tprev
+    int<32> log_a;
+    int<32> log_b;
+    int<32> log_rate;  // log2 of the queue's port rate in cells per ns
+    int<32> g_raw;     // the instantaneous gradient (Q.8)
+    int<32> g;         // the smoothed gradient (Q.8)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,6 +332,15 @@ parser SbEgressParser(packet_in pkt, out headers_t hdr, out eg_meta_t md,
         pkt.extract(eg_intr_md);
         pkt.extract(md.meta);
         md.mirror_session = 0;
+        md.q_prev = 0;
+        md.t_prev = 0;
+        md.dq = 0;
+        md.dt = 0;
+        md.log_a = 0;
+        md.log_b = 0;
+        md.log_rate = 0;
+        md.g_raw = 0;
+        md.g = 0;
         transition select(md.meta.origin) {
             ORIGIN_CONTROL: parse_control;
             ORIGIN_MIRROR_CONTROL: parse_control;

@@ -77,10 +77,14 @@ const bit<8> SB_NOTIFY = 4;  // the congestion signal multicast to every pipe (t
 // One header for every control packet; the fields a kind does not use are zero.
 header sharebuf_h {
     bit<8> kind;
-    bit<8> pad0;
     bit<16> qindex;      // the queue (port x queues_per_port + queue) the packet is about
     bit<32> depth;       // cells, from egress_intrinsic_metadata_t.deq_qdepth
     bit<32> tstamp;      // ns, the egress global timestamp (low 32 bits)
+    // PROBE (protean.p4): the queue's smoothed gradient (Q.8) that egress computed, and the log2
+    // factor of its incast threshold (log2 of the gradient, when over buildup, plus log2
+    // alpha_incast, Q.8) that ingress multiplies by Rem.
+    int<32> gradient;
+    int<32> log_scale;
     // SYNC (fb.p4): the walk's position and what it has summed so far.
     bit<16> last_qindex;  // the walk ends after this queue
     bit<16> port_count;   // congested queues seen on the current port
@@ -89,7 +93,6 @@ header sharebuf_h {
     bit<32> occupied;     // cells summed over the queues walked
     // UPDATE / NOTIFY (trim.p4): the egress port whose queue overflowed.
     bit<16> port;
-    bit<16> pad1;
 }
 
 struct headers_t {

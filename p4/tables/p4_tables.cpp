@@ -39,7 +39,7 @@ constexpr uint32_t kTrimSessionBase = 16;
 constexpr uint32_t kNotifyMulticastGroup = 1;
 constexpr uint32_t kProbeMulticastGroup = 2;
 constexpr uint32_t kLongestHeadersBytes = 14 + 4 + 60 + 60;  // Ethernet, 802.1Q, IPv4, TCP
-constexpr uint32_t kSbHeaderBytes = 28;                      // sharebuf_h (p4/include/headers.p4)
+constexpr uint32_t kSbHeaderBytes = 33;                      // sharebuf_h (p4/include/headers.p4)
 constexpr uint8_t kSbProbe = 1;                              // sharebuf_h.kind of a probe
 // What a probe weighs in the traffic manager: the bridged sb_meta_h (6 bytes) and sharebuf_h (the
 // packet generator's 6-byte header is removed in ingress). A port's shaper charges it when the
@@ -393,30 +393,29 @@ void recirculation_sessions(Context& c, json& out, const std::string& table,
 }
 
 // The log-domain tables (p4/include/log_arith.p4): every instance gets the same entries.
-void log_tables(Context& c, const std::vector<std::string>& log2,
+// The log2 and exp2 tables of `control` (one of the program's two), under their instance names.
+void log_tables(Context& c, const std::string& control, const std::vector<std::string>& log2,
                 const std::vector<std::string>& gradient, const std::vector<std::string>& cells) {
+  auto fill = [&](const std::string& inst, const std::string& table, const std::string& action,
+                  auto&& entries, auto&& row) {
+    json& t = c.table("pipe." + control + "." + inst + "." + table);
+    for (const auto& e : entries)
+      t["entries"].push_back(row(e, control + "." + inst + "." + action));
+  };
   const std::vector<policies::TernaryEntry> logs = TofinoArithmetic::log2_entries();
   for (const std::string& inst : log2) {
-    json& t = c.table(c.ig(inst + ".log2"));
-    for (const policies::TernaryEntry& e : logs) {
-      t["entries"].push_back(entry({{"x", {{"value", e.value}, {"mask", hex(e.mask)}}}},
-                                   c.ingress + "." + inst + ".set_log", {{"value", e.result}}, 0));
-    }
+    fill(inst, "log2", "set_log", logs, [](const policies::TernaryEntry& e, const std::string& a) {
+      return entry({{"x", {{"value", e.value}, {"mask", hex(e.mask)}}}}, a, {{"value", e.result}},
+                   0);
+    });
   }
-  for (const std::string& inst : gradient) {
-    json& t = c.table(c.ig(inst + ".exp2"));
-    for (const policies::ExactEntry& e : TofinoArithmetic::gradient_exp_entries()) {
-      t["entries"].push_back(entry({{"exp_key", {{"exact", e.key}}}},
-                                   c.ingress + "." + inst + ".set_value", {{"value", e.result}}));
-    }
-  }
-  for (const std::string& inst : cells) {
-    json& t = c.table(c.ig(inst + ".exp2"));
-    for (const policies::ExactEntry& e : TofinoArithmetic::cells_exp_entries()) {
-      t["entries"].push_back(entry({{"exp_key", {{"exact", e.key}}}},
-                                   c.ingress + "." + inst + ".set_value", {{"value", e.result}}));
-    }
-  }
+  auto exact = [](const policies::ExactEntry& e, const std::string& a) {
+    return entry({{"exp_key", {{"exact", e.key}}}}, a, {{"value", e.result}});
+  };
+  for (const std::string& inst : gradient)
+    fill(inst, "exp2", "set_value", TofinoArithmetic::gradient_exp_entries(), exact);
+  for (const std::string& inst : cells)
+    fill(inst, "exp2", "set_value", TofinoArithmetic::cells_exp_entries(), exact);
 }
 
 void dt(Context& c, json& out) {
@@ -424,7 +423,7 @@ void dt(Context& c, json& out) {
   const double alpha = params["alpha"].get<double>();
   forwarding(c);
   probes(c, out);
-  log_tables(c, {"log2_rem"}, {}, {"exp_threshold"});
+  log_tables(c, c.ingress, {"log2_rem"}, {}, {"exp_threshold"});
   initial_register(out, c.ig("rem"), 1, c.cfg.buffer.capacity_cells,
                    "Rem before the first probe: the empty buffer (each probe then takes its "
                    "queue's change off)");
@@ -452,16 +451,18 @@ void protean(Context& c, json& out) {
   }
   forwarding(c);
   probes(c, out);
-  log_tables(c, {"log2_dq", "log2_dt", "log2_g", "log2_rem"}, {"exp_gradient"},
-             {"exp_threshold", "exp_long"});
+  // Algorithm 2's gradient in egress, its product with Rem in ingress (p4/protean.p4).
+  log_tables(c, c.egress, {"log2_dq", "log2_dt", "log2_g"}, {"exp_gradient"}, {});
+  log_tables(c, c.ingress, {"log2_rem"}, {}, {"exp_threshold", "exp_long"});
   c.set_default(
-      c.ig("protean_params"), c.ingress + ".set_params",
+      c.eg("gradient_params"), c.egress + ".set_params",
       {{"buildup", std::lround(params["buildup"].get<double>() * TofinoArithmetic::kOne)},
-       {"log_incast", TofinoArithmetic::log_constant(params["alpha_incast"].get<double>())},
-       {"log_long", TofinoArithmetic::log_constant(params["alpha_long"].get<double>())}});
+       {"log_incast", TofinoArithmetic::log_constant(params["alpha_incast"].get<double>())}});
+  c.set_default(c.ig("protean_params"), c.ingress + ".set_params",
+                {{"log_long", TofinoArithmetic::log_constant(params["alpha_long"].get<double>())}});
   for (uint32_t q = 0; q < c.num_queues; ++q) {
     const uint32_t port = q / c.queues_per_port;
-    c.add(c.ig("queue_rate"), entry({{"hdr.sb.qindex", {{"exact", q}}}}, c.ingress + ".set_rate",
+    c.add(c.eg("queue_rate"), entry({{"hdr.sb.qindex", {{"exact", q}}}}, c.egress + ".set_rate",
                                     {{"log_cells_per_ns", policies::log_rate_cells_per_ns(
                                                               c.env.rate_cells_per_s(port))}}));
   }

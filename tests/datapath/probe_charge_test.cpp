@@ -8,7 +8,7 @@ namespace {
 
 TEST(ProbeCharge, OwesEachBoundaryPassedWhileBacklogged) {
   ProbeCharge c;
-  // 1 ms interval, 3 queues x 34 B per boundary.
+  // 1 ms interval, 3 queues x 34 B per boundary (any weight).
   EXPECT_EQ(c.owed_bytes(500'000, 1'000'000, 102, true, 100), 0u);      // no boundary yet
   EXPECT_EQ(c.owed_bytes(1'000'000, 1'000'000, 102, true, 100), 102u);  // boundary 1
   EXPECT_EQ(c.owed_bytes(1'999'999, 1'000'000, 102, true, 100), 0u);    // still boundary 1

@@ -82,15 +82,16 @@ struct Exact {
 TEST(P4Tables, TheLogAndExpEntriesAreTheSoftwaresTables) {
   const json tables = generate_p4_tables(example("protean").sw, {.program = "protean"});
   const policies::TofinoArithmetic& a = policies::tofino_arithmetic();
-  for (const char* inst : {"log2_dq", "log2_dt", "log2_g", "log2_rem"}) {
-    const Ternary log2(table(tables, std::string("pipe.ProteanIngress.") + inst + ".log2"));
+  for (const char* inst :
+       {"Egress.log2_dq", "Egress.log2_dt", "Egress.log2_g", "Ingress.log2_rem"}) {
+    const Ternary log2(table(tables, std::string("pipe.Protean") + inst + ".log2"));
     std::mt19937 rng(11);
     for (int i = 0; i < 20000; ++i) {
       const uint32_t x = static_cast<uint32_t>(rng()) >> (rng() % 32);
       ASSERT_EQ(log2.lookup(x, policies::TofinoArithmetic::kLogOfZero), a.log2(x)) << inst << x;
     }
   }
-  const Exact gradient(table(tables, "pipe.ProteanIngress.exp_gradient.exp2"));
+  const Exact gradient(table(tables, "pipe.ProteanEgress.exp_gradient.exp2"));
   for (int32_t s = -2048; s < 5888; s += 7)
     ASSERT_EQ(gradient.lookup(static_cast<uint64_t>(s + 2048), 0), a.exp_gradient(s)) << s;
   for (const char* inst : {"exp_threshold", "exp_long"}) {
@@ -125,18 +126,19 @@ rate = "10Gbit"
 TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
   const mgmt::DaemonConfig cfg = mgmt::parse_config(kOneQueue, "one.toml");
   const json tables = generate_p4_tables(cfg.sw, {.program = "protean"});
-  const std::string ig = "pipe.ProteanIngress.";
-  const json& params = table(tables, ig + "protean_params")["default_action"]["data"];
-  const int64_t capacity = cfg.sw.buffer.capacity_cells, buildup = params["buildup"];
-  const int64_t log_incast = params["log_incast"], log_long = params["log_long"];
+  const std::string ig = "pipe.ProteanIngress.", eg = "pipe.ProteanEgress.";
+  const json& eg_params = table(tables, eg + "gradient_params")["default_action"]["data"];
+  const json& ig_params = table(tables, ig + "protean_params")["default_action"]["data"];
+  const int64_t capacity = cfg.sw.buffer.capacity_cells, buildup = eg_params["buildup"];
+  const int64_t log_incast = eg_params["log_incast"], log_long = ig_params["log_long"];
   const int64_t log_rate =
-      table(tables, ig + "queue_rate")["entries"][0]["data"]["log_cells_per_ns"];
+      table(tables, eg + "queue_rate")["entries"][0]["data"]["log_cells_per_ns"];
   const int shift = tables["compile"]["defines"]["SB_BETA_SHIFT"];
-  const Ternary log2_dq(table(tables, ig + "log2_dq.log2")),
-      log2_dt(table(tables, ig + "log2_dt.log2"));
-  const Ternary log2_g(table(tables, ig + "log2_g.log2")),
+  const Ternary log2_dq(table(tables, eg + "log2_dq.log2")),
+      log2_dt(table(tables, eg + "log2_dt.log2"));
+  const Ternary log2_g(table(tables, eg + "log2_g.log2")),
       log2_rem(table(tables, ig + "log2_rem.log2"));
-  const Exact exp_gradient(table(tables, ig + "exp_gradient.exp2"));
+  const Exact exp_gradient(table(tables, eg + "exp_gradient.exp2"));
   const Exact exp_threshold(table(tables, ig + "exp_threshold.exp2")),
       exp_long(table(tables, ig + "exp_long.exp2"));
   const int64_t kZero = policies::TofinoArithmetic::kLogOfZero;
@@ -153,7 +155,7 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
   const policies::PolicyEnv env = datapath::policy_env(cfg.sw, layout);
   policies::ProteanPolicy software(cfg.sw.policy_params, env);
 
-  // protean.p4's registers for queue 0.
+  // protean.p4's registers for queue 0: egress's Qprev, Tprev and g, ingress's Rem.
   int64_t q_prev = 0, t_prev = 0, g = 0;
   std::mt19937 rng(3);
   uint32_t q = 0;
@@ -167,8 +169,7 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
     testing::set_queue_cells(state, 0, q);
     software.on_dequeue({.now_ns = t, .queue = 0}, view);
 
-    // The probe pass of p4/protean.p4, on the JSON alone.
-    const int64_t rem = capacity - q;
+    // The probe's egress pass of p4/protean.p4 (Algorithm 2's gradient), on the JSON alone.
     const int64_t dq = std::llabs(static_cast<int64_t>(q) - q_prev);
     const int64_t dt = static_cast<int64_t>(t) - t_prev;
     int64_t g_raw = 0;
@@ -182,10 +183,13 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
     g = g - (g >> shift) + (g_raw >> shift);
     q_prev = q;
     t_prev = static_cast<int64_t>(t);
+    const int64_t log_scale =
+        g > buildup && q != 0 ? log2_g.lookup(static_cast<uint32_t>(g), kZero) - 2048 + log_incast
+                              : log_incast;
+    // Its ingress pass: the product with Rem.
+    const int64_t rem = capacity - q;
     const int64_t log_b = log2_rem.lookup(static_cast<uint32_t>(rem), kZero);
-    const int64_t log_a =
-        g > buildup && q != 0 ? log2_g.lookup(static_cast<uint32_t>(g), kZero) - 2048 : 0;
-    const int64_t thr = cells(exp_threshold, log_a + log_incast + log_b);
+    const int64_t thr = cells(exp_threshold, log_scale + log_b);
     const int64_t long_thr = cells(exp_long, log_long + log_b);
     scaled += g > buildup ? 1 : 0;
 
@@ -233,7 +237,7 @@ TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
   }
 }
 
-// A probe weighs 34 B in the traffic manager and the port's shaper charges it: one per queue per
+// A probe weighs 39 B in the traffic manager and the port's shaper charges it: one per queue per
 // interval through every data port (dt.p4, protean.p4), one pass per queue through the
 // recirculation port (fb.p4's SYNC walk). Above 1 % of a port the entries say so, with the
 // interval that would keep under it.
@@ -242,26 +246,26 @@ TEST(P4Tables, ProbesAreChargedToThePortsTheyPassAndWarnedAboveOnePercent) {
   ASSERT_EQ(dt["probe_load"]["ports"].size(), 3u);
   for (const json& p : dt["probe_load"]["ports"]) {
     EXPECT_EQ(p["probes_per_interval"], 3);
-    EXPECT_DOUBLE_EQ(p["bps"].get<double>(), 3 * 34 * 8 / 1e-3);  // every 1 ms
-    EXPECT_DOUBLE_EQ(p["share"].get<double>(), 3 * 34 * 8 / 1e-3 / 100e6);
+    EXPECT_DOUBLE_EQ(p["bps"].get<double>(), 3 * 39 * 8 / 1e-3);  // every 1 ms
+    EXPECT_DOUBLE_EQ(p["share"].get<double>(), 3 * 39 * 8 / 1e-3 / 100e6);
   }
   EXPECT_TRUE(dt["warnings"].empty()) << dt["warnings"];
 
   mgmt::DaemonConfig fast = example("protean");
-  fast.sw.buffer.probe_interval_ns = 10'000;  // the examples' interval before: 82 % of a port
+  fast.sw.buffer.probe_interval_ns = 10'000;  // the examples' interval before: 94 % of a port
   const json protean = generate_p4_tables(fast.sw, {.program = "protean"});
-  EXPECT_NEAR(protean["probe_load"]["max_share"].get<double>(), 0.816, 1e-9);
+  EXPECT_NEAR(protean["probe_load"]["max_share"].get<double>(), 0.936, 1e-9);
   ASSERT_EQ(protean["warnings"].size(), 3u);
   EXPECT_NE(protean["warnings"][0].get<std::string>().find(
-                "probes take 81.6 % of port 'p1' (100 Mbit/s; 3 x 34 B every 10 us): [buffer] "
-                "probe_interval of at least 816 us"),
+                "probes take 93.6 % of port 'p1' (100 Mbit/s; 3 x 39 B every 10 us): [buffer] "
+                "probe_interval of at least 936 us"),
             std::string::npos)
       << protean["warnings"][0];
 
   const json fb = generate_p4_tables(example("fb").sw, {.program = "fb"});
   EXPECT_TRUE(fb["probe_load"]["ports"].empty());  // SYNC walks pass no data port
   EXPECT_DOUBLE_EQ(fb["probe_load"]["recirculation"]["bps"].get<double>(),
-                   24 * 34 * 8 / 10e-6);  // 3 ports x 8 queues every 10 us
+                   24 * 39 * 8 / 10e-6);  // 3 ports x 8 queues every 10 us
   EXPECT_TRUE(fb["warnings"].empty()) << fb["warnings"];
   mgmt::DaemonConfig fb_fast = example("fb");
   fb_fast.sw.buffer.probe_interval_ns = 1'000;
