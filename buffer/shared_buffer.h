@@ -147,7 +147,7 @@ class SharedBuffer {
     return tail == kNoCell ? 0 : evict(cache, q, tail, evicted);
   }
 
-  // Push-out (LQD, POLICIES.md): reserves `cells` cells for an arrival to queue q, taking what
+  // Push-out (LQD, docs/policies.md): reserves `cells` cells for an arrival to queue q, taking what
   // is free and pushing out frames of other queues for the rest. The push-outs are planned
   // before any is made: `pick(q, lengths, has_frame)` names the next victim queue from the
   // planned lengths (or returns a value >= the number of queues to refuse), frames are taken

@@ -1,4 +1,4 @@
-// Packet trimming's cut (trimming-on-tofino.txt, sections 2-3; SONiC/SAI packet trimming): a
+// Packet trimming's cut (trimming paper, sections 2-3; SONiC/SAI packet trimming): a
 // frame that the buffer refuses is cut to its first `size` bytes, never below its Ethernet,
 // VLAN, IP and TCP/UDP headers, so the receiver learns which packet was lost at once. With
 // `fix_lengths` (sources disagree whether switches do this; the default does) the copy stays a

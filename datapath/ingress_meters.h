@@ -1,4 +1,4 @@
-// The Tofino approximation of trimming's ingress side (trimming-on-tofino.txt, section 4): an
+// The Tofino approximation of trimming's ingress side (trimming paper, section 4): an
 // ingress pipeline cannot see the egress queue, so it keeps, per egress port, meters that emulate
 // a virtual output queue draining at the port's line rate and trims a frame the current meter
 // colours red before it reaches the traffic manager. Which meter counts depends on the port's

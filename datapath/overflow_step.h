@@ -1,5 +1,5 @@
 // The overflow step: one frame copy's admission together with its class's overflow action —
-// trimming's whole decision path (trimming-on-tofino.txt, sections 3-4; NDP; SFC): the Tofino
+// trimming's whole decision path (trimming paper, sections 3-4; NDP; SFC): the Tofino
 // approximation's ingress meters, the policy's verdict (admission_step.h) with NDP's trim_newest,
 // trimmed or returned copies of refused and pushed-out frames into their trim queues (the port's
 // header reserve first), the header_full fallback back to the sender, SFC's early return above a

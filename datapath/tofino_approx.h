@@ -1,4 +1,4 @@
-// TofinoApprox: trimming as the paper builds it on Tofino (trimming-on-tofino.txt, sections 3-4),
+// TofinoApprox: trimming as the paper builds it on Tofino (trimming paper, sections 3-4),
 // for `[trimming] mode = "tofino-approx"`. Each ingress pipeline — an RX worker with the ports it
 // reads; `pipelines` groups ports onto workers as rx_threads does (port p: pipeline p mod N) —
 // keeps its own meters per egress port (datapath/ingress_meters.h) and trims what they colour

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E1 (EXPERIMENTS.md): Protean's hardware testbed on real Linux TCP. Three hosts around sharebufd,
+# E1 (docs/experiments/e1-protean.md): Protean's hardware testbed on real Linux TCP. Three hosts around sharebufd,
 # egress ports shaped to 100 Mbit/s, 21000 cells of 80 B, one queue per port. Class "incast"
 # (TCP, DSCP 0): alpha 0.8, Protean role incast, FB group high; class "bulk" (UDP, DSCP CS1):
 # alpha 0.5, role long, group low. A UDP flow S1 -> S2 saturates S2's port; once the buffer is in

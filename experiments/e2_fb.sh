@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E2 (EXPERIMENTS.md): FB's hardware testbed on real Linux TCP. S1 = h1 on port p1; S2 on two
+# E2 (docs/experiments/e2-fb.md): FB's hardware testbed on real Linux TCP. S1 = h1 on port p1; S2 on two
 # ports = h2 (p2) and h3 (p3). Eight queues per port under strict priority: queue 0 for TCP
 # (class "tcp", high priority, alpha 0.8), queues 1-7 for UDP (classes udp1..udp7 by DSCP
 # CS1..CS7, low priority, alpha 0.6). Buffer 9000 cells of 80 B. Seven UDP flows (one per

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E3 (EXPERIMENTS.md): incast under web-search background load. 8 hosts around sharebufd, ports
+# E3 (docs/experiments/e3-incast.md): incast under web-search background load. 8 hosts around sharebufd, ports
 # shaped to 100 Mbit/s, 21000 cells of 80 B. Background: every host runs sharebuf-tg
 # websearch to the other hosts (flow sizes from the web-search CDF, Poisson arrivals at LOAD of its
 # link). Incast: h1 asks the 7 other hosts for BURST/7 bytes each (BURST a fraction of the

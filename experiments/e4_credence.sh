@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E4 (EXPERIMENTS.md): Credence against LQD in replay. Replays the adversarial patterns of the
+# E4 (docs/experiments/e4-credence.md): Credence against LQD in replay. Replays the adversarial patterns of the
 # Credence paper's Figures 3 and 4 and a datacenter trace (the web-search generator with incast
 # queries, seed 2 — the shipped model was trained on seed 1 — or a recorded pcap) under CS, DT,
 # LQD, FollowLQD, Credence with perfect predictions (with and without the safeguard), with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E5 (EXPERIMENTS.md): Smartbuf's demand prediction. Partition-aggregate queries of several
+# E5 (docs/experiments/e5-smartbuf.md): Smartbuf's demand prediction. Partition-aggregate queries of several
 # fan-ins (N parallel responses of SIZE/N bytes from h2 into h1's port, sharebuf-tg query) run
 # twice: first under CS with a buffer large enough never to drop, where the queue's peak (counters
 # reset before each query) is the demand each burst reaches; then under Smartbuf with the

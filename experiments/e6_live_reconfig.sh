@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E6 (EXPERIMENTS.md): live reconfiguration under load. Four hosts; web-search flows (sharebuf-tg,
+# E6 (docs/experiments/e6-live-reconfig.md): live reconfiguration under load. Four hosts; web-search flows (sharebuf-tg,
 # load 0.5) from h1 to h3 and h4, partition-aggregate queries from h2 to h1, h3 and h4 (20/s),
 # and UDP from h3 to h1 run while the policy is switched over the control socket every
 # --interval seconds for --seconds, cycling through every policy with varying parameters, and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E7 (EXPERIMENTS.md): packet trimming under incast. h1 asks h2-h5 for N flows of SIZE bytes at
+# E7 (docs/experiments/e7-trimming.md): packet trimming under incast. h1 asks h2-h5 for N flows of SIZE bytes at
 # once (sharebuf-ndp: NDP-like, receiver-driven, pulls paced at h1's link rate, first window of
 # 8 packets) through p1, shaped to 100 Mbit/s, with a small shared buffer (600 cells of 80 B).
 # Overflow modes, switched live with trim.set on one running switch per policy: "drop" (lost

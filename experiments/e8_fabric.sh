@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# E8 (EXPERIMENTS.md): the papers' simulation figures at datacenter scale, with sharebuf's own
+# E8 (docs/experiments/e8-fabric.md): the papers' simulation figures at datacenter scale, with sharebuf's own
 # buffer and policies as the switches of an ns-3 leaf-spine fabric (build/sim/sharebuf-sim,
 # docs/ns3.md). Figures: protean (Protean IV-A: tail incast and short-flow FCT across loads, DT,
 # CS, Protean), smartbuf (Smartbuf IV-B: p99 FCT across loads, static, CS, DT, EDT, Smartbuf),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main demo: a short E1 (Protean's testbed, EXPERIMENTS.md) — DT against Protean, one
+# The main demo: a short E1 (Protean's testbed, docs/experiments/e1-protean.md) — DT against Protean, one
 # repetition each: UDP saturates one port while 100 parallel 16 KB TCP flows hit another; prints
 # the flow-completion-time table and where the plots are, and tears everything down.
 #   netns-scripts/demo.sh [--out DIR]      (as root; ./run.sh demo builds first)

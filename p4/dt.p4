@@ -1,4 +1,4 @@
-/* dt.p4: Dynamic Thresholds (POLICIES.md "dt") on Tofino (TNA), decided in ingress on the
+/* dt.p4: Dynamic Thresholds (docs/policies.md "dt") on Tofino (TNA), decided in ingress on the
  * ingress copy of each queue's depth and the remaining-buffer aggregate, which probe packets
  * bring from egress every probe interval (include/common.p4) — sharebufd's `view = "probe"`.
  *

@@ -1,4 +1,4 @@
-/* fb.p4: FB (fb-flexible-buffer.txt, Eq. 3 and section 5.1; POLICIES.md "fb") on Tofino (TNA).
+/* fb.p4: FB (FB paper, Eq. 3 and section 5.1; docs/policies.md "fb") on Tofino (TNA).
  *
  *   T(q) = alpha(class) x 1/N_p x gamma(q) x Rem,   gamma(q) = 1/n(port) (round robin)
  *

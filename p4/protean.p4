@@ -1,4 +1,4 @@
-/* protean.p4: Protean (protean.txt, Algorithms 1 and 2; POLICIES.md "protean") on Tofino (TNA),
+/* protean.p4: Protean (Protean paper, Algorithms 1 and 2; docs/policies.md "protean") on Tofino (TNA),
  * as the paper's prototype builds it (section III-C): probe packets from the packet generator
  * take each queue's depth and the time in egress, Algorithm 2 runs there, and the probes carry
  * what it found to the ingress registers Algorithm 1 reads. Products and quotients are sums and

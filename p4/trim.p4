@@ -1,4 +1,4 @@
-/* trim.p4: packet trimming as trimming-on-tofino.txt builds it on Tofino (sections 3-5, ndp.p4);
+/* trim.p4: packet trimming as the trimming paper builds it on Tofino (sections 3-5, ndp.p4);
  * the software twin is sharebufd's `[trimming] mode = "tofino-approx"` (datapath/tofino_approx.h).
  *
  * Ingress, a data packet of a class whose overflow is "trim":

@@ -1,4 +1,4 @@
-// cs — Complete Sharing (POLICIES.md): accept iff the frame's cells fit in the pool. Any queue
+// cs — Complete Sharing (docs/policies.md): accept iff the frame's cells fit in the pool. Any queue
 // may take the whole buffer. No parameters, no state.
 #pragma once
 

@@ -1,8 +1,8 @@
-// dt — Dynamic Thresholds (Choudhury & Hahne 1998; POLICIES.md): T(q) = alpha(class) * Rem with
-// Rem = B - Occ, and a frame is accepted iff Q[q] < T(q), Q taken before the frame is added (the
-// papers' form; ns-3's reference code tests Q + c <= T, one frame apart at the boundary).
-// With S queues saturated at the same alpha each settles at alpha * B / (1 + alpha * S); one
-// queue alone takes alpha / (1 + alpha) of the buffer (alpha 1: 50 %, 2: 67 %, 0.5: 33 %).
+// dt — Dynamic Thresholds (Choudhury & Hahne 1998; docs/policies.md): T(q) = alpha(class) * Rem
+// with Rem = B - Occ, and a frame is accepted iff Q[q] < T(q), Q taken before the frame is added
+// (the papers' form; ns-3's reference code tests Q + c <= T, one frame apart at the boundary). With
+// S queues saturated at the same alpha each settles at alpha * B / (1 + alpha * S); one queue alone
+// takes alpha / (1 + alpha) of the buffer (alpha 1: 50 %, 2: 67 %, 0.5: 33 %).
 //
 // Cost: one multiply and one compare; bench/policies/admission_bench.cpp measures it.
 #pragma once

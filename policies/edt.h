@@ -1,4 +1,4 @@
-// edt — Enhanced Dynamic Threshold (Shan et al., INFOCOM 2015), a baseline (POLICIES.md). The
+// edt — Enhanced Dynamic Threshold (Shan et al., INFOCOM 2015), a baseline (docs/policies.md). The
 // exact state machine implemented here, per queue:
 //   controlled (DT: accept iff Q[q] < alpha * Rem), armed or not;
 //   uncontrolled (CS: accept iff the frame fits) while a microburst is absorbed.

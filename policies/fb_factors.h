@@ -1,4 +1,4 @@
-// The two factors FB (fb-flexible-buffer.txt, Eq. 3) adds to DT, shared by fb and abm:
+// The two factors FB (FB paper, Eq. 3) adds to DT, shared by fb and abm:
 //   N_p   congested (non-empty) queues of priority group p, counting the arriving queue; with
 //         one queue per port every congested queue counts (the paper's single-queue mode).
 //   share the arriving queue's scheduler share among its port's non-empty queues: round robin

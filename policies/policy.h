@@ -33,7 +33,7 @@ using buffer::BufferLayout;
 using buffer::BufferView;
 using buffer::PriorityGroup;
 
-// Protean's classification of traffic (protean.txt, Algorithm 1).
+// Protean's classification of traffic (Protean paper, Algorithm 1).
 enum class ProteanRole : uint8_t { kShort, kLong, kIncast };
 std::string_view to_string(ProteanRole r) noexcept;
 

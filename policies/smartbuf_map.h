@@ -1,5 +1,5 @@
-// Smartbuf's global Main_map (smartbuf.txt, Algorithm 1; POLICIES.md): burst signatures learned
-// on every port, key = the smoothed queue gradient at a burst's peak, value = the largest
+// Smartbuf's global Main_map (Smartbuf paper, Algorithm 1; docs/policies.md): burst signatures
+// learned on every port, key = the smoothed queue gradient at a burst's peak, value = the largest
 // occupancy (cells) that burst reached. Soft state: entries age out after `ttl_ns`, and the map is
 // capped (the oldest entry goes first). An equal key keeps the larger value and is refreshed.
 //

@@ -1,4 +1,4 @@
-// TofinoArithmetic: multiplication and division the way a Tofino program does them (protean.txt
+// TofinoArithmetic: multiplication and division the way a Tofino program does them (Protean paper
 // III-C, Eqs. 4-5; IV-C.2: per operation two ternary log2 tables and one exact exp2 table),
 // as control-plane entries and as the software that evaluates them.
 //

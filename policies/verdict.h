@@ -14,7 +14,7 @@ using buffer::DropReason;
 enum class Action : uint8_t {
   kAccept,   // enqueue the frame (it is still refused with pool_full if its cells do not fit)
   kDrop,     // drop it; `reason` says why
-  kTrim,     // cut it to its headers (trimming overflow action; see POLICIES.md)
+  kTrim,     // cut it to its headers (trimming overflow action; see docs/policies.md)
   kPushOut,  // LQD: make room by pushing out frames of the longest other queues (planned first,
              // starting from `victim_queue`; SharedBuffer::make_room), then enqueue it
 };

@@ -1,4 +1,4 @@
-// sharebuf-ndp: a trim-aware transport over UDP, NDP-like (trimming-on-tofino.txt, section 2):
+// sharebuf-ndp: a trim-aware transport over UDP, NDP-like (trimming paper, section 2):
 // the receiver answers every data packet at once, with an ACK when it arrived whole and a NACK
 // when only its trimmed header did. Receiver-driven as NDP: a sender sends its first window at
 // once, then one packet per PULL (a NACKed packet first, else a new one); every arrival, whole or

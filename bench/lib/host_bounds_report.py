@@ -82,7 +82,7 @@ def table(rows, reps, seconds):
     if b and t:
         out.append(f"- One core doing only a switch's sending (no switch) delivers "
                    f"{t['delivered_kpps'] / b['delivered_kpps']:.2f}x the bridge's 64 B rate: a "
-                   "switch whose sends take one core cannot deliver more (issue 15's target: 1.5x).")
+                   "switch whose sends take one core cannot deliver more (the rate target: 1.5x).")
     e = med.get("tx-8")
     if t and e:
         out.append(f"- Sending 8 frames per sendmmsg instead of 64 costs "

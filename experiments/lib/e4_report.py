@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """E4's report: Credence against LQD in replay. Reads OUT/<input>.json (sharebuf-replay --json,
 one per input: fig3, fig4, websearch, recorded) and writes OUT/e4.csv, OUT/e4.md (a table per
-input and the expectations of EXPERIMENTS.md with whether each holds) and OUT/e4.png; with
+input and the expectations of E4 with whether each holds) and OUT/e4.png; with
 README=1 also the E4 page's generated section.
 
 usage: e4_report.py OUT README(0|1) ORDER INPUT...
@@ -104,7 +104,7 @@ def main(argv):
              f"({platform.node()}, {os.cpu_count()} CPUs); every number is a simulated-clock "
              "replay (deterministic: the same command gives the same table); events within an "
              f"instant: {order}.")
-    table = "\n".join(md + ["Expectations (EXPERIMENTS.md, E4):", ""] + verdicts + ["", stamp])
+    table = "\n".join(md + ["Expectations (E4):", ""] + verdicts + ["", stamp])
     with open(f"{out}/e4.md", "w") as f:
         f.write(table + "\n")
     plot(rows, inputs, f"{out}/e4.png")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The trimming paper's simulation figures (trimming-on-tofino.txt, section 6) at its own scale,
+"""The trimming paper's simulation figures (section 6) at its own scale,
 in sharebuf-replay: a 64-port 100 Gbit/s switch with 4 ingress pipelines of 16 ports (the paper's
 sender i on pipeline i // 16), a Tofino-sized shared buffer (22 MB), per-port data queues of 10
 packets (the "suggested 10" of section 6.1) behind a strict-priority header queue, 64-byte

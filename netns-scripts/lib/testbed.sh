@@ -3,7 +3,7 @@
 # pairs, sharebufd on the switch side. Source it, then call tb_init before anything else; it
 # installs an EXIT/INT/TERM trap that tears down everything this run created, also on failure.
 #
-# Conventions (EXPERIMENTS.md): namespaces "<prefix>-sw" and "<prefix>-h<i>", a unique prefix per
+# Conventions (docs/testbeds.md): namespaces "<prefix>-sw" and "<prefix>-h<i>", a unique prefix per
 # run; host i has eth0 = 198.18.0.<i>/24 (198.18.0.0/15 is reserved for benchmarking; addresses
 # exist only inside our namespaces) and MAC 02:5b:00:00:00:<i>; the switch's port i is "p<i>".
 # Offloads (tx checksum, TSO, GSO, GRO) are off on both ends of every veth.

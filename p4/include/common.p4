@@ -50,7 +50,7 @@ header sb_meta_h {
     bit<16> qindex;      // its queue's register index
 }
 
-// Protean's roles (POLICIES.md): short, long, incast.
+// Protean's roles (docs/policies.md): short, long, incast.
 const bit<8> ROLE_SHORT = 0;
 const bit<8> ROLE_LONG = 1;
 const bit<8> ROLE_INCAST = 2;

@@ -1,5 +1,5 @@
 /* sharebuf's P4 twins (p4/README.md): multiplication and division without multipliers or
- * dividers (protean.txt III-C and IV-C.2): a ternary table turns a 32-bit integer into its
+ * dividers (Protean paper III-C and IV-C.2): a ternary table turns a 32-bit integer into its
  * base-2 logarithm in Q.8 fixed point (the leading one's position and the 8 bits below it; the
  * value of an entry is the logarithm of the middle of the range it matches), products and
  * quotients become sums and differences, and an exact table turns a Q.8 logarithm back into a

@@ -1,5 +1,5 @@
 // Trimming's Tofino approximation on an injected clock: the meters, the optimistic /
-// half-pessimistic / pessimistic state machine with T0 and T1 (trimming-on-tofino.txt, section
+// half-pessimistic / pessimistic state machine with T0 and T1 (trimming paper, section
 // 4), deflect-on-drop through the recirculation port and the notification to every pipeline.
 #include <vector>
 

@@ -227,12 +227,13 @@ TEST_F(ServerFixture, ShutdownCommandCallsTheDaemonsHook) {
   EXPECT_TRUE(called.load());
 }
 
-// The limits of issue 14: with 1000 busy clients (each with 20 requests pipelined) and 300 idle
-// ones connected, a fresh client's status is served in its turn, not after the backlog. Asserted
-// without a clock (the unit tests run on a shared, noisy machine, some under sanitizers): when the
-// fresh reply arrives, most of the 20 000 pipelined requests are still unanswered, which a server
-// that served each client's pipeline to the end before the next client's could not do. How fast
-// that is in milliseconds is measured by experiments/soak.sh (its crowd phase).
+// The control socket's crowd limits (docs/security.md): with 1000 busy clients (each with 20
+// requests pipelined) and 300 idle ones connected, a fresh client's status is served in its turn,
+// not after the backlog. Asserted without a clock (the unit tests run on a shared, noisy machine,
+// some under sanitizers): when the fresh reply arrives, most of the 20 000 pipelined requests are
+// still unanswered, which a server that served each client's pipeline to the end before the next
+// client's could not do. How fast that is in milliseconds is measured by experiments/soak.sh (its
+// crowd phase).
 TEST_F(ServerFixture, ThousandBusyAndThreeHundredIdleClientsLeaveAFreshStatusServedInItsTurn) {
   if (!allow_open_files(4096)) GTEST_SKIP() << "needs 4096 open files (RLIMIT_NOFILE)";
   std::vector<std::unique_ptr<Client>> idle;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A fresh client beside a crowd: with 300 idle connections and 1000 that pipeline 20 status
-# requests each, a new client's status is answered within 100 ms (issue 14's bound; the median of
+# requests each, a new client's status is answered within 100 ms (the bound docs/security.md states; the median of
 # three crowds, so one scheduling hiccup of this shared 2-core host does not decide it), and every
 # busy client gets all its replies. The daemon runs with its defaults (max_clients 1024: the idle
 # connections longest idle make room, with an error line each).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every live experiment script's quick mode runs end to end and writes its output files
-# (issue 7): E1 (DT vs Protean with probe sync) and E2 (DT vs FB), one repetition each, E3 (DT,
+# Every live experiment script's quick mode runs end to end and writes its output files:
+# E1 (DT vs Protean with probe sync) and E2 (DT vs FB), one repetition each, E3 (DT,
 # one load, 3 s), E5 (two rounds, both sync modes), E6 (10 s of switching), the live-vs-replay
 # agreement (E1, DT), and the iperf3 incast. Each script builds and tears down its own testbed.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live reconfiguration under load (issue 5, EXPERIMENTS.md E6 in small): while iperf3 TCP and UDP
+# Live reconfiguration under load (E6 in small, docs/experiments/e6-live-reconfig.md): while iperf3 TCP and UDP
 # run through the switch, switch the policy 50 times over the control socket, cycling every
 # registered policy, and change the view mode and probe interval. Expect no crash, a watch stream
 # that shows each new policy, and after the traffic every cell back in the pool with the counters

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recording a live run and replaying it (issue 6, item 5): capture every arrival per ingress port
+# Recording a live run and replaying it: capture every arrival per ingress port
 # over the control socket while UDP and TCP cross the switch, then replay the pcaps with the same
 # configuration. The replay must see the frames the switch received, sent to the same egress
 # ports (MACs learned from the per-port files), and finish with its identities intact.

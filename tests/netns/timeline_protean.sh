@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Protean's live signature (issue 4) and the plotting path (issue 5): netns-scripts/timeline.sh
+# Protean's live signature and the plotting path: netns-scripts/timeline.sh
 # runs DT and Protean through the same contention (UDP flood into p2, TCP burst into p3) with
 # `sharebufctl watch` sampling every millisecond; during the burst Protean's incast threshold for
 # p3 must rise above alpha * Rem (gradient above the buildup threshold) in clearly more samples

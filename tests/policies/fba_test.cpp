@@ -1,4 +1,4 @@
-// FBA (fb-flexible-buffer.txt, section 5.2): DT with per-queue alphas recomputed periodically from
+// FBA (FB paper, section 5.2): DT with per-queue alphas recomputed periodically from
 // FB's factors. Between updates the alphas are frozen; at an update they equal FB's factors on the
 // same snapshot.
 #include "policies/fba.h"

@@ -1,7 +1,7 @@
 // The Tofino arithmetic (policies/tofino_arithmetic.h): the software's lookups are the control
 // plane's entries (a ternary match over the log2 entries, an exact match over the exp2 entries,
 // key by key), and products and quotients through them are within 1 % on average over the
-// paper's ranges (32-bit operands; protean.txt IV-C.2), the maximum reported.
+// paper's ranges (32-bit operands; the Protean paper IV-C.2), the maximum reported.
 #include "policies/tofino_arithmetic.h"
 
 #include <gtest/gtest.h>
