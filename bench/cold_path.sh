@@ -4,7 +4,7 @@
 # the working tree with bench/cold_path/marks.patch applied (TSC marks at each step; the project's
 # own build never has them), runs it on the two-host testbed with its defaults, sends pings 10 ms
 # apart (each request finds the switch idle), and reports per step the p50/p90 over all wake-ups
-# (bench/lib/cold_path_report.py). Writes bench/cold-path-results.md.
+# (bench/lib/cold_path_report.py). Writes docs/measurements/cold-path-results.md.
 #   bench/cold_path.sh [--reps N] [--pings N] [--keep]
 #     --reps N    daemon runs (default 3), each with its own pings
 #     --pings N   pings per run (default 500)
@@ -63,5 +63,5 @@ done
   echo "Command: \`bench/cold_path.sh --reps $reps --pings $pings\` (as root). Times from the TSC marks of bench/cold_path/marks.patch; the marks cost about 10 ns each."
   echo
   /usr/bin/python3 "$here/lib/cold_path_report.py" "${files[@]}"
-} >"$here/cold-path-results.md"
-cat "$here/cold-path-results.md"
+} >"$here/../docs/measurements/cold-path-results.md"
+cat "$here/../docs/measurements/cold-path-results.md"

@@ -5,7 +5,7 @@
 # built that way), in one run, the repetitions interleaved. For each: iperf3 TCP goodput with 1 and 4 streams, the
 # 64-byte frame rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT
 # p50/p99. Each measurement is repeated and the median reported, with the CPU time of both cores
-# per 64-byte frame delivered. Writes bench/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
+# per 64-byte frame delivered. Writes docs/measurements/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
 # and docs/img/fwd-ping-cdf.png (ping RTT CDFs side by side). For sharebufd, also its hop
 # histograms (wake-up, ring → RX, RX → queued, RX → sent per port) over the 64-byte flood and
 # over the pings, each reset before. Over the TCP runs, the segments the receiver queued out of
@@ -120,7 +120,7 @@ measure() {
 bench_interleave "$reps" measure "${switches[@]}"
 
 /usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" "$args" \
-  >"$here/forwarding-results.md"
+  >"$here/../docs/measurements/forwarding-results.md"
 /usr/bin/python3 "$here/lib/forwarding_report.py" plot "$results" "$TB_ROOT/docs/img/fwd-ping-cdf.png"
-cat "$here/forwarding-results.md"
-/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" fwd "$here/forwarding-results.md"
+cat "$here/../docs/measurements/forwarding-results.md"
+/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" fwd "$here/../docs/measurements/forwarding-results.md"

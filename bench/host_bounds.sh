@@ -14,7 +14,7 @@
 #              way, instead of sendmmsg, would save a switch
 #   sharebufd  the same 64-byte and TCP runs through sharebufd (cs, defaults), and through the
 #              other variants --switches names (bench/lib/switches.sh)
-# Writes bench/host-bounds-results.md (and DIR/results.jsonl); docs/datapath-latency.md reads it.
+# Writes docs/measurements/host-bounds-results.md (and DIR/results.jsonl); docs/datapath-latency.md reads it.
 #   bench/host_bounds.sh [--build DIR] [--reps N] [--seconds S] [--switches NAME[,NAME]]
 # Needs root and ./run.sh build.
 set -euo pipefail
@@ -113,5 +113,5 @@ for rep in $(seq 1 "$reps"); do
 done
 
 /usr/bin/python3 "$here/lib/host_bounds_report.py" table "$results" "$reps" "$seconds" \
-  >"$here/host-bounds-results.md"
-cat "$here/host-bounds-results.md"
+  >"$here/../docs/measurements/host-bounds-results.md"
+cat "$here/../docs/measurements/host-bounds-results.md"

@@ -11,7 +11,7 @@
 # and sendmmsg) and each exchange split into phases: host 1 sends, the switch forwards the
 # request (for sharebufd: the wake-up, the wait for a CPU, poll()'s return, its own code,
 # sendmmsg), host 2 answers, the switch forwards the reply (bench/lib/exchange_phases.py).
-# --ping-cpu N pins the ping to CPU N. Writes bench/idle-latency-results.md (and
+# --ping-cpu N pins the ping to CPU N. Writes docs/measurements/idle-latency-results.md (and
 # DIR/results.jsonl).
 #   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf] [--trace]
 #                         [--ping-cpu N] [--interval MS]
@@ -108,7 +108,7 @@ measure() {
 
 IFS=, read -r -a switches <<<"$only"
 bench_interleave "$reps" measure "${switches[@]}"
-cp "$results" "$here/idle-latency-results.jsonl"
+cp "$results" "$here/../docs/measurements/idle-latency-results.jsonl"
 /usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" "$args" \
-  >"$here/idle-latency-results.md"
-cat "$here/idle-latency-results.md"
+  >"$here/../docs/measurements/idle-latency-results.md"
+cat "$here/../docs/measurements/idle-latency-results.md"

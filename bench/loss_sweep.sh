@@ -5,7 +5,7 @@
 # (none with cs and an idle buffer). Each rate runs for --seconds; the source is
 # sharebuf-blaster (one thread, sendmmsg on AF_PACKET, EtherType 0x88b5 so the receiver's kernel
 # discards the frames at once), pinned to no CPU, sharing the 2 cores with the switch.
-# Writes bench/loss-sweep-results.md (and DIR/results.jsonl).
+# Writes docs/measurements/loss-sweep-results.md (and DIR/results.jsonl).
 #   bench/loss_sweep.sh [--build DIR] [--seconds S] [--rates K,K,...] [--only NAME[,NAME]]
 # --rates: offered rates in kpps, 0 meaning as fast as the source can (default
 # 200,400,600,800,1000,1200,0); NAMEs as in bench/lib/switches.sh (default sharebufd,bridge).
@@ -68,5 +68,5 @@ for name in "${switches[@]}"; do
   bench_stop_switch "$name"
 done
 /usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" "$args" \
-  >"$here/loss-sweep-results.md"
-cat "$here/loss-sweep-results.md"
+  >"$here/../docs/measurements/loss-sweep-results.md"
+cat "$here/../docs/measurements/loss-sweep-results.md"

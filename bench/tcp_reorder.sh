@@ -6,7 +6,7 @@
 # detections, the segments each host sent (data per ACK: an ACK is a frame the switch forwards too),
 # and what sharebufd dropped (RX ring, TX errors, policy). A hardware switch keeps one
 # port pair's frames in order; out-of-order segments with nothing dropped come from the path.
-# Writes bench/tcp-reorder-results.md (and DIR/results.jsonl).
+# Writes docs/measurements/tcp-reorder-results.md (and DIR/results.jsonl).
 #   bench/tcp_reorder.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 #                        [--client-cpu N]
 # NAMEs: bench/lib/switches.sh (default: the bridge and sharebufd each on the testbed's links
@@ -83,5 +83,5 @@ bench_interleave "$reps" measure "${switches[@]}"
   echo "Command: \`bench/tcp_reorder.sh${client_cpu:+ --client-cpu $client_cpu}\` (as root, after \`./run.sh build\`)."
   echo
   /usr/bin/python3 "$report" table "$results"
-} >"$here/tcp-reorder-results.md"
-cat "$here/tcp-reorder-results.md"
+} >"$here/../docs/measurements/tcp-reorder-results.md"
+cat "$here/../docs/measurements/tcp-reorder-results.md"
