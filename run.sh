@@ -10,6 +10,8 @@
 #                      the sim tests also run against it (ctest label ns3debug)
 set -euo pipefail
 cd "$(dirname "$0")"
+# shellcheck source=netns-scripts/lib/usage.sh
+source netns-scripts/lib/usage.sh
 
 JOBS=${JOBS:-$(nproc)}
 PACKAGES=(
@@ -18,7 +20,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libtomlplusplus-dev
   libnl-3-dev libnl-route-3-dev libpcap-dev
   iproute2 ethtool iperf3 iputils-ping procps python3
-  clang-format clang libclang-rt-14-dev
+  clang-format clang libclang-rt-14-dev shellcheck
   python3-matplotlib python3-sklearn
   libns3-dev libgsl-dev
   cpp libprotobuf32 libgc1 libboost-iostreams1.74.0
@@ -129,11 +131,20 @@ sim_tests() {
   ctest --test-dir "$1" --output-on-failure -L ns3debug -j "$JOBS"
 }
 
-# The P4 programs against p4test (../shared/tools/p4c/bin/p4test, $P4TEST or PATH; skipped with
-# the reason when there is none).
+# The P4 programs against p4test ($P4TEST, PATH, or beside the repository; skipped with the reason
+# when there is none), their loader, and against the Tofino compiler (label tofino; skipped,
+# saying how to build it, when bf-p4c is not installed).
 p4_tests() {
-  log "P4 programs in $1 (p4test: frontend and midend, no Tofino stage allocation)"
+  log "P4 programs in $1 (p4test: frontend and midend; the bfrt_python loader)"
   ctest --test-dir "$1" --output-on-failure -L p4
+  log "P4 programs in $1 against the Tofino compiler (bf-p4c; skipped without it)"
+  ctest --test-dir "$1" --output-on-failure -L tofino
+}
+
+# The whole tree formatted (.clang-format) and its shell scripts shellcheck-clean.
+lint_tests() {
+  log "lint: clang-format and shellcheck over the tree"
+  ctest --test-dir "$1" --output-on-failure -L lint
 }
 
 # netns_tests DIR [LABEL]: the integration tests (label netns) in DIR. The datapath's threads meet
@@ -163,6 +174,7 @@ case "${1:-}" in
   test)
     deps
     build build
+    lint_tests build
     unit_tests build
     sim_tests build
     p4_tests build
@@ -190,10 +202,10 @@ case "${1:-}" in
     bench/run_benchmarks.sh build
     ;;
   -h | --help | help | "")
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sb_usage "$0"
     ;;
   *)
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sb_usage "$0"
     echo "run.sh: unknown command '$1'" >&2
     exit 2
     ;;

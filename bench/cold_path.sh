@@ -11,6 +11,8 @@
 #     --keep      keep the run folder with the scratch build (printed) instead of removing it
 # Needs root, x86-64 (the marks read the TSC), and the build dependencies (./run.sh deps).
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 reps=3 pings=500 keep=0
@@ -19,7 +21,7 @@ while [ $# -gt 0 ]; do
     --reps) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "--reps: a positive number" >&2; exit 2; }; reps=$2; shift 2 ;;
     --pings) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "--pings: a positive number" >&2; exit 2; }; pings=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "cold_path.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -9,13 +9,15 @@
 #   bench/control_attack.sh [--build DIR] [--reps N] [--seconds S]
 # Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/open_socket_testbed.sh
 source "$here/lib/open_socket_testbed.sh"
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sb_usage "$0"; }
 build=$TB_ROOT/build reps=3 seconds=10
 while [ $# -gt 0 ]; do
   case "$1" in

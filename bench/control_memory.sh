@@ -7,13 +7,15 @@
 #   bench/control_memory.sh [--build DIR] [--clients N] [--seconds S] [--after S] [--idle DURATION]
 # Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/open_socket_testbed.sh
 source "$here/lib/open_socket_testbed.sh"
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sb_usage "$0"; }
 build=$TB_ROOT/build clients=8 seconds=15 after=0 idle=300s
 while [ $# -gt 0 ]; do
   case "$1" in

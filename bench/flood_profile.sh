@@ -7,6 +7,8 @@
 #   bench/flood_profile.sh [--build DIR] [--seconds S] [--switch NAME] [--keep FILE]
 # --keep FILE: keep perf.data there. Needs root, perf (linux-perf) and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --switch) switch=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "flood_profile.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

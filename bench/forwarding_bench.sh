@@ -13,6 +13,8 @@
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 # Needs root; installs openvswitch-switch if missing.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
@@ -21,7 +23,7 @@ source "$here/lib/switches.sh"
 # shellcheck source=lib/host_counters.sh
 source "$here/lib/host_counters.sh"
 
-args="$*"
+cmdline="$*"
 build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "forwarding_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -119,7 +121,7 @@ measure() {
 
 bench_interleave "$reps" measure "${switches[@]}"
 
-/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" "$args" \
+/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" "$cmdline" \
   >"$here/../docs/measurements/forwarding-results.md"
 /usr/bin/python3 "$here/lib/forwarding_report.py" plot "$results" "$TB_ROOT/docs/img/fwd-ping-cdf.png"
 cat "$here/../docs/measurements/forwarding-results.md"

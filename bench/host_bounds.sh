@@ -18,6 +18,8 @@
 #   bench/host_bounds.sh [--build DIR] [--reps N] [--seconds S] [--switches NAME[,NAME]]
 # Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --switches) switches=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "host_bounds.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -20,15 +20,17 @@
 # the others of bench/lib/switches.sh.
 # Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 
-args="$*"
+cmdline="$*"
 build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0 trace=0
-ping_cpu= interval_ms=10
+ping_cpu="" interval_ms=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -42,7 +44,7 @@ while [ $# -gt 0 ]; do
     --interval)
       [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -ge 2 ] && [ "$2" -le 1000 ] || { echo "--interval: milliseconds between pings, 2 to 1000" >&2; exit 2; }
       interval_ms=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "idle_latency.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -109,6 +111,6 @@ measure() {
 IFS=, read -r -a switches <<<"$only"
 bench_interleave "$reps" measure "${switches[@]}"
 cp "$results" "$here/../docs/measurements/idle-latency-results.jsonl"
-/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" "$args" \
+/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" "$cmdline" \
   >"$here/../docs/measurements/idle-latency-results.md"
 cat "$here/../docs/measurements/idle-latency-results.md"

@@ -11,6 +11,8 @@
 # 200,400,600,800,1000,1200,0); NAMEs as in bench/lib/switches.sh (default sharebufd,bridge).
 # Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
@@ -19,7 +21,7 @@ source "$here/lib/switches.sh"
 # shellcheck source=lib/host_counters.sh
 source "$here/lib/host_counters.sh"
 
-args="$*"
+cmdline="$*"
 build=$TB_ROOT/build seconds=3 rates="200,400,600,800,1000,1200,0" only="sharebufd,bridge"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "loss_sweep.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +69,6 @@ for name in "${switches[@]}"; do
   done
   bench_stop_switch "$name"
 done
-/usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" "$args" \
+/usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" "$cmdline" \
   >"$here/../docs/measurements/loss-sweep-results.md"
 cat "$here/../docs/measurements/loss-sweep-results.md"

@@ -6,7 +6,9 @@
 #   bench/stop_time.sh [RUNS]
 # Needs root and ./run.sh build.
 set -euo pipefail
-case "${1:-}" in -h | --help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+case "${1:-}" in -h | --help) sb_usage "$0"; exit 0 ;; esac
 runs=${1:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 IFS=: read -r -a builds <<<"${SHAREBUFD:-$here/../build/mgmt/sharebufd}"

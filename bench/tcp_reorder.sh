@@ -14,6 +14,8 @@
 # CPUs is reordered) and @flow (RPS by flow hash), and sharebufd-percpu on NAPI and RPS links).
 # --client-cpu N pins iperf3's client (the sender) to CPU N. Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$here/../netns-scripts/lib/testbed.sh"
@@ -31,7 +33,7 @@ while [ $# -gt 0 ]; do
     --client-cpu)
       [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -lt "$(nproc)" ] || { echo "--client-cpu: a CPU number below $(nproc)" >&2; exit 2; }
       client_cpu=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "tcp_reorder.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -14,6 +14,8 @@
 # flows.csv, summary.csv, summary.md, fct_cdf.png, fct_p99.png and timeline-<policy>.png into DIR;
 # --readme fills the section marked with --label (in docs/experiments/e1-protean.md) (lower case; default e1).
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 # shellcheck source=../netns-scripts/lib/fct_run.sh
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
     --label) label=$2; shift 2 ;;
     --quick) reps=1; warmup=1.5; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e1_protean.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -58,7 +60,9 @@ for spec in "${plist[@]}"; do
   /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch-$policy.csv" "$out/timeline-$policy.png" \
     --queues p1/0,p2/0 --title "E1 $policy: p1 = TCP incast (S3 -> S1), p2 = UDP (S1 -> S2)" >/dev/null
 done
+readme_flag=()
+[ "$readme" = 1 ] && readme_flag=(--readme)
 /usr/bin/python3 "$TB_ROOT/experiments/lib/fct_report.py" --experiment "$label" --out "$out" \
   --baseline dt --highlight protean --paper "Protean: tail FCT 2.3x and mean FCT 1.7x better than DT, same UDP throughput" \
-  $( [ "$readme" = 1 ] && echo --readme )
+  "${readme_flag[@]}"
 echo "results in $out"

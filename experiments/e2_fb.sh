@@ -8,6 +8,8 @@
 #   experiments/e2_fb.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--quick] [--readme]
 # Defaults: results/e2, 5 repetitions, dt cs fb fba abm. Policy specs and outputs as in E1.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 # shellcheck source=../netns-scripts/lib/fct_run.sh
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
     --policies) policies=$2; shift 2 ;;
     --quick) reps=1; warmup=1.5; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e2_fb.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -47,7 +49,9 @@ for spec in "${plist[@]}"; do
   /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch-$policy.csv" "$out/timeline-$policy.png" \
     --queues p1/0,p2/1,p2/7 --title "E2 $policy: p1/0 = TCP (S2 -> S1), p2/1..7 = UDP (S1 -> S2)" >/dev/null
 done
+readme_flag=()
+[ "$readme" = 1 ] && readme_flag=(--readme)
 /usr/bin/python3 "$TB_ROOT/experiments/lib/fct_report.py" --experiment E2 --out "$out" \
   --baseline dt --highlight fb --paper "FB: FCTs at least 50 ms smaller than DT" \
-  $( [ "$readme" = 1 ] && echo --readme )
+  "${readme_flag[@]}"
 echo "results in $out"

@@ -27,6 +27,8 @@
 # 300 MB, one pcap per ingress port) into DIR/trace/ with its switch config, and replay it with
 # experiments/e4_credence.sh (E4 on a recorded E3 trace; results in DIR/e4/).
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e3 seconds=15 reps=2 queues=single,multi transports=cubic loads=0.4,0.8 bursts=0.5
@@ -48,7 +50,7 @@ while [ $# -gt 0 ]; do
             shift ;;
     --record) record=1; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e3_incast.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -11,6 +11,8 @@
 #                              [--order departures-first|arrivals-first]
 #                              [--readme]    (--readme also updates the E4 page's section)
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 cd "$(dirname "$0")/.."
 out=results/e4 build=build readme=0 pcap_args=() config="" order=departures-first
 while [ $# -gt 0 ]; do
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     --config) config=$2; shift 2 ;;
     --order) order=$2; shift 2 ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e4_credence.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -29,6 +31,7 @@ replay="$build/sim/sharebuf-replay"
 [ -x "$replay" ] || { echo "e4_credence.sh: $replay not built (./run.sh build)" >&2; exit 1; }
 mkdir -p "$out"
 
+# shellcheck disable=SC2054 # the commas separate a policy spec's parameters, not elements
 policies=(
   --order "$order"
   --policies cs,dt,lqd

@@ -14,6 +14,8 @@
 #   experiments/e5_smartbuf.sh [--out DIR] [--fan-ins 16,32,48] [--rounds 6] [--size 1000000]
 #                                [--buffer 21000] [--syncs dequeue,probe] [--quick] [--readme]
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e5 fanins=16,32,48 rounds=6 size=1000000 buffer=21000 readme=0 syncs=dequeue,probe
@@ -27,7 +29,7 @@ while [ $# -gt 0 ]; do
     --syncs) syncs=$2; shift 2 ;;
     --quick) rounds=3; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e5_smartbuf.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -9,6 +9,8 @@
 #   experiments/e6_live_reconfig.sh [--out DIR] [--seconds 60] [--interval 1] [--quick] [--readme]
 # --quick: 10 seconds, a switch every 0.5 s. Writes switches.csv, watch.csv, summary.md.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e6 seconds=60 interval=1 readme=0
@@ -19,7 +21,7 @@ while [ $# -gt 0 ]; do
     --interval) interval=$2; shift 2 ;;
     --quick) seconds=10; interval=0.5; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e6_live_reconfig.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -15,6 +15,8 @@
 # in DIR/POLICY-MODE/ (the recordings only with --keep-pcaps). --readme writes the E7 page's
 # agreement section. Needs root and a build (./run.sh build).
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$root/netns-scripts/lib/testbed.sh"
@@ -34,7 +36,7 @@ while [ $# -gt 0 ]; do
     --header-reserve) header_reserve=$2; shift 2 ;;
     --keep-pcaps) keep=1; shift ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e7_agreement.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done

@@ -13,6 +13,8 @@
 #   experiments/e7_fig13_latency.sh [--out DIR] [--seconds 4] [--cases idle,droptail,trim]
 # About 30 s. Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e7-fig13 seconds=4 cases=idle,droptail,trim
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --cases) cases=$2; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sb_usage "$0"; exit 0 ;;
     *) echo "e7_fig13_latency.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done

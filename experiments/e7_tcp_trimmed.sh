@@ -12,6 +12,8 @@
 # Writes DIR/tcp_trimmed.csv and DIR/tcp_trimmed.md (a table of every run); --readme puts the
 # table into the E7 page (section e7tcp).
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 out=results/e7 seconds=5 reps=3 readme=0
@@ -21,7 +23,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e7_tcp_trimmed.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done

@@ -22,6 +22,8 @@
 # events.csv, summary.csv/.md, stats-POLICY-MODE.json (counters of each mode), header_latency_cdf.png
 # and qct.png into DIR.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
 # shellcheck source=../netns-scripts/lib/paper_testbeds.sh
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
     --header-reserve) header_reserve=$2; shift 2 ;;
     --readme) readme=1; shift ;;
     --quick) fanin=16; policies=dt; queries=5; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e7_trimming.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done

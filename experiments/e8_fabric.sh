@@ -11,6 +11,8 @@
 #                            [--readme]   (--readme: update the figures' sections of the E8 page)
 # --quick: one seed and 20 ms per run (minutes, a smoke test; its numbers mean nothing).
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 cd "$(dirname "$0")/.."
 out=results/e8 build=build jobs=2 quick="" readme=""
 figures=protean,smartbuf,credence-load,credence-burst,credence-flip
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
     --readme) readme=--readme; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e8_fabric.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -15,6 +15,8 @@
 # files stay in DIR/<experiment>-<policy>/ (the recordings only with --keep-pcaps: hundreds of
 # MB). Needs root and a build (./run.sh build).
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$root/netns-scripts/lib/testbed.sh"
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
     --warmup) warmup=$2; shift 2 ;;
     --readme) readme=1; shift ;;
     --keep-pcaps) keep=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "live_vs_replay.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -23,6 +23,8 @@
 # retired_pending), control.json, stats.json, sharebufd.log, summary.md; with --readme the table
 # goes into docs/testing.md's soak section. Exits 1 if a check fails. Needs root and ./run.sh build.
 set -euo pipefail
+# shellcheck source=../netns-scripts/lib/usage.sh
+source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../netns-scripts/lib/testbed.sh
 source "$root/netns-scripts/lib/testbed.sh"
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     --fast-switches) fast=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --readme) readme=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "soak.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -6,6 +6,8 @@
 # switch's per-queue counters.
 #   netns-scripts/basic_demo.sh [--seconds S] [--policy NAME]     (as root, after ./run.sh build)
 set -euo pipefail
+# shellcheck source=lib/usage.sh
+source "$(dirname "$0")/lib/usage.sh"
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
 
@@ -14,7 +16,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --policy) policy=$2; shift 2 ;;
-    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "demo.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

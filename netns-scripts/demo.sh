@@ -5,11 +5,13 @@
 #   netns-scripts/demo.sh [--out DIR]      (as root; ./run.sh demo builds first)
 # The full experiment: experiments/e1_protean.sh (7 policies x 5 repetitions).
 set -euo pipefail
+# shellcheck source=lib/usage.sh
+source "$(dirname "$0")/lib/usage.sh"
 out=results/demo
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "demo.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -9,6 +9,8 @@
 # exec'ing iperf3; the spread of those times is printed ("started within X ms").
 # Usable as background load too: --bytes 0 --seconds S runs time-bounded streams instead.
 set -euo pipefail
+# shellcheck source=lib/usage.sh
+source "$(dirname "$0")/lib/usage.sh"
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
 
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --rate) rate=$2; shift 2 ;;
     --buffer) buffer=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "iperf_incast.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done

@@ -5,6 +5,8 @@
 #                            [--config FILE] [--seconds S]
 # Prints how to reach the hosts; tears everything down on exit.
 set -euo pipefail
+# shellcheck source=lib/usage.sh
+source "$(dirname "$0")/lib/usage.sh"
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
 
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
     --rto-min) rto=$2; shift 2 ;;
     --config) config=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "testbed.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

@@ -6,6 +6,8 @@
 #   netns-scripts/timeline.sh [--out DIR] [--seconds S] [--buffer CELLS] POLICY[:key=value,...]...
 # (as root, after ./run.sh build). Default policies: dt protean. Writes DIR/<policy>.csv and .png.
 set -euo pipefail
+# shellcheck source=lib/usage.sh
+source "$(dirname "$0")/lib/usage.sh"
 # shellcheck source=lib/testbed.sh
 source "$(dirname "$0")/lib/testbed.sh"
 
@@ -15,7 +17,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --buffer) buffer=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sb_usage "$0"; exit 0 ;;
     -*) echo "timeline.sh: unknown option '$1'" >&2; exit 2 ;;
     *) specs+=("$1"); shift ;;
   esac

@@ -102,6 +102,6 @@ echo "sharebufd exited with $rc after $elapsed_ms ms"
 [ "$elapsed_ms" -le 1000 ] || fail "sharebufd took $elapsed_ms ms to stop"
 promisc p1 && fail "p1 is still promiscuous after the clean exit that followed the crash"
 promisc p3 && fail "p3 is still promiscuous"
-key_files=$(ls /run/sharebuf/ports/ 2>/dev/null | grep -c "^net$(stat -L -c %i /run/netns/"$(tb_ns_sw)")-" || true)
+key_files=$(find /run/sharebuf/ports/ -maxdepth 1 -name "net$(stat -L -c %i /run/netns/"$(tb_ns_sw)")-*" 2>/dev/null | wc -l || true)
 [ "$key_files" -eq 0 ] || fail "$key_files lock files left after a clean exit"
 echo "ports owned once and given back"

@@ -1,0 +1,48 @@
+"""The scripts' --help: one convention. Every script with a -h/--help option prints its header
+(the comment block after the shebang, netns-scripts/lib/usage.sh) and exits 0; none cuts its
+header by line numbers (`sed -n '2,Np' "$0"`), which drifted from the headers it printed."""
+import os
+import subprocess
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def shell_scripts():
+    out = subprocess.run(["git", "ls-files", "*.sh"], cwd=ROOT, capture_output=True, text=True)
+    return [f for f in out.stdout.split() if os.path.isfile(os.path.join(ROOT, f))]
+
+
+def header(path):
+    lines = open(path).read().split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        if i == 0 and line.startswith("#!"):
+            continue
+        if not line.startswith("#"):
+            break
+        out.append(line[2:] if line.startswith("# ") else line[1:])
+    return "\n".join(out) + "\n"
+
+
+class ScriptHelp(unittest.TestCase):
+    def test_no_help_by_line_numbers(self):
+        for f in shell_scripts():
+            with self.subTest(script=f):
+                self.assertNotIn("sed -n '2,", open(os.path.join(ROOT, f)).read())
+
+    def test_help_is_the_header(self):
+        scripts = [f for f in shell_scripts()
+                   if 'sb_usage "$0"' in open(os.path.join(ROOT, f)).read()]
+        self.assertGreater(len(scripts), 20)
+        for f in scripts:
+            with self.subTest(script=f):
+                r = subprocess.run(["bash", os.path.join(ROOT, f), "--help"], cwd=ROOT,
+                                   capture_output=True, text=True, timeout=30)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(r.stdout, header(os.path.join(ROOT, f)))
+                self.assertGreater(len(r.stdout.split("\n")), 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
