@@ -65,7 +65,10 @@ class ControlResult {
 };
 
 // A change to trimming (SwitchControl::set_trimming): unset fields keep their value. Class fields
-// need `class_name`, port fields `port`.
+// need `class_name`, port fields `port`. Each value is within its declared range
+// (datapath/trim_params.h): the callers read them through the declarations, which check them;
+// set_trimming checks what the declarations cannot see (the class and the port exist, the trim
+// queue is one of the port's, every port has a line rate for tofino-approx).
 struct TrimUpdate {
   std::optional<uint32_t> trim_size;  // 64-9216 bytes
   std::optional<bool> trim_fix_lengths;

@@ -16,6 +16,7 @@
 #include "common/units.h"
 #include "datapath/frame_parser.h"
 #include "datapath/mac_table.h"
+#include "datapath/trim_params.h"
 #include "mgmt/config_table.h"
 #include "mgmt/toml_reader.h"
 #include "policies/policy.h"
@@ -133,10 +134,8 @@ ClassConfig read_class(TableReader& r, uint32_t cell_bytes) {
     c.dscp.push_back(static_cast<uint8_t>(d));
   for (int64_t p : r.integer_list("pcp", 0, 7))
     c.pcp.push_back(static_cast<uint8_t>(p));
-  const std::string overflow = r.choice("overflow", "drop", {"drop", "trim", "return-to-sender"});
-  c.overflow = overflow == "trim"               ? datapath::OverflowAction::kTrim
-               : overflow == "return-to-sender" ? datapath::OverflowAction::kReturnToSender
-                                                : datapath::OverflowAction::kDrop;
+  c.overflow = *datapath::overflow_action(
+      r.choice("overflow", datapath::trim_spec(datapath::kTrimClassParams, "overflow")));
   const auto rt = r.with_unit("return_threshold", [cell_bytes](std::string_view s) {
     return parse_size_cells(s, cell_bytes);
   });
@@ -181,13 +180,17 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 16).value_or(8192));
   p.tx_batch = static_cast<uint32_t>(r.integer("tx_batch", 1, 64).value_or(64));
   p.storm_pps = static_cast<uint64_t>(r.integer("storm_pps", 0, 100'000'000).value_or(0));
-  p.trim_queue = static_cast<uint32_t>(r.integer("trim_queue", 0, 63).value_or(0));
+  using datapath::kTrimPortParams;
+  using datapath::trim_spec;
+  p.trim_queue = static_cast<uint32_t>(
+      r.integer("trim_queue", trim_spec(kTrimPortParams, "trim_queue")).value_or(0));
   if (p.trim_queue >= p.num_queues) {
     r.fail("trim_queue", "is queue " + std::to_string(p.trim_queue) + " but this port has " +
                              std::to_string(p.num_queues) +
                              " queue(s) (queues are numbered from 0)");
   }
-  p.trim_dscp_toward = static_cast<int>(r.integer("trim_dscp_toward", 0, 63).value_or(-1));
+  p.trim_dscp_toward = static_cast<int>(
+      r.integer("trim_dscp_toward", trim_spec(kTrimPortParams, "trim_dscp_toward")).value_or(-1));
   r.finish();
   return p;
 }
@@ -315,50 +318,28 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
   }
 
   if (const toml::table* t = section("trimming")) {
-    TableReader r(*t, file, "[trimming]");
-    // 64 bytes: a minimal Ethernet frame; 9216: the largest frame a port takes.
-    sw.trim.size = static_cast<uint32_t>(r.integer("trim_size", 64, 9216).value_or(sw.trim.size));
-    sw.trim.fix_lengths = r.boolean("trim_fix_lengths").value_or(true);
-    sw.trim.dscp = static_cast<int>(r.integer("trim_dscp", 0, 63).value_or(-1));
-    sw.trim.return_dscp = static_cast<int>(r.integer("return_dscp", 0, 63).value_or(-1));
-    // The Tofino approximation (datapath/tofino_approx.h).
-    sw.trim.tofino_approx =
-        r.choice("mode", "ideal", {"ideal", "tofino-approx"}) == "tofino-approx";
-    if (const auto pipelines = r.integer("pipelines", 1, 64)) {
+    // Read through the declared keys (datapath/trim_params.h), as trim.set reads its arguments.
+    policies::Params params;
+    params.origin = file + " [trimming]";
+    for (const auto& [k, v] : *t) {
+      params.values[std::string(k.str())] = to_json(v);
+      params.key_origins[std::string(k.str())] = location(file, v.source());
+    }
+    const policies::ParamReader r(policies::ParamReader::Subject{"[trimming]"}, params,
+                                  datapath::kTrimParams);
+    datapath::read_trim_params(r, sw.trim, false);
+    if (r.has("pipelines")) {
+      const uint64_t pipelines = r.integer("pipelines");
       if (sw.rx_mode == datapath::RxMode::kPerCpu)
         r.fail("pipelines",
                "cannot be set with [switch] rx_mode = \"per-cpu\": an ingress "
                "pipeline is an RX worker, and there is one per CPU");
-      if (sw.rx_threads != 0 && sw.rx_threads != *pipelines)
-        r.fail("pipelines", "is " + std::to_string(*pipelines) + " but [switch] rx_threads is " +
+      if (sw.rx_threads != 0 && sw.rx_threads != pipelines)
+        r.fail("pipelines", "is " + std::to_string(pipelines) + " but [switch] rx_threads is " +
                                 std::to_string(sw.rx_threads) +
                                 ": an ingress pipeline is an RX worker; set one of them");
-      sw.rx_threads = static_cast<uint32_t>(*pipelines);
+      sw.rx_threads = static_cast<uint32_t>(pipelines);
     }
-    sw.trim.meters =
-        *datapath::meter_variant(r.choice("meters", "three", {"three", "two", "fixed", "mirror"}));
-    sw.trim.line_rate_bps = r.with_unit("line_rate", parse_rate_bps).value_or(0);
-    sw.trim.meter_burst_bytes = static_cast<uint32_t>(
-        r.integer("meter_burst", 64, 16 << 20).value_or(sw.trim.meter_burst_bytes));
-    sw.trim.pessimistic_share = r.number("pessimistic_share", 0.01, 1.0).value_or(0);
-    sw.trim.t0_ns = r.with_unit("t0", parse_duration_ns).value_or(sw.trim.t0_ns);
-    sw.trim.t1_ns = r.with_unit("t1", parse_duration_ns).value_or(sw.trim.t1_ns);
-    if (sw.trim.t0_ns > 1'000'000'000 || sw.trim.t1_ns > 1'000'000'000)
-      r.fail(sw.trim.t0_ns > 1'000'000'000 ? "t0" : "t1", "must be at most 1s");
-    sw.trim.recirc_rate_bps = r.with_unit("recirc_rate", parse_rate_bps).value_or(0);
-    sw.trim.recirc_queue_bytes = static_cast<uint32_t>(
-        r.integer("recirc_queue", 1500, 64 << 20).value_or(sw.trim.recirc_queue_bytes));
-    sw.trim.recirc_latency_ns =
-        r.with_unit("recirc_latency", parse_duration_ns).value_or(sw.trim.recirc_latency_ns);
-    if (sw.trim.recirc_latency_ns > 1'000'000'000) r.fail("recirc_latency", "must be at most 1s");
-    sw.trim.trim_newest = r.number("trim_newest", 0, 1).value_or(0);
-    sw.trim.header_reserve = static_cast<uint32_t>(
-        r.integer("header_reserve", 0, 4096).value_or(sw.trim.header_reserve));
-    sw.trim.header_full_return = r.choice("header_full", "return-to-sender",
-                                          {"return-to-sender", "drop"}) == "return-to-sender";
-    if (const auto seed = r.integer("seed", 0, std::numeric_limits<int64_t>::max()))
-      sw.trim.seed = static_cast<uint64_t>(*seed);
-    r.finish();
   }
 
   index = 0;

@@ -3,10 +3,13 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
+#include <span>
 #include <sstream>
 
 #include <toml++/toml.h>
@@ -14,6 +17,7 @@
 #include "buffer/drop_reason.h"
 #include "common/bounded_input.h"
 #include "common/units.h"
+#include "datapath/trim_params.h"
 #include "policies/registry.h"
 
 namespace sharebuf::mgmt {
@@ -211,6 +215,14 @@ json policy_set(ControlContext& ctx, const json& args) {
         confined_path(ctx.config.control.model_dir, params.values["model"].get<std::string>(),
                       "model_dir", "model", false);
   }
+  // A patch, as trim.set: the keys given change, the others keep the values they have — the
+  // running policy's when it is the one named, a policy's defaults otherwise.
+  if (name == ctx.sw.policy_name() && params.values.is_object()) {
+    json merged = ctx.sw.policy_params();
+    for (const auto& [k, v] : params.values.items())
+      merged[k] = v;
+    params.values = std::move(merged);
+  }
   const auto previous = ctx.sw.install_policy(name, params);
   if (!previous.ok()) throw RequestError(previous.error());
   ctx.config.sw.policy = name;
@@ -268,127 +280,65 @@ json view_set(ControlContext& ctx, const json& args) {
   return out;
 }
 
-// An integer argument within [min, max]; throws RequestError.
-int64_t arg_int(const json& args, const char* key, int64_t min, int64_t max) {
-  const json& v = args[key];
-  // An unsigned number past INT64_MAX would read as a negative one: range-checked as unsigned.
-  const bool too_big = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(max);
-  if (!v.is_number_integer() || too_big || v.get<int64_t>() < min || v.get<int64_t>() > max) {
-    throw RequestError(std::string("argument '") + key + "' must be an integer from " +
-                       std::to_string(min) + " to " + std::to_string(max));
-  }
-  return v.get<int64_t>();
-}
-
+// trim.set: [trimming]'s live keys, and a class's or a port's trimming keys, read through their
+// declarations (datapath/trim_params.h) as the configuration file is. It patches: the keys given
+// change, the others keep their values.
 json trim_set(ControlContext& ctx, const json& args) {
-  only_keys(args, {"trim_size",
-                   "trim_fix_lengths",
-                   "trim_dscp",
-                   "return_dscp",
-                   "class",
-                   "overflow",
-                   "return_threshold_cells",
-                   "port",
-                   "trim_queue",
-                   "trim_dscp_toward",
-                   "mode",
-                   "meters",
-                   "meter_burst",
-                   "pessimistic_share",
-                   "t0",
-                   "t1",
-                   "recirc_rate",
-                   "recirc_queue",
-                   "recirc_latency",
-                   "trim_newest"});
-  datapath::TrimUpdate u;
-  if (args.contains("trim_size"))
-    u.trim_size = static_cast<uint32_t>(arg_int(args, "trim_size", 64, 9216));
-  if (args.contains("trim_fix_lengths")) {
-    if (!args["trim_fix_lengths"].is_boolean())
-      throw RequestError("argument 'trim_fix_lengths' must be true or false");
-    u.trim_fix_lengths = args["trim_fix_lengths"].get<bool>();
-  }
-  if (args.contains("trim_dscp"))
-    u.trim_dscp = static_cast<int>(arg_int(args, "trim_dscp", -1, 63));
-  if (args.contains("return_dscp"))
-    u.return_dscp = static_cast<int>(arg_int(args, "return_dscp", -1, 63));
-  if (args.contains("class")) u.class_name = arg_string(args, "class", true);
-  if (args.contains("overflow")) {
-    const std::string o = arg_string(args, "overflow", true);
-    if (o != "drop" && o != "trim" && o != "return-to-sender")
-      throw RequestError("argument 'overflow' must be \"drop\", \"trim\" or \"return-to-sender\"");
-    u.overflow = o == "trim"   ? datapath::OverflowAction::kTrim
-                 : o == "drop" ? datapath::OverflowAction::kDrop
-                               : datapath::OverflowAction::kReturnToSender;
-  }
-  if (args.contains("return_threshold_cells"))
-    u.return_threshold_cells =
-        static_cast<uint32_t>(arg_int(args, "return_threshold_cells", 0, 1 << 30));
-  if (args.contains("port")) u.port = arg_string(args, "port", true);
-  if (args.contains("trim_queue"))
-    u.trim_queue = static_cast<uint32_t>(arg_int(args, "trim_queue", 0, 63));
-  if (args.contains("trim_dscp_toward"))
-    u.trim_dscp_toward = static_cast<int>(arg_int(args, "trim_dscp_toward", -1, 63));
-  if (args.contains("mode")) {
-    const std::string m = arg_string(args, "mode", true);
-    if (m != "ideal" && m != "tofino-approx")
-      throw RequestError("argument 'mode' must be \"ideal\" or \"tofino-approx\"");
-    u.tofino_approx = m == "tofino-approx";
-  }
-  if (args.contains("meters")) {
-    const std::string m = arg_string(args, "meters", true);
-    u.meters = datapath::meter_variant(m);
-    if (!u.meters)
-      throw RequestError("argument 'meters' must be \"three\", \"two\", \"fixed\" or \"mirror\"");
-  }
-  if (args.contains("meter_burst"))
-    u.meter_burst = static_cast<uint32_t>(arg_int(args, "meter_burst", 64, 16 << 20));
-  // Durations and rates as in the configuration file: "6us", "10Gbit".
-  auto with_unit = [&](const char* key, uint64_t (*parse)(std::string_view)) {
-    const std::string text = arg_string(args, key, true);
-    try {
-      return parse(text);
-    } catch (const std::exception& e) {
-      throw RequestError(std::string("argument '") + key + "': " + e.what());
-    }
+  using datapath::kTrimClassParams;
+  using datapath::kTrimParams;
+  using datapath::kTrimPortParams;
+  const policies::ParamReader::Subject subject{"trim.set"};
+  auto declared = [](std::span<const policies::ParamSpec> table, std::string_view key) {
+    return std::any_of(table.begin(), table.end(), [&](const auto& s) { return s.name == key; });
   };
-  if (args.contains("pessimistic_share")) {
-    if (!args["pessimistic_share"].is_number())
-      throw RequestError("argument 'pessimistic_share' must be a number from 0.01 to 1");
-    u.pessimistic_share = args["pessimistic_share"].get<double>();
+  policies::Params top, per_class, per_port;
+  std::set<std::string, std::less<>> top_keys;
+  for (const auto& [key, value] : args.items()) {
+    if (key == "class" || key == "port") continue;
+    if (declared(kTrimClassParams, key)) {
+      per_class.values[key] = value;
+    } else if (declared(kTrimPortParams, key)) {
+      per_port.values[key] = value;
+    } else if (declared(kTrimParams, key) && !datapath::trim_key_live(key)) {
+      throw RequestError("argument '" + key + "' is set at start only ([trimming] in the file)");
+    } else {
+      top.values[key] = value;  // unknown keys: the reader names the known ones
+      top_keys.insert(key);
+    }
   }
-  if (args.contains("t0")) u.t0_ns = with_unit("t0", common::parse_duration_ns);
-  if (args.contains("t1")) u.t1_ns = with_unit("t1", common::parse_duration_ns);
-  if (args.contains("recirc_rate"))
-    u.recirc_rate_bps = with_unit("recirc_rate", common::parse_rate_bps);
-  if (args.contains("recirc_queue"))
-    u.recirc_queue = static_cast<uint32_t>(arg_int(args, "recirc_queue", 1500, 64 << 20));
-  if (args.contains("recirc_latency"))
-    u.recirc_latency_ns = with_unit("recirc_latency", common::parse_duration_ns);
-  if (args.contains("trim_newest")) {
-    const json& v = args["trim_newest"];
-    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1)
-      throw RequestError("argument 'trim_newest' must be a probability from 0 to 1");
-    u.trim_newest = v.get<double>();
+  // A class's return threshold may be a size, as in the file: cells from here on.
+  if (per_class.values.contains("return_threshold") &&
+      per_class.values["return_threshold"].is_string()) {
+    try {
+      per_class.values["return_threshold"] = common::parse_size_cells(
+          per_class.values["return_threshold"].get<std::string>(), ctx.config.sw.buffer.cell_bytes);
+    } catch (const std::invalid_argument& e) {
+      throw RequestError(std::string("argument 'return_threshold': ") + e.what());
+    }
   }
+  datapath::TrimConfig trim = ctx.config.sw.trim;
+  datapath::TrimUpdate u;
+  try {
+    const policies::ParamReader r(subject, top, kTrimParams);
+    datapath::read_trim_params(r, trim, true);
+    u = datapath::trim_update(trim, top_keys);
+    const policies::ParamReader rc(subject, per_class, kTrimClassParams);
+    if (rc.has("overflow")) u.overflow = datapath::overflow_action(rc.choice("overflow"));
+    if (rc.has("return_threshold"))
+      u.return_threshold_cells = static_cast<uint32_t>(rc.integer("return_threshold"));
+    const policies::ParamReader rp(subject, per_port, kTrimPortParams);
+    if (rp.has("trim_queue")) u.trim_queue = static_cast<uint32_t>(rp.integer("trim_queue"));
+    if (rp.has("trim_dscp_toward"))
+      u.trim_dscp_toward = static_cast<int>(rp.signed_integer("trim_dscp_toward"));
+  } catch (const policies::ConfigError& e) {
+    throw RequestError(e.what(), "invalid_argument");
+  }
+  if (args.contains("class")) u.class_name = arg_string(args, "class", true);
+  if (args.contains("port")) u.port = arg_string(args, "port", true);
   if (const auto err = ctx.sw.set_trimming(u)) throw RequestError(*err);
   // The effective configuration follows (config, and what a restart would load).
   datapath::SwitchConfig& sw = ctx.config.sw;
-  if (u.trim_size) sw.trim.size = *u.trim_size;
-  if (u.trim_fix_lengths) sw.trim.fix_lengths = *u.trim_fix_lengths;
-  if (u.trim_dscp) sw.trim.dscp = *u.trim_dscp;
-  if (u.return_dscp) sw.trim.return_dscp = *u.return_dscp;
-  if (u.tofino_approx) sw.trim.tofino_approx = *u.tofino_approx;
-  if (u.trim_newest) sw.trim.trim_newest = *u.trim_newest;
-  if (u.meters) sw.trim.meters = *u.meters;
-  if (u.meter_burst) sw.trim.meter_burst_bytes = *u.meter_burst;
-  if (u.pessimistic_share) sw.trim.pessimistic_share = *u.pessimistic_share;
-  if (u.t0_ns) sw.trim.t0_ns = *u.t0_ns;
-  if (u.t1_ns) sw.trim.t1_ns = *u.t1_ns;
-  if (u.recirc_rate_bps) sw.trim.recirc_rate_bps = *u.recirc_rate_bps;
-  if (u.recirc_queue) sw.trim.recirc_queue_bytes = *u.recirc_queue;
-  if (u.recirc_latency_ns) sw.trim.recirc_latency_ns = *u.recirc_latency_ns;
+  sw.trim = trim;
   for (auto& c : sw.classes) {
     if (u.class_name && c.traffic.name == *u.class_name) {
       if (u.overflow) c.overflow = *u.overflow;
@@ -539,7 +489,7 @@ const std::array kCommands = {
     Command{"trim.set",
             "{\"trim_size\": 64-9216, \"trim_fix_lengths\": bool, \"trim_dscp\": -1-63, "
             "\"return_dscp\": -1-63, \"class\": name, \"overflow\": \"drop\"|\"trim\"|"
-            "\"return-to-sender\", \"return_threshold_cells\": int, \"port\": name, "
+            "\"return-to-sender\", \"return_threshold\": size or cells, \"port\": name, "
             "\"trim_queue\": int, \"trim_dscp_toward\": -1-63, \"mode\": \"ideal\"|"
             "\"tofino-approx\", \"meters\": \"three\"|\"two\"|\"fixed\"|\"mirror\", "
             "\"meter_burst\": bytes, "
@@ -709,28 +659,18 @@ std::string effective_config_toml(const ControlContext& ctx) {
   }
   // Trimming as trim.set left it: [trimming], each class's overflow, each port's trim keys.
   const datapath::SwitchConfig& sw = ctx.config.sw;
-  // Keys trim.set cannot change (pipelines, line_rate) stay as the file had them.
+  // Keys trim.set cannot change (pipelines, line_rate, ...) stay as the file had them.
   toml::table trimming = root["trimming"].as_table() ? *root["trimming"].as_table() : toml::table{};
-  trimming.insert_or_assign("trim_size", static_cast<int64_t>(sw.trim.size));
-  trimming.insert_or_assign("trim_fix_lengths", sw.trim.fix_lengths);
-  if (sw.trim.dscp >= 0) trimming.insert_or_assign("trim_dscp", sw.trim.dscp);
-  if (sw.trim.return_dscp >= 0) trimming.insert_or_assign("return_dscp", sw.trim.return_dscp);
-  trimming.insert_or_assign("mode", sw.trim.tofino_approx ? "tofino-approx" : "ideal");
-  trimming.insert_or_assign("trim_newest", sw.trim.trim_newest);
-  trimming.insert_or_assign("meters", std::string(datapath::to_string(sw.trim.meters)));
-  trimming.insert_or_assign("meter_burst", static_cast<int64_t>(sw.trim.meter_burst_bytes));
-  if (sw.trim.pessimistic_share > 0)
-    trimming.insert_or_assign("pessimistic_share", sw.trim.pessimistic_share);
-  else
-    trimming.erase("pessimistic_share");
-  trimming.insert_or_assign("t0", std::to_string(sw.trim.t0_ns) + "ns");
-  trimming.insert_or_assign("t1", std::to_string(sw.trim.t1_ns) + "ns");
-  if (sw.trim.recirc_rate_bps != 0)
-    trimming.insert_or_assign("recirc_rate", std::to_string(sw.trim.recirc_rate_bps) + "bit");
-  else
-    trimming.erase("recirc_rate");
-  trimming.insert_or_assign("recirc_queue", static_cast<int64_t>(sw.trim.recirc_queue_bytes));
-  trimming.insert_or_assign("recirc_latency", std::to_string(sw.trim.recirc_latency_ns) + "ns");
+  const json values = datapath::trim_params_json(sw.trim);
+  for (const policies::ParamSpec& spec : datapath::kTrimParams) {
+    const std::string key(spec.name);
+    if (!datapath::trim_key_live(key)) continue;
+    if (values.contains(key)) {
+      put_toml(trimming, key, values[key]);
+    } else {
+      trimming.erase(key);  // at its default, which the file states by leaving it out
+    }
+  }
   root.insert_or_assign("trimming", std::move(trimming));
   if (toml::array* classes = root["classes"].as_array()) {
     for (toml::node& n : *classes) {

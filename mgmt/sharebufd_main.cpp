@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "datapath/switch.h"
+#include "datapath/trim_params.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/control_server.h"
 #include "mgmt/text_table.h"
@@ -148,7 +149,10 @@ int main(int argc, char** argv) {
   std::string stats_file;
   bool check_only = false;
   bool print_stats = false;
-  app.add_option("-c,--config", config_path, "TOML configuration file")->required();
+  bool trimming_markdown = false;
+  auto* config = app.add_option("-c,--config", config_path, "TOML configuration file");
+  app.add_flag("--trimming-markdown", trimming_markdown,
+               "print docs/configuration.md's [trimming] rows from the declared keys and exit");
   app.add_option("--log-level", log_level,
                  "trace, debug, info, warn, error, critical or off (overrides [log] level)");
   app.add_option(
@@ -161,6 +165,14 @@ int main(int argc, char** argv) {
   app.add_flag("--check-config", check_only, "validate the configuration and exit");
   app.add_flag("--print-stats", print_stats, "print the port and queue counters on exit");
   CLI11_PARSE(app, argc, argv);
+  if (trimming_markdown) {
+    std::cout << sharebuf::datapath::trim_params_markdown();
+    return 0;
+  }
+  if (config->count() == 0) {
+    std::cerr << app.help() << "sharebufd: --config is required\n";
+    return 2;
+  }
 
   auto logger = spdlog::stderr_color_mt("sharebufd");
   spdlog::set_default_logger(logger);

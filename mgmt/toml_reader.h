@@ -93,6 +93,21 @@ class TableReader {
       list += (list.empty() ? "" : ", ") + std::string(o);
     fail(key, "must be one of " + list + ", got '" + *s + "'");
   }
+  // A key declared in a ParamSpec table (datapath/trim_params.h): its range, or its default and
+  // choices, come from the declaration.
+  std::optional<int64_t> integer(std::string_view key, const policies::ParamSpec& spec) {
+    return integer(key, static_cast<int64_t>(spec.min), static_cast<int64_t>(spec.max));
+  }
+  std::string choice(std::string_view key, const policies::ParamSpec& spec) {
+    const auto s = string(key);
+    if (!s) return std::string(spec.default_value);
+    for (std::string_view rest = spec.choices; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      if (rest.substr(0, comma) == *s) return *s;
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    fail(key, "must be one of " + policies::range_text(spec) + ", got '" + *s + "'");
+  }
   // Integers are taken as is; strings go through a unit parser.
   template <typename Parse>
   std::optional<uint64_t> with_unit(std::string_view key, Parse&& parse) {

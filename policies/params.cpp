@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/units.h"
+
 namespace sharebuf::policies {
 namespace {
 
@@ -32,6 +34,10 @@ std::string_view to_string(ParamType t) noexcept {
       return "string";
     case ParamType::kNumberOrList:
       return "number or list of numbers";
+    case ParamType::kDuration:
+      return "duration";
+    case ParamType::kRate:
+      return "rate";
   }
   return "?";
 }
@@ -44,6 +50,22 @@ std::string range_text(const ParamSpec& spec) {
     return out;
   }
   if (spec.type == ParamType::kBool) return "true, false";
+  if (spec.type == ParamType::kDuration || spec.type == ParamType::kRate) {
+    // The largest unit that divides the bound: 1000000000 ns is "1 s", 64000 bit/s "64 kbit/s".
+    static constexpr std::pair<double, const char*> kTime[] = {
+        {1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+    static constexpr std::pair<double, const char*> kRates[] = {
+        {1e9, "Gbit/s"}, {1e6, "Mbit/s"}, {1e3, "kbit/s"}, {1, "bit/s"}};
+    auto unit = [&](double v) {
+      for (const auto& [scale, name] : spec.type == ParamType::kDuration ? kTime : kRates) {
+        if (v >= scale && std::fmod(v, scale) == 0) {
+          return std::to_string(static_cast<uint64_t>(v / scale)) + " " + name;
+        }
+      }
+      return std::string("0");
+    };
+    return unit(spec.min) + " – " + unit(spec.max);
+  }
   auto num = [](double v) {
     if (v >= 18446744073709551615.0) return std::string("2^64 − 1");
     // 1/1024 and the like: powers of two below one, as the alphas are documented.
@@ -65,10 +87,13 @@ std::string range_text(const ParamSpec& spec) {
 
 ParamReader::ParamReader(std::string_view policy, const Params& params,
                          std::span<const ParamSpec> specs)
-    : policy_(policy), params_(params), specs_(specs) {
+    : ParamReader(Subject{"policy '" + std::string(policy) + "'"}, params, specs) {}
+
+ParamReader::ParamReader(Subject subject, const Params& params, std::span<const ParamSpec> specs)
+    : subject_(std::move(subject.text)), params_(params), specs_(specs) {
   if (!params.values.is_object()) {
-    throw ConfigError((params.origin.empty() ? "" : params.origin + ": ") + "policy '" + policy_ +
-                      "': parameters must be a table of key = value");
+    throw ConfigError((params.origin.empty() ? "" : params.origin + ": ") + subject_ +
+                      ": parameters must be a table of key = value");
   }
   for (const auto& [key, value] : params.values.items()) {
     bool known = false;
@@ -84,8 +109,8 @@ ParamReader::ParamReader(std::string_view policy, const Params& params,
 
 void ParamReader::fail(std::string_view key, std::string_view problem) const {
   const std::string where = params_.where(key);
-  throw ConfigError((where.empty() ? "" : where + ": ") + "policy '" + policy_ + "': key '" +
-                    std::string(key) + "': " + std::string(problem));
+  throw ConfigError((where.empty() ? "" : where + ": ") + subject_ + ": key '" + std::string(key) +
+                    "': " + std::string(problem));
 }
 
 const nlohmann::json* ParamReader::find(std::string_view key) const {
@@ -97,7 +122,7 @@ const ParamSpec& ParamReader::spec(std::string_view key, ParamType type) const {
   for (const ParamSpec& s : specs_) {
     if (s.name == key && s.type == type) return s;
   }
-  throw std::logic_error("policy '" + policy_ + "' reads key '" + std::string(key) + "' as " +
+  throw std::logic_error(subject_ + " reads key '" + std::string(key) + "' as " +
                          std::string(to_string(type)) + " but does not declare it so");
 }
 
@@ -136,6 +161,58 @@ uint64_t ParamReader::integer(std::string_view key) const {
   }
   values_[std::string(key)] = n;
   return n;
+}
+
+int64_t ParamReader::signed_integer(std::string_view key) const {
+  const ParamSpec& s = spec(key, ParamType::kInteger);
+  const nlohmann::json* v = find(key);
+  int64_t n = 0;
+  if (v == nullptr) {
+    n = std::stoll(std::string(s.default_value));
+  } else {
+    if (!v->is_number_integer()) fail(key, "must be an integer, got " + v->dump());
+    if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      fail(key, "must be " + between(s.min, s.max) + ", got " + v->dump());
+    n = v->get<int64_t>();
+    if (static_cast<double>(n) < s.min || static_cast<double>(n) > s.max) {
+      fail(key, "must be " + between(s.min, s.max) + ", got " + v->dump());
+    }
+  }
+  values_[std::string(key)] = n;
+  return n;
+}
+
+// A duration or a rate: a string with its unit, parsed as the configuration file parses it.
+static uint64_t with_unit(const ParamReader& r, const ParamSpec& s, const nlohmann::json* v,
+                          uint64_t (*parse)(std::string_view), nlohmann::json& record) {
+  if (v == nullptr) {
+    record = std::string(s.default_value);
+    return parse(s.default_value);
+  }
+  if (!v->is_string()) {
+    r.fail(s.name, "must be a string with a unit (e.g. \"" + std::string(s.default_value) +
+                       "\"), got " + v->dump());
+  }
+  uint64_t x = 0;
+  try {
+    x = parse(v->get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    r.fail(s.name, e.what());
+  }
+  if (static_cast<double>(x) < s.min || static_cast<double>(x) > s.max)
+    r.fail(s.name, "must be " + range_text(s) + ", got " + v->dump());
+  record = *v;
+  return x;
+}
+
+uint64_t ParamReader::duration_ns(std::string_view key) const {
+  return with_unit(*this, spec(key, ParamType::kDuration), find(key), common::parse_duration_ns,
+                   values_[std::string(key)]);
+}
+
+uint64_t ParamReader::rate_bps(std::string_view key) const {
+  return with_unit(*this, spec(key, ParamType::kRate), find(key), common::parse_rate_bps,
+                   values_[std::string(key)]);
 }
 
 bool ParamReader::boolean(std::string_view key) const {

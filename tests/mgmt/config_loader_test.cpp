@@ -393,7 +393,7 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
        {"bad.toml:", "key 'header_reserve'", "do not fit"}},
       {"header_full",
        with_ports("[trimming]\nheader_full = \"bounce\"\n"),
-       {"key 'header_full'", "return-to-sender, drop"}},
+       {"key 'header_full'", "\"return-to-sender\", \"drop\""}},
       {"overflow action",
        with_ports("[[classes]]\nname = \"x\"\noverflow = \"bounce\"\n"),
        {"key 'overflow'", "drop, trim, return-to-sender"}},

@@ -88,9 +88,9 @@ const Case kCases[] = {
     {R"({"cmd":"capture.start","args":{"path":"x.pcap","stamps":"ring"}})", false, "needs mode \"all\""},
     {R"({"cmd":"capture.stop"})", false, "no capture is running"},
     {R"({"cmd":"capture.start","args":{"path":"a/b/x.pcap"}})", false, "one directory below"},
-    {R"({"cmd":"trim.set","args":{"trim_dscp":18446744073709551615}})", false, "from -1 to 63"},
-    {R"({"cmd":"trim.set","args":{"return_dscp":9223372036854775808}})", false, "from -1 to 63"},
-    {R"({"cmd":"trim.set","args":{"trim_dscp_toward":18446744073709551615}})", false, "from -1 to 63"},
+    {R"({"cmd":"trim.set","args":{"trim_dscp":18446744073709551615}})", false, "between -1 and 63"},
+    {R"({"cmd":"trim.set","args":{"return_dscp":9223372036854775808}})", false, "between -1 and 63"},
+    {R"({"cmd":"trim.set","args":{"trim_dscp_toward":18446744073709551615}})", false, "between -1 and 63"},
     {R"({"cmd":"trim.set","args":{"recirc_rate":"20000000000Gbit"}})", false, "out of range"},
 };
 // clang-format on
@@ -144,7 +144,7 @@ TEST(ControlProtocolEffects, TrimSetChangesTheWorkersSettingsAndTheConfig) {
   testing::ControlFixture f;
   const json ok = handle_request(f.ctx, R"({"cmd":"trim.set","args":{"trim_size":256,
       "trim_dscp":8,"return_dscp":7,"class":"low","overflow":"return-to-sender",
-      "return_threshold_cells":50,"port":"pb","trim_queue":0,"trim_dscp_toward":12}})");
+      "return_threshold":50,"port":"pb","trim_queue":0,"trim_dscp_toward":12}})");
   ASSERT_TRUE(ok["ok"]) << ok.dump();
   EXPECT_EQ(ok["result"]["classes"][0]["overflow"], "return-to-sender");
   const datapath::TrimSettings& t = f.core->trim;
@@ -166,8 +166,36 @@ TEST(ControlProtocolEffects, TrimSetChangesTheWorkersSettingsAndTheConfig) {
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"port":"pa","trim_queue":1,"trim_size":100}})"),
             "invalid_argument");  // pa has one queue
   EXPECT_EQ(t.size.load(), 256u) << "a refused update changes nothing";
-  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"trim_size":32}})"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"trim_size":32}})"), "invalid_argument");
   EXPECT_EQ(handle_request(f.ctx, R"({"cmd":"trim.get"})")["result"]["trim_size"], 256);
+}
+
+// trim.set and policy.set have one semantics, a patch: the keys given change, the others keep
+// their values (policy.set: the running policy's; another policy starts from its defaults). A
+// start-only key is refused saying so; a class's return threshold may be a size, as in the file.
+TEST(ControlProtocolEffects, TrimSetAndPolicySetArePatches) {
+  testing::ControlFixture f;
+  const auto req = [&](const char* line) { return handle_request(f.ctx, line); };
+  ASSERT_TRUE(req(R"({"cmd":"trim.set","args":{"trim_size":200}})")["ok"]);
+  ASSERT_TRUE(req(R"({"cmd":"trim.set","args":{"trim_dscp":5}})")["ok"]);
+  EXPECT_EQ(f.core->trim.size.load(), 200u);
+  EXPECT_EQ(f.core->trim.dscp.load(), 5);
+  const json seed = req(R"({"cmd":"trim.set","args":{"seed":3}})");
+  EXPECT_FALSE(seed["ok"]);
+  EXPECT_NE(seed["error"].get<std::string>().find("at start only"), std::string::npos) << seed;
+  ASSERT_TRUE(req(R"({"cmd":"trim.set","args":{"class":"low","overflow":"return-to-sender",
+      "return_threshold":"800B"}})")["ok"]);
+  EXPECT_EQ(f.core->trim.return_threshold[0].load(), 10u);  // 800 B of 80-byte cells
+
+  ASSERT_TRUE(req(R"({"cmd":"policy.set","args":{"name":"edt","params":{"alpha":2,
+      "near_empty_cells":3}}})")["ok"]);
+  const json patched = req(R"({"cmd":"policy.set","args":{"params":{"alpha":4}}})");
+  ASSERT_TRUE(patched["ok"]) << patched;
+  EXPECT_EQ(patched["result"]["params"]["alpha"], 4.0);
+  EXPECT_EQ(patched["result"]["params"]["near_empty_cells"], 3) << "kept, not back to its default";
+  const json other = req(R"({"cmd":"policy.set","args":{"name":"dt"}})");
+  ASSERT_TRUE(other["ok"]) << other;
+  EXPECT_EQ(other["result"]["params"]["alpha"], 1.0) << "another policy starts from its defaults";
 }
 
 // The Tofino approximation's settings go live and into the effective configuration; the mode
@@ -177,8 +205,8 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   const auto code = [&](const char* line) { return handle_request(f.ctx, line)["code"]; };
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"tofino-approx"}})"), "conflict");
   EXPECT_FALSE(f.core->trim.tofino_approx.load());
-  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"approx"}})"), "bad_request");
-  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"six"}})"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"approx"}})"), "invalid_argument");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"six"}})"), "invalid_argument");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"2s"}})"), "invalid_argument");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"pessimistic_share":5}})"), "invalid_argument");
   // Unset, the pessimistic share is one over the pipelines.
@@ -201,7 +229,7 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(s.recirc_latency_ns.load(), 2'000u);
   EXPECT_EQ(f.core->trim.trim_newest_p16.load(), 16384u);
   EXPECT_EQ(ok["result"]["trim_newest"], 0.25);
-  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"trim_newest":1.5}})"), "bad_request");
+  EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"trim_newest":1.5}})"), "invalid_argument");
   const DaemonConfig back = parse_config(effective_config_toml(f.ctx), "back.toml");
   EXPECT_EQ(back.sw.trim.meters, datapath::MeterVariant::kTwoMeters);
   EXPECT_EQ(back.sw.trim.t0_ns, 3'000u);
