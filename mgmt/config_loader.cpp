@@ -195,87 +195,75 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   return p;
 }
 
-}  // namespace
-
-DaemonConfig parse_config_table(const toml::table& root, const std::string& file) {
-  DaemonConfig cfg;
+// [switch]
+void read_switch(const toml::table& t, const std::string& file, DaemonConfig& cfg) {
   SwitchConfig& sw = cfg.sw;
-  sw.source = file;
-  TableReader top(root, file, "top level");
-  auto section = [&](std::string_view key) -> const toml::table* {
-    const toml::node* n = top.get(key);
-    if (n == nullptr) return nullptr;
-    if (!n->is_table()) top.fail(key, "must be a table ([" + std::string(key) + "])");
-    return n->as_table();
-  };
-
-  if (const toml::table* t = section("switch")) {
-    TableReader r(*t, file, "[switch]");
-    sw.name = r.string("name").value_or(sw.name);
-    if (sw.name.empty() || sw.name.find('/') != std::string::npos) {
-      r.fail("name", "must be a non-empty name without '/'");
-    }
-    sw.mac_ageing_ns = r.with_unit("mac_ageing", parse_duration_ns).value_or(sw.mac_ageing_ns);
-    sw.mac_table_size =
-        static_cast<uint32_t>(r.integer("mac_table_size", 16, 1 << 20).value_or(4096));
-    sw.drain_on_stop = r.choice("on_stop", "drop", {"drop", "drain"}) == "drain";
-    sw.rx_mode = r.choice("rx_mode", "per-port", {"per-port", "per-cpu"}) == "per-cpu"
-                     ? datapath::RxMode::kPerCpu
-                     : datapath::RxMode::kPerPort;
-    sw.rx_io = r.choice("rx_io", "af_packet", {"af_packet", "af_xdp"}) == "af_xdp"
-                   ? datapath::RxIo::kAfXdp
-                   : datapath::RxIo::kAfPacket;
-    if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_io == datapath::RxIo::kAfXdp)
-      r.fail("rx_io",
-             "\"af_xdp\" cannot be combined with rx_mode \"per-cpu\" (its lanes are TPACKET "
-             "rings in a fanout group)");
-    sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
-    if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_threads != 0)
-      r.fail("rx_threads",
-             "applies to rx_mode \"per-port\"; with \"per-cpu\" there is one RX "
-             "worker per CPU");
-    sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
-    if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
-    sw.rx_park_after_ns =
-        r.with_unit("rx_park_after", parse_duration_ns).value_or(sw.rx_park_after_ns);
-    if (sw.rx_park_after_ns > 10'000'000'000ull) r.fail("rx_park_after", "must be at most 10s");
-    sw.realtime_priority = static_cast<int>(r.integer("realtime_priority", 0, 99).value_or(0));
-    sw.port_lock_dir = r.string("port_lock_dir").value_or(sw.port_lock_dir);
-    if (sw.port_lock_dir.empty() || sw.port_lock_dir.front() != '/') {
-      r.fail("port_lock_dir", "must be an absolute directory path");
-    }
-    cfg.stats_file = r.string("stats_file").value_or("");
-    r.finish();
+  TableReader r(t, file, "[switch]");
+  sw.name = r.string("name").value_or(sw.name);
+  if (sw.name.empty() || sw.name.find('/') != std::string::npos) {
+    r.fail("name", "must be a non-empty name without '/'");
   }
-  const toml::table* buf = section("buffer");
-  if (buf == nullptr) top.fail_table("a [buffer] table with 'size' is required");
-  TableReader buffer_reader(*buf, file, "[buffer]");
-  read_buffer(buffer_reader, sw);
+  sw.mac_ageing_ns = r.with_unit("mac_ageing", parse_duration_ns).value_or(sw.mac_ageing_ns);
+  sw.mac_table_size =
+      static_cast<uint32_t>(r.integer("mac_table_size", 16, 1 << 20).value_or(4096));
+  sw.drain_on_stop = r.choice("on_stop", "drop", {"drop", "drain"}) == "drain";
+  sw.rx_mode = r.choice("rx_mode", "per-port", {"per-port", "per-cpu"}) == "per-cpu"
+                   ? datapath::RxMode::kPerCpu
+                   : datapath::RxMode::kPerPort;
+  sw.rx_io = r.choice("rx_io", "af_packet", {"af_packet", "af_xdp"}) == "af_xdp"
+                 ? datapath::RxIo::kAfXdp
+                 : datapath::RxIo::kAfPacket;
+  if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_io == datapath::RxIo::kAfXdp)
+    r.fail("rx_io",
+           "\"af_xdp\" cannot be combined with rx_mode \"per-cpu\" (its lanes are TPACKET "
+           "rings in a fanout group)");
+  sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
+  if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_threads != 0)
+    r.fail("rx_threads",
+           "applies to rx_mode \"per-port\"; with \"per-cpu\" there is one RX "
+           "worker per CPU");
+  sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
+  if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
+  sw.rx_park_after_ns =
+      r.with_unit("rx_park_after", parse_duration_ns).value_or(sw.rx_park_after_ns);
+  if (sw.rx_park_after_ns > 10'000'000'000ull) r.fail("rx_park_after", "must be at most 10s");
+  sw.realtime_priority = static_cast<int>(r.integer("realtime_priority", 0, 99).value_or(0));
+  sw.port_lock_dir = r.string("port_lock_dir").value_or(sw.port_lock_dir);
+  if (sw.port_lock_dir.empty() || sw.port_lock_dir.front() != '/') {
+    r.fail("port_lock_dir", "must be an absolute directory path");
+  }
+  cfg.stats_file = r.string("stats_file").value_or("");
+  r.finish();
+}
 
-  if (const toml::table* t = section("policy")) {
-    sw.policy_params.origin = file + " [policy]";
-    for (const auto& [k, v] : *t) {
-      const std::string key(k.str());
-      if (key == "name") {
-        if (!v.is_string()) {
-          throw ConfigError(location(file, v.source()) + ": [policy] key 'name': must be a string");
-        }
-        sw.policy = v.as_string()->get();
-        continue;
+// [policy]: the name, and the parameters as the policy's declared table will read them.
+void read_policy(const toml::table& t_ref, const std::string& file, SwitchConfig& sw) {
+  const toml::table* t = &t_ref;
+  sw.policy_params.origin = file + " [policy]";
+  for (const auto& [k, v] : *t) {
+    const std::string key(k.str());
+    if (key == "name") {
+      if (!v.is_string()) {
+        throw ConfigError(location(file, v.source()) + ": [policy] key 'name': must be a string");
       }
-      sw.policy_params.values[key] = to_json(v);
-      sw.policy_params.key_origins[key] = location(file, v.source());
+      sw.policy = v.as_string()->get();
+      continue;
     }
-    if (policies::find_policy(sw.policy) == nullptr) {
-      std::string known;
-      for (const auto& p : policies::builtin_policies())
-        known += (known.empty() ? "" : ", ") + std::string(p.name);
-      throw ConfigError(location(file, t->get("name") ? t->get("name")->source() : t->source()) +
-                        ": [policy] key 'name': unknown policy '" + sw.policy +
-                        "' (known policies: " + known + ")");
-    }
+    sw.policy_params.values[key] = to_json(v);
+    sw.policy_params.key_origins[key] = location(file, v.source());
   }
+  if (policies::find_policy(sw.policy) == nullptr) {
+    std::string known;
+    for (const auto& p : policies::builtin_policies())
+      known += (known.empty() ? "" : ", ") + std::string(p.name);
+    throw ConfigError(location(file, t->get("name") ? t->get("name")->source() : t->source()) +
+                      ": [policy] key 'name': unknown policy '" + sw.policy +
+                      "' (known policies: " + known + ")");
+  }
+}
 
+// [[classes]]: at least one (the default class when none is given).
+void read_classes(TableReader& top, const std::string& file, SwitchConfig& sw) {
   int index = 0;
   for (const toml::table* t : tables_of(top, "classes")) {
     TableReader r(*t, file, "[[classes]] #" + std::to_string(++index));
@@ -288,61 +276,68 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
   }
   if (sw.classes.empty()) sw.classes.push_back(ClassConfig{});
   if (sw.classes.size() > 255) top.fail("classes", "at most 255 classes");
+}
 
-  if (const toml::table* t = section("classify")) {
-    TableReader r(*t, file, "[classify]");
-    const std::string mode = r.choice("mode", "dscp", {"dscp", "pcp", "rules"});
-    sw.classify = mode == "pcp"     ? datapath::ClassifyMode::kPcp
-                  : mode == "rules" ? datapath::ClassifyMode::kRules
-                                    : datapath::ClassifyMode::kDscp;
-    int n = 0;
-    for (const toml::table* rt : tables_of(r, "rules")) {
-      TableReader rr(*rt, file, "[[classify.rules]] #" + std::to_string(++n));
-      datapath::RuleConfig rule;
-      if (rr.table().get("proto") != nullptr) {
-        const std::string proto = rr.choice("proto", "", {"tcp", "udp"});
-        rule.proto = proto == "tcp" ? datapath::kIpProtoTcp : datapath::kIpProtoUdp;
-      }
-      if (rr.table().get("src") != nullptr)
-        std::tie(rule.src_ip, rule.src_prefix) = parse_prefix(rr, "src");
-      if (rr.table().get("dst") != nullptr)
-        std::tie(rule.dst_ip, rule.dst_prefix) = parse_prefix(rr, "dst");
-      if (auto v = rr.integer("src_port", 0, 65535)) rule.src_port = static_cast<uint16_t>(*v);
-      if (auto v = rr.integer("dst_port", 0, 65535)) rule.dst_port = static_cast<uint16_t>(*v);
-      if (rr.table().get("class") == nullptr) rr.fail_table("key 'class' is required");
-      rule.class_id = class_index(rr, "class", sw);
-      rr.finish();
-      sw.rules.push_back(rule);
+// [classify] and its [[classify.rules]].
+void read_classify(const toml::table& t, const std::string& file, SwitchConfig& sw) {
+  TableReader r(t, file, "[classify]");
+  const std::string mode = r.choice("mode", "dscp", {"dscp", "pcp", "rules"});
+  sw.classify = mode == "pcp"     ? datapath::ClassifyMode::kPcp
+                : mode == "rules" ? datapath::ClassifyMode::kRules
+                                  : datapath::ClassifyMode::kDscp;
+  int n = 0;
+  for (const toml::table* rt : tables_of(r, "rules")) {
+    TableReader rr(*rt, file, "[[classify.rules]] #" + std::to_string(++n));
+    datapath::RuleConfig rule;
+    if (rr.table().get("proto") != nullptr) {
+      const std::string proto = rr.choice("proto", "", {"tcp", "udp"});
+      rule.proto = proto == "tcp" ? datapath::kIpProtoTcp : datapath::kIpProtoUdp;
     }
-    r.finish();
+    if (rr.table().get("src") != nullptr)
+      std::tie(rule.src_ip, rule.src_prefix) = parse_prefix(rr, "src");
+    if (rr.table().get("dst") != nullptr)
+      std::tie(rule.dst_ip, rule.dst_prefix) = parse_prefix(rr, "dst");
+    if (auto v = rr.integer("src_port", 0, 65535)) rule.src_port = static_cast<uint16_t>(*v);
+    if (auto v = rr.integer("dst_port", 0, 65535)) rule.dst_port = static_cast<uint16_t>(*v);
+    if (rr.table().get("class") == nullptr) rr.fail_table("key 'class' is required");
+    rule.class_id = class_index(rr, "class", sw);
+    rr.finish();
+    sw.rules.push_back(rule);
   }
+  r.finish();
+}
 
-  if (const toml::table* t = section("trimming")) {
-    // Read through the declared keys (datapath/trim_params.h), as trim.set reads its arguments.
-    policies::Params params;
-    params.origin = file + " [trimming]";
-    for (const auto& [k, v] : *t) {
-      params.values[std::string(k.str())] = to_json(v);
-      params.key_origins[std::string(k.str())] = location(file, v.source());
-    }
-    const policies::ParamReader r(policies::ParamReader::Subject{"[trimming]"}, params,
-                                  datapath::kTrimParams);
-    datapath::read_trim_params(r, sw.trim, false);
-    if (r.has("pipelines")) {
-      const uint64_t pipelines = r.integer("pipelines");
-      if (sw.rx_mode == datapath::RxMode::kPerCpu)
-        r.fail("pipelines",
-               "cannot be set with [switch] rx_mode = \"per-cpu\": an ingress "
-               "pipeline is an RX worker, and there is one per CPU");
-      if (sw.rx_threads != 0 && sw.rx_threads != pipelines)
-        r.fail("pipelines", "is " + std::to_string(pipelines) + " but [switch] rx_threads is " +
-                                std::to_string(sw.rx_threads) +
-                                ": an ingress pipeline is an RX worker; set one of them");
-      sw.rx_threads = static_cast<uint32_t>(pipelines);
-    }
+// [trimming]: read through the declared keys (datapath/trim_params.h), as trim.set reads its
+// arguments.
+void read_trimming(const toml::table& t, const std::string& file, SwitchConfig& sw) {
+  policies::Params params;
+  params.origin = file + " [trimming]";
+  for (const auto& [k, v] : t) {
+    params.values[std::string(k.str())] = to_json(v);
+    params.key_origins[std::string(k.str())] = location(file, v.source());
   }
+  const policies::ParamReader r(policies::ParamReader::Subject{"[trimming]"}, params,
+                                datapath::kTrimParams);
+  datapath::read_trim_params(r, sw.trim, false);
+  if (r.has("pipelines")) {
+    const uint64_t pipelines = r.integer("pipelines");
+    if (sw.rx_mode == datapath::RxMode::kPerCpu)
+      r.fail("pipelines",
+             "cannot be set with [switch] rx_mode = \"per-cpu\": an ingress "
+             "pipeline is an RX worker, and there is one per CPU");
+    if (sw.rx_threads != 0 && sw.rx_threads != pipelines)
+      r.fail("pipelines", "is " + std::to_string(pipelines) + " but [switch] rx_threads is " +
+                              std::to_string(sw.rx_threads) +
+                              ": an ingress pipeline is an RX worker; set one of them");
+    sw.rx_threads = static_cast<uint32_t>(pipelines);
+  }
+}
 
-  index = 0;
+// [[ports]], then what needs both the ports and [trimming]: the header reserve fits in the
+// buffer, tofino-approx has a line rate for every port.
+void read_ports(TableReader& top, const toml::table* trimming, const std::string& file,
+                SwitchConfig& sw) {
+  int index = 0;
   for (const toml::table* t : tables_of(top, "ports")) {
     TableReader r(*t, file, "[[ports]] #" + std::to_string(++index));
     sw.ports.push_back(read_port(r, sw));
@@ -368,21 +363,23 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
         " bytes (" + std::to_string(reserve) + " cells) on each of " +
         std::to_string(sw.ports.size()) + " ports do not fit in the buffer's " +
         std::to_string(sw.buffer.capacity_cells) + " cells: lower [trimming] header_reserve";
-    if (const toml::table* t = section("trimming"))
-      TableReader(*t, file, "[trimming]").fail("header_reserve", why);
+    if (trimming != nullptr) TableReader(*trimming, file, "[trimming]").fail("header_reserve", why);
     top.fail_table(why);
   }
   if (sw.trim.tofino_approx && sw.trim.line_rate_bps == 0) {
     for (const PortConfig& p : sw.ports) {
       if (p.rate_bps == 0) {
-        TableReader r(*section("trimming"), file, "[trimming]");
+        TableReader r(*trimming, file, "[trimming]");
         r.fail("mode", "\"tofino-approx\" meters each port at its line rate, but port '" + p.name +
                            "' has no rate: give it one or set [trimming] line_rate");
       }
     }
   }
+}
 
-  index = 0;
+// [[static_macs]]: MAC -> one of the [[ports]].
+void read_static_macs(TableReader& top, const std::string& file, SwitchConfig& sw) {
+  int index = 0;
   for (const toml::table* t : tables_of(top, "static_macs")) {
     TableReader r(*t, file, "[[static_macs]] #" + std::to_string(++index));
     const auto mac = r.string("mac");
@@ -397,73 +394,103 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
     sw.static_macs.push_back({*parsed, static_cast<uint16_t>(it - sw.ports.begin())});
     r.finish();
   }
+}
 
-  if (const toml::table* t = section("control")) {
-    TableReader r(*t, file, "[control]");
-    cfg.control_socket = r.string("socket").value_or("");
-    cfg.control_enabled = r.boolean("enabled").value_or(true);
-    if (const auto mode = r.string("socket_mode")) {
-      char* end = nullptr;
-      const unsigned long m = std::strtoul(mode->c_str(), &end, 8);
-      if (mode->empty() || *end != '\0' || m > 0777 || (m & 0600) != 0600)
-        r.fail("socket_mode",
-               "must be an octal mode such as \"0660\" that lets the owner read and write");
-      cfg.control.socket_mode = static_cast<uint32_t>(m);
-    }
-    // Groups are resolved here, so --check-config finds a group the daemon could not use.
-    auto group = [&](const char* key, const char* empty_hint) {
-      const auto name = r.string(key);
-      if (!name) return std::string();
-      if (name->empty()) r.fail(key, std::string("must name a group; ") + empty_hint);
-      if (!lookup_group(*name))
-        r.fail(key, "no group '" + *name + "' on this machine (a name, or a number below 2^32-1)");
-      return *name;
-    };
-    cfg.control.socket_group =
-        group("socket_group", "leave the key out for the daemon's own group");
-    cfg.control.admin_group =
-        group("admin_group", "leave the key out to let every client run every command");
-    cfg.control.max_clients =
-        static_cast<size_t>(r.integer("max_clients", 1, 65536).value_or(1024));
-    cfg.control.operator_reserve = std::min<size_t>(8, cfg.control.max_clients / 2);
-    if (const auto n = r.integer("operator_reserve", 0, 65535)) {
-      if (static_cast<size_t>(*n) >= cfg.control.max_clients)
-        r.fail("operator_reserve",
-               "must be below max_clients (" + std::to_string(cfg.control.max_clients) + ")");
-      cfg.control.operator_reserve = static_cast<size_t>(*n);
-    }
-    cfg.control.max_clients_per_uid =
-        static_cast<size_t>(r.integer("max_clients_per_uid", 1, 65536).value_or(64));
-    cfg.control.max_watches_per_uid =
-        static_cast<size_t>(r.integer("max_watches_per_uid", 0, 65536).value_or(4));
-    if (const auto i = r.with_unit("min_watch_interval", parse_duration_ns)) {
-      if (*i < 100'000 || *i > 60'000'000'000ull)
-        r.fail("min_watch_interval", "must be from 100us to 60s");
-      cfg.control.min_watch_interval_ns = *i;
-    }
-    cfg.control.cpu_share = r.number("cpu_share", 0.001, 1.0).value_or(0.05);
-    if (const auto idle = r.with_unit("idle_timeout", parse_duration_ns)) {
-      if (*idle < 1'000'000'000ull || *idle > 7 * 86'400'000'000'000ull)
-        r.fail("idle_timeout", "must be from 1s to 7 days (168h)");
-      cfg.control.idle_timeout_ns = *idle;
-    }
-    if (const auto dir = r.string("capture_dir")) {
-      if (dir->empty() || dir->front() != '/') r.fail("capture_dir", "must be an absolute path");
-      cfg.control.capture_dir = *dir;
-    }
-    if (const auto dir = r.string("model_dir")) {
-      if (dir->empty() || dir->front() != '/') r.fail("model_dir", "must be an absolute path");
-      cfg.control.model_dir = *dir;
-    }
-    r.finish();
+// [control]: the socket and what its clients may do.
+void read_control(const toml::table& t, const std::string& file, DaemonConfig& cfg) {
+  TableReader r(t, file, "[control]");
+  cfg.control_socket = r.string("socket").value_or("");
+  cfg.control_enabled = r.boolean("enabled").value_or(true);
+  if (const auto mode = r.string("socket_mode")) {
+    char* end = nullptr;
+    const unsigned long m = std::strtoul(mode->c_str(), &end, 8);
+    if (mode->empty() || *end != '\0' || m > 0777 || (m & 0600) != 0600)
+      r.fail("socket_mode",
+             "must be an octal mode such as \"0660\" that lets the owner read and write");
+    cfg.control.socket_mode = static_cast<uint32_t>(m);
   }
+  // Groups are resolved here, so --check-config finds a group the daemon could not use.
+  auto group = [&](const char* key, const char* empty_hint) {
+    const auto name = r.string(key);
+    if (!name) return std::string();
+    if (name->empty()) r.fail(key, std::string("must name a group; ") + empty_hint);
+    if (!lookup_group(*name))
+      r.fail(key, "no group '" + *name + "' on this machine (a name, or a number below 2^32-1)");
+    return *name;
+  };
+  cfg.control.socket_group = group("socket_group", "leave the key out for the daemon's own group");
+  cfg.control.admin_group =
+      group("admin_group", "leave the key out to let every client run every command");
+  cfg.control.max_clients = static_cast<size_t>(r.integer("max_clients", 1, 65536).value_or(1024));
+  cfg.control.operator_reserve = std::min<size_t>(8, cfg.control.max_clients / 2);
+  if (const auto n = r.integer("operator_reserve", 0, 65535)) {
+    if (static_cast<size_t>(*n) >= cfg.control.max_clients)
+      r.fail("operator_reserve",
+             "must be below max_clients (" + std::to_string(cfg.control.max_clients) + ")");
+    cfg.control.operator_reserve = static_cast<size_t>(*n);
+  }
+  cfg.control.max_clients_per_uid =
+      static_cast<size_t>(r.integer("max_clients_per_uid", 1, 65536).value_or(64));
+  cfg.control.max_watches_per_uid =
+      static_cast<size_t>(r.integer("max_watches_per_uid", 0, 65536).value_or(4));
+  if (const auto i = r.with_unit("min_watch_interval", parse_duration_ns)) {
+    if (*i < 100'000 || *i > 60'000'000'000ull)
+      r.fail("min_watch_interval", "must be from 100us to 60s");
+    cfg.control.min_watch_interval_ns = *i;
+  }
+  cfg.control.cpu_share = r.number("cpu_share", 0.001, 1.0).value_or(0.05);
+  if (const auto idle = r.with_unit("idle_timeout", parse_duration_ns)) {
+    if (*idle < 1'000'000'000ull || *idle > 7 * 86'400'000'000'000ull)
+      r.fail("idle_timeout", "must be from 1s to 7 days (168h)");
+    cfg.control.idle_timeout_ns = *idle;
+  }
+  if (const auto dir = r.string("capture_dir")) {
+    if (dir->empty() || dir->front() != '/') r.fail("capture_dir", "must be an absolute path");
+    cfg.control.capture_dir = *dir;
+  }
+  if (const auto dir = r.string("model_dir")) {
+    if (dir->empty() || dir->front() != '/') r.fail("model_dir", "must be an absolute path");
+    cfg.control.model_dir = *dir;
+  }
+  r.finish();
+}
 
-  if (const toml::table* t = section("log")) {
-    TableReader r(*t, file, "[log]");
-    cfg.log_level =
-        r.choice("level", "info", {"trace", "debug", "info", "warn", "error", "critical", "off"});
-    r.finish();
-  }
+// [log]
+void read_log(const toml::table& t, const std::string& file, DaemonConfig& cfg) {
+  TableReader r(t, file, "[log]");
+  cfg.log_level =
+      r.choice("level", "info", {"trace", "debug", "info", "warn", "error", "critical", "off"});
+  r.finish();
+}
+
+}  // namespace
+
+DaemonConfig parse_config_table(const toml::table& root, const std::string& file) {
+  DaemonConfig cfg;
+  SwitchConfig& sw = cfg.sw;
+  sw.source = file;
+  TableReader top(root, file, "top level");
+  auto section = [&](std::string_view key) -> const toml::table* {
+    const toml::node* n = top.get(key);
+    if (n == nullptr) return nullptr;
+    if (!n->is_table()) top.fail(key, "must be a table ([" + std::string(key) + "])");
+    return n->as_table();
+  };
+  // In this order: each section may check itself against the ones before it.
+  if (const toml::table* t = section("switch")) read_switch(*t, file, cfg);
+  const toml::table* buf = section("buffer");
+  if (buf == nullptr) top.fail_table("a [buffer] table with 'size' is required");
+  TableReader buffer_reader(*buf, file, "[buffer]");
+  read_buffer(buffer_reader, sw);
+  if (const toml::table* t = section("policy")) read_policy(*t, file, sw);
+  read_classes(top, file, sw);
+  if (const toml::table* t = section("classify")) read_classify(*t, file, sw);
+  const toml::table* trimming = section("trimming");
+  if (trimming != nullptr) read_trimming(*trimming, file, sw);
+  read_ports(top, trimming, file, sw);
+  read_static_macs(top, file, sw);
+  if (const toml::table* t = section("control")) read_control(*t, file, cfg);
+  if (const toml::table* t = section("log")) read_log(*t, file, cfg);
   top.finish();
   return cfg;
 }
