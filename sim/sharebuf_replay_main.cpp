@@ -176,13 +176,8 @@ std::ofstream open_out(const std::string& path) {
   return f;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{
-      "sharebuf-replay: replay arrivals through sharebuf's shared buffer under several policies "
-      "(simulated clock and line-rate egress, the live switch's policies and schedulers; "
-      "deterministic)"};
+// Everything the command line sets.
+struct Options {
   std::string scenario;
   std::string csv;
   std::vector<std::string> pcaps;
@@ -200,259 +195,292 @@ int main(int argc, char** argv) {
   std::string view;
   double probe_interval_us = -1;
   double probe_delay_us = -1;
+  std::string fates_path;
+  std::string departures_path;
+  std::string trim_notes_path;
   bool json = false;
   bool with_state = false;
   bool list = false;
   bool per_queue = false;
-  app.add_option("--scenario", scenario, "built-in generator (see --list); default burst");
+  bool params_markdown = false;
+};
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--scenario", o.scenario, "built-in generator (see --list); default burst");
   app.add_option(
-      "--csv", csv,
+      "--csv", o.csv,
       "arrivals CSV: header time_ns,port,queue,bytes[,class,in_port,flow_hash,first_bdp] "
       "(needs --config); "
       "without a class column a frame takes its queue's class (the first [[classes]] "
       "entry mapped to that queue)");
-  app.add_option("--pcap", pcaps,
+  app.add_option("--pcap", o.pcaps,
                  "pcap file, FILE or FILE@PORT (the port its frames arrived on, for MAC learning); "
                  "repeatable, merged by time (needs --config)");
-  app.add_option("--config", config_path,
+  app.add_option("--config", o.config_path,
                  "sharebufd TOML: ports, rates, queues, schedulers, classes, static MACs, buffer");
-  app.add_option("--policies", policies_list,
+  app.add_option("--policies", o.policies_list,
                  "comma-separated policy names (default cs,dt,lqd); \"config\": the --config "
                  "file's [policy] with its parameters");
-  app.add_option("--policy", specs,
+  app.add_option("--policy", o.specs,
                  "a policy with parameters: NAME:key=value,... or LABEL=NAME:...; repeatable");
   app.add_option(
-      "--set", sets,
+      "--set", o.sets,
       "parameter for every replayed policy NAME: NAME.KEY=VALUE (JSON value); repeatable");
-  app.add_option("--seed", so.seed, "generator seed")->capture_default_str();
-  app.add_option("--load", so.load, "poisson/websearch: offered load per port")
+  app.add_option("--seed", o.so.seed, "generator seed")->capture_default_str();
+  app.add_option("--load", o.so.load, "poisson/websearch: offered load per port")
       ->capture_default_str();
-  app.add_option("--duration-ms", so.duration_ms, "generator duration (default: the scenario's)");
-  app.add_option("--ports", so.ports, "poisson/websearch/credence-*: ports")->capture_default_str();
-  app.add_option("--buffer-cells", so.buffer_cells,
+  app.add_option("--duration-ms", o.so.duration_ms, "generator duration (default: the scenario's)");
+  app.add_option("--ports", o.so.ports, "poisson/websearch/credence-*: ports")
+      ->capture_default_str();
+  app.add_option("--buffer-cells", o.so.buffer_cells,
                  "generator buffer size B (default: the scenario's)");
-  app.add_option("--query-rate", so.query_rate, "websearch: incast queries per second")
+  app.add_option("--query-rate", o.so.query_rate, "websearch: incast queries per second")
       ->capture_default_str();
-  app.add_option("--fan-in", so.fan_in, "websearch: senders per query")->capture_default_str();
-  app.add_option("--cdf", so.cdf_path,
+  app.add_option("--fan-in", o.so.fan_in, "websearch: senders per query")->capture_default_str();
+  app.add_option("--cdf", o.so.cdf_path,
                  "websearch: flow-size CDF file (default data/websearch-flow-size-cdf.txt)");
-  app.add_option("--end-ms", end_ms,
+  app.add_option("--end-ms", o.end_ms,
                  "stop the simulation here (CSV/pcap default: last arrival + 10 ms)");
-  app.add_option("--timeline", timeline_path,
+  app.add_option("--timeline", o.timeline_path,
                  "write an occupancy/threshold timeline CSV (plot with tools/plot_watch.py)");
-  app.add_option("--timeline-interval-us", timeline_us, "timeline sample interval")
+  app.add_option("--timeline-interval-us", o.timeline_us, "timeline sample interval")
       ->capture_default_str();
   app.add_option(
-      "--lqd-trace", trace_path,
+      "--lqd-trace", o.trace_path,
       "write, for every arrival under lqd, Credence's features and LQD's label (training data)");
-  app.add_option("--base-rtt-us", base_rtt_us, "time constant of the trace features' EWMAs")
+  app.add_option("--base-rtt-us", o.base_rtt_us, "time constant of the trace features' EWMAs")
       ->capture_default_str();
-  app.add_option("--order", order,
+  app.add_option("--order", o.order,
                  "within one instant: departures-first (a port that frees cells at t admits "
                  "with them at t) or arrivals-first (Credence's slotted model)")
       ->check(CLI::IsMember({"departures-first", "arrivals-first"}))
       ->capture_default_str();
-  app.add_option("--view", view,
+  app.add_option("--view", o.view,
                  "how admission reads the buffer: exact, or probe (registers taken every probe "
                  "interval, seen a probe delay later); default: the config's [buffer] view")
       ->check(CLI::IsMember({"exact", "probe"}));
-  app.add_option("--probe-interval-us", probe_interval_us,
+  app.add_option("--probe-interval-us", o.probe_interval_us,
                  "probe interval, 1 to 1000000 us (default: the config's, else 10)");
-  app.add_option("--probe-delay-us", probe_delay_us,
+  app.add_option("--probe-delay-us", o.probe_delay_us,
                  "probe delay, us (default: the config's, else 0)");
-  std::string fates_path;
-  app.add_option("--fates", fates_path,
+  app.add_option("--fates", o.fates_path,
                  "write every arrival's fate under each policy: CSV seq,POLICY,... with 1 for "
                  "dropped or later pushed out, 0 for transmitted or still queued");
-  std::string departures_path;
-  app.add_option("--departures", departures_path,
+  app.add_option("--departures", o.departures_path,
                  "write every transmission under each policy: CSV policy,t_ns,queue,arrival_ns,"
                  "bytes,cut (arrival_ns: the carried frame's arrival, a cut copy's original's; "
                  "queue: flat id)");
-  std::string trim_notes_path;
-  app.add_option("--trim-notes", trim_notes_path,
+  app.add_option("--trim-notes", o.trim_notes_path,
                  "write every congestion notification of trimming's Tofino approximation: CSV "
                  "policy,t_ns,port (when it reaches the pipelines)");
-  app.add_flag("--json", json, "print the results as JSON");
-  app.add_flag("--state", with_state,
+  app.add_flag("--json", o.json, "print the results as JSON");
+  app.add_flag("--state", o.with_state,
                "with --json: each policy's final state as policy.get shows it (thresholds, "
                "Smartbuf's map and burst log, Protean's gradients, ...)");
-  app.add_flag("--per-queue", per_queue, "also print a table per queue");
-  app.add_flag("--list", list, "list generators and policies with their parameters, then exit");
-  bool params_markdown = false;
-  app.add_flag("--params-markdown", params_markdown,
+  app.add_flag("--per-queue", o.per_queue, "also print a table per queue");
+  app.add_flag("--list", o.list, "list generators and policies with their parameters, then exit");
+  app.add_flag("--params-markdown", o.params_markdown,
                "print the policies' parameter table as Markdown (docs/policies.md), then exit");
-  CLI11_PARSE(app, argc, argv);
+}
 
+void print_list() {
+  std::cout << "generators (--scenario):\n";
+  for (const auto& s : sharebuf::sim::scenarios())
+    std::cout << "  " << s.name << " — " << s.summary << "\n";
+  std::cout << "policies:\n";
+  for (const auto& p : sharebuf::policies::builtin_policies()) {
+    std::cout << "  " << p.name << " — " << p.summary << "\n";
+    for (const auto& s : p.params)
+      std::cout << "      " << s.name << " (" << sharebuf::policies::to_string(s.type)
+                << ", default " << s.default_value << ", " << sharebuf::policies::range_text(s)
+                << "): " << s.help << "\n";
+  }
+}
+
+// --policies, --policy and --set, in that order.
+std::vector<ReplayPolicy> parse_policies(Options& o) {
+  std::vector<ReplayPolicy> policies;
+  if (o.policies_list.empty() && o.specs.empty()) o.policies_list = "cs,dt,lqd";
+  for (const std::string& n : split(o.policies_list, ','))
+    policies.push_back(parse_policy_spec(n));
+  for (const std::string& s : o.specs)
+    policies.push_back(parse_policy_spec(s));
+  for (const std::string& s : o.sets)
+    apply_set(policies, s);
+  for (const ReplayPolicy& p : policies) {
+    if (p.name == "config" && o.config_path.empty())
+      throw std::invalid_argument("policy 'config' is the --config file's [policy]: give --config");
+  }
+  return policies;
+}
+
+// Recorded arrivals (--csv or --pcap) on the --config switch; "config" policies become the file's.
+ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& policies,
+                             std::string& input) {
+  if (o.config_path.empty())
+    throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
+  const auto cfg = sharebuf::mgmt::load_config_file(o.config_path);
+  // "config": the file's [policy], its parameters under any given with the name.
+  for (ReplayPolicy& p : policies) {
+    if (p.name != "config") continue;
+    sharebuf::policies::Params given = std::move(p.params);
+    p.params = cfg.sw.policy_params;
+    p.params.values.update(given.values);
+    p.name = cfg.sw.policy;
+    if (p.label == "config") p.label = p.name;
+  }
+  ReplayScenario sc;
+  sc.setup = sharebuf::sim::replay_setup(cfg.sw);
+  for (const auto& p : cfg.sw.ports)
+    for (uint32_t k = 0; k < p.num_queues; ++k)
+      sc.queue_labels.push_back(p.name + "/" + std::to_string(k));
+  if (!o.csv.empty()) {
+    sc.arrivals = sharebuf::sim::read_arrivals_csv(o.csv, cfg.sw);
+    input = "csv " + o.csv;
+    sc.description = std::to_string(sc.arrivals.size()) + " arrivals from " + o.csv;
+  } else {
+    std::vector<sharebuf::sim::PcapInput> in;
+    for (const std::string& spec : o.pcaps) {
+      sharebuf::sim::PcapInput pi;
+      const auto at = spec.rfind('@');
+      pi.path = spec.substr(0, at);
+      if (at != std::string::npos) {
+        const std::string port = spec.substr(at + 1);
+        const auto it = std::find_if(cfg.sw.ports.begin(), cfg.sw.ports.end(),
+                                     [&](const auto& p) { return p.name == port; });
+        if (it == cfg.sw.ports.end())
+          throw std::invalid_argument("--pcap " + spec + ": no port '" + port + "' in the config");
+        pi.in_port = static_cast<uint16_t>(it - cfg.sw.ports.begin());
+      }
+      in.push_back(pi);
+    }
+    sharebuf::sim::PcapReadStats st;
+    sc.arrivals = sharebuf::sim::read_arrivals_pcap(in, cfg.sw, st);
+    input = "pcap";
+    sc.description = std::to_string(st.frames) + " frames read, " +
+                     std::to_string(sc.arrivals.size()) + " replayed, " +
+                     std::to_string(st.unknown_destination) +
+                     " with no known destination port and " + std::to_string(st.malformed) +
+                     " malformed skipped";
+  }
+  sc.end_ns = sharebuf::sim::default_end_ns(sc.arrivals);
+  return sc;
+}
+
+// --end-ms and the view options over what the input set.
+void apply_overrides(const Options& o, ReplayScenario& sc) {
+  if (o.end_ms > 0) sc.end_ns = static_cast<uint64_t>(o.end_ms * 1e6);
+  if (!o.view.empty())
+    sc.setup.buffer.view_mode =
+        o.view == "probe" ? sharebuf::buffer::ViewMode::kProbe : sharebuf::buffer::ViewMode::kExact;
+  if (o.probe_interval_us >= 0)
+    sc.setup.buffer.probe_interval_ns =
+        static_cast<uint64_t>(std::llround(o.probe_interval_us * 1e3));
+  if (o.probe_delay_us >= 0)
+    sc.setup.buffer.probe_delay_ns = static_cast<uint64_t>(std::llround(o.probe_delay_us * 1e3));
+  if (const auto bad = sharebuf::buffer::ProbeRegisters::check_timing(
+          sc.setup.buffer.probe_interval_ns, sc.setup.buffer.probe_delay_ns))
+    throw std::invalid_argument(*bad);
+}
+
+// Every policy over the same arrivals, with the output files the options ask for.
+std::vector<ReplayResult> run_all(const Options& o, const ReplayScenario& sc,
+                                  const std::vector<ReplayPolicy>& policies) {
+  sharebuf::sim::ReplayOptions base;
+  base.end_ns = sc.end_ns;
+  base.arrivals_first = o.order == "arrivals-first";
+  base.feature_base_rtt_ns = o.base_rtt_us * 1000;
+  // LQD's fate of every arrival: for Credence's perfect oracle and the training trace.
+  const bool needs_labels =
+      std::any_of(policies.begin(), policies.end(), [](const ReplayPolicy& p) {
+        return p.name == "credence" && (p.params.values.value("oracle", "") == "perfect" ||
+                                        p.params.values.value("flip_base", "") == "perfect");
+      });
+  if (needs_labels || !o.trace_path.empty()) {
+    sharebuf::sim::ReplayOptions lo = base;
+    std::ofstream trace;
+    if (!o.trace_path.empty()) {
+      trace = open_out(o.trace_path);
+      lo.trace = &trace;
+    }
+    ReplayResult lqd = sharebuf::sim::run_replay(sc.setup, {"lqd", "lqd", {}}, sc.arrivals, lo);
+    base.oracle_labels = std::make_shared<const std::vector<uint8_t>>(std::move(lqd.fates));
+  }
+  std::ofstream timeline, departures, trim_notes;
+  if (!o.timeline_path.empty()) {
+    timeline = open_out(o.timeline_path);
+    base.timeline = &timeline;
+    base.timeline_interval_ns = static_cast<uint64_t>(o.timeline_us * 1000);
+  }
+  if (!o.departures_path.empty()) {
+    departures = open_out(o.departures_path);
+    departures << sharebuf::sim::kDeparturesHeader << '\n';
+    base.departures = &departures;
+  }
+  if (!o.trim_notes_path.empty()) {
+    trim_notes = open_out(o.trim_notes_path);
+    trim_notes << sharebuf::sim::kTrimNotesHeader << '\n';
+    base.trim_notes = &trim_notes;
+  }
+  std::vector<ReplayResult> results;
+  for (const ReplayPolicy& p : policies) {
+    results.push_back(sharebuf::sim::run_replay(sc.setup, p, sc.arrivals, base));
+    base.timeline_header = false;
+  }
+  return results;
+}
+
+void write_fates(const std::string& path, size_t arrivals,
+                 const std::vector<ReplayResult>& results) {
+  std::ofstream fates = open_out(path);
+  fates << "seq";
+  for (const ReplayResult& r : results)
+    fates << ',' << r.policy;
+  fates << '\n';
+  for (size_t i = 0; i < arrivals; ++i) {
+    fates << i;
+    for (const ReplayResult& r : results)
+      fates << ',' << (i < r.fates.size() ? int{r.fates[i]} : -1);
+    fates << '\n';
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "sharebuf-replay: replay arrivals through sharebuf's shared buffer under several policies "
+      "(simulated clock and line-rate egress, the live switch's policies and schedulers; "
+      "deterministic)"};
+  Options o;
+  add_options(app, o);
+  CLI11_PARSE(app, argc, argv);
   try {
-    if (params_markdown) {
+    if (o.params_markdown) {
       std::cout << sharebuf::policies::params_markdown();
       return 0;
     }
-    if (list) {
-      std::cout << "generators (--scenario):\n";
-      for (const auto& s : sharebuf::sim::scenarios())
-        std::cout << "  " << s.name << " — " << s.summary << "\n";
-      std::cout << "policies:\n";
-      for (const auto& p : sharebuf::policies::builtin_policies()) {
-        std::cout << "  " << p.name << " — " << p.summary << "\n";
-        for (const auto& s : p.params)
-          std::cout << "      " << s.name << " (" << sharebuf::policies::to_string(s.type)
-                    << ", default " << s.default_value << ", " << sharebuf::policies::range_text(s)
-                    << "): " << s.help << "\n";
-      }
+    if (o.list) {
+      print_list();
       return 0;
     }
-    const int inputs = !scenario.empty() + !csv.empty() + !pcaps.empty();
+    const int inputs = !o.scenario.empty() + !o.csv.empty() + !o.pcaps.empty();
     if (inputs > 1) throw std::invalid_argument("give one of --scenario, --csv, --pcap");
-    if (inputs == 0) scenario = "burst";
-
-    std::vector<ReplayPolicy> policies;
-    if (policies_list.empty() && specs.empty()) policies_list = "cs,dt,lqd";
-    for (const std::string& n : split(policies_list, ','))
-      policies.push_back(parse_policy_spec(n));
-    for (const std::string& s : specs)
-      policies.push_back(parse_policy_spec(s));
-    for (const std::string& s : sets)
-      apply_set(policies, s);
-    for (const ReplayPolicy& p : policies) {
-      if (p.name == "config" && config_path.empty())
-        throw std::invalid_argument(
-            "policy 'config' is the --config file's [policy]: give --config");
-    }
-
-    ReplayScenario sc;
-    std::string input;
-    if (!scenario.empty()) {
-      sc = sharebuf::sim::make_scenario(scenario, so);
-      input = "scenario " + scenario;
-    } else {
-      if (config_path.empty())
-        throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
-      const auto cfg = sharebuf::mgmt::load_config_file(config_path);
-      // "config": the file's [policy], its parameters under any given with the name.
-      for (ReplayPolicy& p : policies) {
-        if (p.name != "config") continue;
-        sharebuf::policies::Params given = std::move(p.params);
-        p.params = cfg.sw.policy_params;
-        p.params.values.update(given.values);
-        p.name = cfg.sw.policy;
-        if (p.label == "config") p.label = p.name;
-      }
-      sc.setup = sharebuf::sim::replay_setup(cfg.sw);
-      for (const auto& p : cfg.sw.ports)
-        for (uint32_t k = 0; k < p.num_queues; ++k)
-          sc.queue_labels.push_back(p.name + "/" + std::to_string(k));
-      if (!csv.empty()) {
-        sc.arrivals = sharebuf::sim::read_arrivals_csv(csv, cfg.sw);
-        input = "csv " + csv;
-        sc.description = std::to_string(sc.arrivals.size()) + " arrivals from " + csv;
-      } else {
-        std::vector<sharebuf::sim::PcapInput> in;
-        for (const std::string& spec : pcaps) {
-          sharebuf::sim::PcapInput pi;
-          const auto at = spec.rfind('@');
-          pi.path = spec.substr(0, at);
-          if (at != std::string::npos) {
-            const std::string port = spec.substr(at + 1);
-            const auto it = std::find_if(cfg.sw.ports.begin(), cfg.sw.ports.end(),
-                                         [&](const auto& p) { return p.name == port; });
-            if (it == cfg.sw.ports.end())
-              throw std::invalid_argument("--pcap " + spec + ": no port '" + port +
-                                          "' in the config");
-            pi.in_port = static_cast<uint16_t>(it - cfg.sw.ports.begin());
-          }
-          in.push_back(pi);
-        }
-        sharebuf::sim::PcapReadStats st;
-        sc.arrivals = sharebuf::sim::read_arrivals_pcap(in, cfg.sw, st);
-        input = "pcap";
-        sc.description = std::to_string(st.frames) + " frames read, " +
-                         std::to_string(sc.arrivals.size()) + " replayed, " +
-                         std::to_string(st.unknown_destination) +
-                         " with no known destination port and " + std::to_string(st.malformed) +
-                         " malformed skipped";
-      }
-      sc.end_ns = sharebuf::sim::default_end_ns(sc.arrivals);
-    }
-    if (end_ms > 0) sc.end_ns = static_cast<uint64_t>(end_ms * 1e6);
-    if (!view.empty())
-      sc.setup.buffer.view_mode =
-          view == "probe" ? sharebuf::buffer::ViewMode::kProbe : sharebuf::buffer::ViewMode::kExact;
-    if (probe_interval_us >= 0)
-      sc.setup.buffer.probe_interval_ns =
-          static_cast<uint64_t>(std::llround(probe_interval_us * 1e3));
-    if (probe_delay_us >= 0)
-      sc.setup.buffer.probe_delay_ns = static_cast<uint64_t>(std::llround(probe_delay_us * 1e3));
-    if (const auto bad = sharebuf::buffer::ProbeRegisters::check_timing(
-            sc.setup.buffer.probe_interval_ns, sc.setup.buffer.probe_delay_ns))
-      throw std::invalid_argument(*bad);
-
-    sharebuf::sim::ReplayOptions base;
-    base.end_ns = sc.end_ns;
-    base.arrivals_first = order == "arrivals-first";
-    base.feature_base_rtt_ns = base_rtt_us * 1000;
-
-    // LQD's fate of every arrival: for Credence's perfect oracle and the training trace.
-    const bool needs_labels =
-        std::any_of(policies.begin(), policies.end(), [](const ReplayPolicy& p) {
-          return p.name == "credence" && (p.params.values.value("oracle", "") == "perfect" ||
-                                          p.params.values.value("flip_base", "") == "perfect");
-        });
-    if (needs_labels || !trace_path.empty()) {
-      sharebuf::sim::ReplayOptions o = base;
-      std::ofstream trace;
-      if (!trace_path.empty()) {
-        trace = open_out(trace_path);
-        o.trace = &trace;
-      }
-      ReplayResult lqd = sharebuf::sim::run_replay(sc.setup, {"lqd", "lqd", {}}, sc.arrivals, o);
-      base.oracle_labels = std::make_shared<const std::vector<uint8_t>>(std::move(lqd.fates));
-    }
-
-    std::ofstream timeline;
-    if (!timeline_path.empty()) {
-      timeline = open_out(timeline_path);
-      base.timeline = &timeline;
-      base.timeline_interval_ns = static_cast<uint64_t>(timeline_us * 1000);
-    }
-    std::ofstream departures;
-    if (!departures_path.empty()) {
-      departures = open_out(departures_path);
-      departures << sharebuf::sim::kDeparturesHeader << '\n';
-      base.departures = &departures;
-    }
-    std::ofstream trim_notes;
-    if (!trim_notes_path.empty()) {
-      trim_notes = open_out(trim_notes_path);
-      trim_notes << sharebuf::sim::kTrimNotesHeader << '\n';
-      base.trim_notes = &trim_notes;
-    }
-    std::vector<ReplayResult> results;
-    for (const ReplayPolicy& p : policies) {
-      results.push_back(sharebuf::sim::run_replay(sc.setup, p, sc.arrivals, base));
-      base.timeline_header = false;
-    }
-    if (!fates_path.empty()) {
-      std::ofstream fates = open_out(fates_path);
-      fates << "seq";
-      for (const ReplayResult& r : results)
-        fates << ',' << r.policy;
-      fates << '\n';
-      for (size_t i = 0; i < sc.arrivals.size(); ++i) {
-        fates << i;
-        for (const ReplayResult& r : results)
-          fates << ',' << (i < r.fates.size() ? int{r.fates[i]} : -1);
-        fates << '\n';
-      }
-    }
-    if (json) {
-      std::cout << to_json(input, sc.description, sc.queue_labels, results, with_state).dump(2)
+    if (inputs == 0) o.scenario = "burst";
+    std::vector<ReplayPolicy> policies = parse_policies(o);
+    std::string input = "scenario " + o.scenario;
+    ReplayScenario sc = o.scenario.empty() ? load_recorded(o, policies, input)
+                                           : sharebuf::sim::make_scenario(o.scenario, o.so);
+    apply_overrides(o, sc);
+    const std::vector<ReplayResult> results = run_all(o, sc, policies);
+    if (!o.fates_path.empty()) write_fates(o.fates_path, sc.arrivals.size(), results);
+    if (o.json) {
+      std::cout << to_json(input, sc.description, sc.queue_labels, results, o.with_state).dump(2)
                 << "\n";
     } else {
       std::printf("%s: %s\n\n", input.c_str(), sc.description.c_str());
       print_summary(results, sc.setup.buffer.capacity_cells);
-      if (per_queue) print_queues(sc.queue_labels, results);
+      if (o.per_queue) print_queues(sc.queue_labels, results);
     }
     for (const ReplayResult& r : results)
       if (!r.accounting_errors.empty()) return 3;
