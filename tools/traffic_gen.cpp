@@ -287,42 +287,44 @@ struct Summary {
   }
 };
 
-}  // namespace
+constexpr const char* kUsage =
+    "usage:\n"
+    "  sharebuf-tg server [--port 5500] [--duration S]\n"
+    "  sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES\n"
+    "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N] [--rate Q] "
+    "[--pool K]\n"
+    "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf "
+    "FILE]\n"
+    "  query: with --rate, open-loop Poisson arrivals (queries overlap), --pool K idle "
+    "connections per server opened in advance (default 8)\n"
+    "options: --duration S (default 10), --dscp N, --dscp-large N (websearch: DSCP of "
+    "flows >= 100 KB; default --dscp), --csv FILE, --seed N, --timeout S (per flow, "
+    "default 5)\n"
+    "Responses carry the DSCP when the server's netns has net.ipv4.tcp_reflect_tos=1.\n"
+    "Flow = a response of BYTES from a server; FCT from the request write to the last byte "
+    "read.\n"
+    "Exit status: 0, 1 if any flow failed (reason printed), 2 for bad arguments.\n";
 
-int main(int argc, char** argv) {
-  signal(SIGPIPE, SIG_IGN);
-  if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
-    std::cout
-        << "usage:\n"
-           "  sharebuf-tg server [--port 5500] [--duration S]\n"
-           "  sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES\n"
-           "  sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N] [--rate Q] "
-           "[--pool K]\n"
-           "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf "
-           "FILE]\n"
-           "  query: with --rate, open-loop Poisson arrivals (queries overlap), --pool K idle "
-           "connections per server opened in advance (default 8)\n"
-           "options: --duration S (default 10), --dscp N, --dscp-large N (websearch: DSCP of "
-           "flows >= 100 KB; default --dscp), --csv FILE, --seed N, --timeout S (per flow, "
-           "default 5)\n"
-           "Responses carry the DSCP when the server's netns has net.ipv4.tcp_reflect_tos=1.\n"
-           "Flow = a response of BYTES from a server; FCT from the request write to the last byte "
-           "read.\n"
-           "Exit status: 0, 1 if any flow failed (reason printed), 2 for bad arguments.\n";
-    return argc < 2 ? 2 : 0;
-  }
-  const std::string mode = argv[1];
+// The command line.
+struct Options {
+  std::string mode;
   uint16_t port = 5500;
   double duration = 10;
   std::vector<Endpoint> servers;
-  std::string servers_text;
-  uint64_t flows = 1, size = 0, count = 0, pool_size = 8, extra_connections = 0;
+  uint64_t flows = 1, size = 0, count = 0, pool_size = 8;
   double rate = 0, load = 0, timeout = 5;
   uint64_t link_bps = 0;
   int dscp = -1;
-  std::optional<int> dscp_large;  // unset: same as dscp
+  int large_dscp = -1;  // websearch: flows of 100 KB and more
   uint64_t seed = 1;
   std::string csv, cdf = std::string(SHAREBUF_DATA_DIR) + "/websearch-flow-size-cdf.txt";
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  o.mode = argv[1];
+  std::string servers_text;
+  std::optional<int> dscp_large;  // unset: same as dscp
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     auto v = [&]() -> std::string {
@@ -331,245 +333,267 @@ int main(int argc, char** argv) {
     };
     try {
       if (a == "--port")
-        port = static_cast<uint16_t>(std::stoi(v()));
+        o.port = static_cast<uint16_t>(std::stoi(v()));
       else if (a == "--duration")
-        duration = std::stod(v());
+        o.duration = std::stod(v());
       else if (a == "--servers")
         servers_text = v();
       else if (a == "--flows")
-        flows = std::stoull(v());
+        o.flows = std::stoull(v());
       else if (a == "--size")
-        size = sharebuf::common::parse_size_cells(v(), 1);
+        o.size = sharebuf::common::parse_size_cells(v(), 1);
       else if (a == "--count")
-        count = std::stoull(v());
+        o.count = std::stoull(v());
       else if (a == "--rate")
-        rate = std::stod(v());
+        o.rate = std::stod(v());
       else if (a == "--pool")
-        pool_size = std::stoull(v());
+        o.pool_size = std::stoull(v());
       else if (a == "--load")
-        load = std::stod(v());
+        o.load = std::stod(v());
       else if (a == "--link-rate")
-        link_bps = sharebuf::common::parse_rate_bps(v());
+        o.link_bps = sharebuf::common::parse_rate_bps(v());
       else if (a == "--dscp")
-        dscp = std::stoi(v());
+        o.dscp = std::stoi(v());
       else if (a == "--dscp-large")
         dscp_large = std::stoi(v());
       else if (a == "--csv")
-        csv = v();
+        o.csv = v();
       else if (a == "--seed")
-        seed = std::stoull(v());
+        o.seed = std::stoull(v());
       else if (a == "--timeout")
-        timeout = std::stod(v());
+        o.timeout = std::stod(v());
       else if (a == "--cdf")
-        cdf = v();
+        o.cdf = v();
       else
         die("unknown option " + a + " (see --help)", 2);
     } catch (const std::exception& e) {
       die(a + ": " + e.what(), 2);
     }
   }
-  if (mode == "server") return run_server(port, duration);
-  if (mode != "fixed" && mode != "query" && mode != "websearch")
-    die("unknown mode '" + mode + "'", 2);
+  if (o.mode == "server") return o;
+  if (o.mode != "fixed" && o.mode != "query" && o.mode != "websearch")
+    die("unknown mode '" + o.mode + "'", 2);
   for (size_t s = 0, e; s < servers_text.size(); s = e + 1) {
     e = servers_text.find(',', s);
     if (e == std::string::npos) e = servers_text.size();
-    servers.push_back(parse_endpoint(servers_text.substr(s, e - s), port));
+    o.servers.push_back(parse_endpoint(servers_text.substr(s, e - s), o.port));
   }
-  if (servers.empty()) die("--servers is required", 2);
-  if (dscp > 63) die("--dscp must be 0..63", 2);
+  if (o.servers.empty()) die("--servers is required", 2);
+  if (o.dscp > 63) die("--dscp must be 0..63", 2);
   if (dscp_large && (*dscp_large < 0 || *dscp_large > 63)) die("--dscp-large must be 0..63", 2);
-  const int large_dscp = dscp_large.value_or(dscp);
+  o.large_dscp = dscp_large.value_or(o.dscp);
+  return o;
+}
 
-  // The run's clock; query mode restarts it once its connections are open.
-  uint64_t start = now_ns();
-  uint64_t end = start + static_cast<uint64_t>(duration * 1e9);
-  const auto timeout_ns = static_cast<uint64_t>(timeout * 1e9);
+// What a run collects, from every flow's thread.
+struct Run {
+  uint64_t start = 0;
+  uint64_t end = 0;  // no new flow or query after this
+  uint64_t timeout_ns = 0;
   std::mutex mu;
   std::vector<FlowRecord> records;
   std::vector<std::pair<int64_t, uint64_t>> queries;  // (id, qct)
-  auto record = [&](FlowRecord r) {
+  uint64_t extra_connections = 0;  // query mode: connections opened during the run
+
+  explicit Run(const Options& o)
+      : start(now_ns()),
+        end(start + static_cast<uint64_t>(o.duration * 1e9)),
+        timeout_ns(static_cast<uint64_t>(o.timeout * 1e9)) {}
+  void restart(const Options& o) {
+    start = now_ns();
+    end = start + static_cast<uint64_t>(o.duration * 1e9);
+  }
+  void record(FlowRecord r) {
     std::lock_guard l(mu);
     r.id = records.size();
     records.push_back(std::move(r));
-  };
+  }
+};
 
-  if (mode == "fixed") {
-    if (size == 0) die("--size is required", 2);
+// --flows responses of --size, all at once, from the servers in turn.
+void run_fixed(const Options& o, Run& run) {
+  if (o.size == 0) die("--size is required", 2);
+  std::vector<std::thread> ts;
+  for (uint64_t f = 0; f < o.flows; ++f) {
+    ts.emplace_back([&, f] {
+      const Endpoint& e = o.servers[f % o.servers.size()];
+      std::string why;
+      const int fd = connect_to(e, o.dscp, why);
+      FlowRecord r;
+      if (fd < 0) {
+        r.why = why;
+        r.server = e.text;
+      } else {
+        r = exchange(fd, e, o.size, now_ns() + run.timeout_ns);
+        close(fd);
+      }
+      r.kind = "fixed";
+      run.record(r);
+    });
+  }
+  for (auto& t : ts)
+    t.join();
+}
+
+// Queries of --size split over the servers: one after another (--count), or open loop (--rate).
+void run_queries(const Options& o, Run& run) {
+  if (o.size == 0) die("--size is required", 2);
+  const uint64_t count = o.count == 0 && o.rate <= 0 ? 1 : o.count;
+  if (o.pool_size == 0) die("--pool must be at least 1", 2);
+  ConnectionPool pool(o.servers, o.dscp);
+  // Connect before the clock starts: an unreachable server fails the run at once, and the
+  // first queries do not pay a handshake. One thread per server: on a congested path each
+  // handshake can wait out a full queue.
+  const uint64_t per_server = o.rate > 0 ? o.pool_size : 1;
+  std::vector<std::string> connect_errors(o.servers.size());
+  {
     std::vector<std::thread> ts;
-    for (uint64_t f = 0; f < flows; ++f) {
-      ts.emplace_back([&, f] {
-        const Endpoint& e = servers[f % servers.size()];
-        std::string why;
-        const int fd = connect_to(e, dscp, why);
-        FlowRecord r;
-        if (fd < 0) {
-          r.why = why;
-          r.server = e.text;
-        } else {
-          r = exchange(fd, e, size, now_ns() + timeout_ns);
-          close(fd);
+    for (size_t s = 0; s < o.servers.size(); ++s) {
+      ts.emplace_back([&, s] {
+        for (uint64_t k = 0; k < per_server; ++k) {
+          const int fd = pool.open(s, connect_errors[s]);
+          if (fd < 0) return;
+          pool.put(s, fd);
         }
-        r.kind = "fixed";
-        record(r);
       });
     }
     for (auto& t : ts)
       t.join();
-  } else if (mode == "query") {
-    if (size == 0) die("--size is required", 2);
-    if (count == 0 && rate <= 0) count = 1;
-    if (pool_size == 0) die("--pool must be at least 1", 2);
-    ConnectionPool pool(servers, dscp);
-    // Connect before the clock starts: an unreachable server fails the run at once, and the
-    // first queries do not pay a handshake. One thread per server: on a congested path each
-    // handshake can wait out a full queue.
-    const uint64_t per_server = rate > 0 ? pool_size : 1;
-    std::vector<std::string> connect_errors(servers.size());
-    {
-      std::vector<std::thread> ts;
-      for (size_t s = 0; s < servers.size(); ++s) {
-        ts.emplace_back([&, s] {
-          for (uint64_t k = 0; k < per_server; ++k) {
-            const int fd = pool.open(s, connect_errors[s]);
-            if (fd < 0) return;
-            pool.put(s, fd);
-          }
-        });
-      }
-      for (auto& t : ts)
-        t.join();
-    }
-    for (const std::string& why : connect_errors)
-      if (!why.empty()) die(why);
-    start = now_ns();
-    end = start + static_cast<uint64_t>(duration * 1e9);
-    const uint64_t per = std::max<uint64_t>(1, size / servers.size());
-    std::atomic<bool> failed{false};
-    // One query: every server's response on a connection of its own, in parallel; the QCT runs
-    // from `q0` to the last response.
-    auto run_query = [&](int64_t q, uint64_t q0) {
-      std::vector<FlowRecord> rs(servers.size());
-      std::vector<std::thread> ts;
-      for (size_t s = 0; s < servers.size(); ++s) {
-        ts.emplace_back([&, s] {
-          std::string why;
-          const int fd = pool.take(s, why);
-          if (fd < 0) {
-            rs[s].server = servers[s].text;
-            rs[s].bytes = per;
-            rs[s].why = why;
-            return;
-          }
-          rs[s] = exchange(fd, servers[s], per, now_ns() + timeout_ns);
-          if (rs[s].ok)
-            pool.put(s, fd);
-          else
-            close(fd);  // a half-read response would corrupt the next one
-        });
-      }
-      for (auto& t : ts)
-        t.join();
-      const uint64_t qct = now_ns() - q0;
-      bool all_ok = true;
-      for (auto& r : rs) {
-        r.kind = "query";
-        r.query = q;
-        all_ok = all_ok && r.ok;
-        record(r);
-      }
-      if (!all_ok) {
-        failed = true;
-        return;
-      }
-      std::lock_guard l(mu);
-      queries.emplace_back(q, qct);
-    };
-    if (rate > 0) {
-      // Open loop, as the papers' query traffic: queries arrive at Poisson times whether or not
-      // earlier ones have finished, so a slow query does not delay or thin out the next ones.
-      std::mt19937_64 rng(seed);
-      std::exponential_distribution<double> gap(rate);
-      std::vector<std::thread> inflight;
-      uint64_t next = now_ns();
-      for (int64_t q = 0; count == 0 || static_cast<uint64_t>(q) < count; ++q) {
-        next += static_cast<uint64_t>(gap(rng) * 1e9);
-        if (next >= end || failed) break;
-        while (now_ns() < next)
-          std::this_thread::sleep_for(std::chrono::microseconds(100));
-        inflight.emplace_back(run_query, q, next);
-      }
-      for (auto& t : inflight)
-        t.join();
-    } else {
-      // --count without --rate: one query after another, each as soon as the last is done.
-      for (int64_t q = 0; static_cast<uint64_t>(q) < count && now_ns() < end && !failed; ++q)
-        run_query(q, now_ns());
-    }
-    extra_connections = pool.opened() - servers.size() * per_server;
-  } else {
-    if (load <= 0 || link_bps == 0) die("websearch needs --load and --link-rate", 2);
-    sharebuf::common::FlowSizeCdf sizes;
-    try {
-      sizes = sharebuf::common::FlowSizeCdf::load(cdf);
-    } catch (const std::exception& e) {
-      die(e.what(), 2);
-    }
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(0, 1);
-    double mean = 0;
-    for (int i = 0; i < 20000; ++i)
-      mean += static_cast<double>(sizes.quantile(u(rng))) / 20000;
-    const double flows_per_s = load * static_cast<double>(link_bps) / (mean * 8);
-    std::exponential_distribution<double> gap(flows_per_s);
+  }
+  for (const std::string& why : connect_errors)
+    if (!why.empty()) die(why);
+  run.restart(o);
+  const uint64_t per = std::max<uint64_t>(1, o.size / o.servers.size());
+  std::atomic<bool> failed{false};
+  // One query: every server's response on a connection of its own, in parallel; the QCT runs
+  // from `q0` to the last response.
+  auto run_query = [&](int64_t q, uint64_t q0) {
+    std::vector<FlowRecord> rs(o.servers.size());
     std::vector<std::thread> ts;
+    for (size_t s = 0; s < o.servers.size(); ++s) {
+      ts.emplace_back([&, s] {
+        std::string why;
+        const int fd = pool.take(s, why);
+        if (fd < 0) {
+          rs[s].server = o.servers[s].text;
+          rs[s].bytes = per;
+          rs[s].why = why;
+          return;
+        }
+        rs[s] = exchange(fd, o.servers[s], per, now_ns() + run.timeout_ns);
+        if (rs[s].ok)
+          pool.put(s, fd);
+        else
+          close(fd);  // a half-read response would corrupt the next one
+      });
+    }
+    for (auto& t : ts)
+      t.join();
+    const uint64_t qct = now_ns() - q0;
+    bool all_ok = true;
+    for (auto& r : rs) {
+      r.kind = "query";
+      r.query = q;
+      all_ok = all_ok && r.ok;
+      run.record(r);
+    }
+    if (!all_ok) {
+      failed = true;
+      return;
+    }
+    std::lock_guard l(run.mu);
+    run.queries.emplace_back(q, qct);
+  };
+  if (o.rate > 0) {
+    // Open loop, as the papers' query traffic: queries arrive at Poisson times whether or not
+    // earlier ones have finished, so a slow query does not delay or thin out the next ones.
+    std::mt19937_64 rng(o.seed);
+    std::exponential_distribution<double> gap(o.rate);
+    std::vector<std::thread> inflight;
     uint64_t next = now_ns();
-    for (;;) {
+    for (int64_t q = 0; count == 0 || static_cast<uint64_t>(q) < count; ++q) {
       next += static_cast<uint64_t>(gap(rng) * 1e9);
-      if (next >= end) break;
+      if (next >= run.end || failed) break;
       while (now_ns() < next)
         std::this_thread::sleep_for(std::chrono::microseconds(100));
-      const Endpoint& e = servers[rng() % servers.size()];
-      const uint64_t bytes = sizes.quantile(u(rng));
-      ts.emplace_back([&, bytes, &e = e] {
-        std::string why;
-        const int fd = connect_to(e, bytes < 100'000 ? dscp : large_dscp, why);
-        FlowRecord r;
-        if (fd < 0) {
-          r.why = why;
-          r.server = e.text;
-          r.bytes = bytes;
-        } else {
-          r = exchange(fd, e, bytes, end + timeout_ns);
-          close(fd);
-        }
-        r.kind = bytes < 100'000 ? "short" : bytes >= 1'000'000 ? "long" : "medium";
-        record(r);
-      });
+      inflight.emplace_back(run_query, q, next);
     }
-    for (auto& t : ts)
+    for (auto& t : inflight)
       t.join();
+  } else {
+    // --count without --rate: one query after another, each as soon as the last is done.
+    for (int64_t q = 0; static_cast<uint64_t>(q) < count && now_ns() < run.end && !failed; ++q)
+      run_query(q, now_ns());
   }
+  run.extra_connections = pool.opened() - o.servers.size() * per_server;
+}
 
-  std::ofstream out;
-  if (!csv.empty()) {
-    out.open(csv);
-    if (!out) die("cannot write " + csv);
-    out << "id,kind,query,server,bytes,start_ms,fct_ms,ok\n";
-    for (const auto& r : records)
-      out << r.id << ',' << r.kind << ',' << r.query << ',' << r.server << ',' << r.bytes << ','
-          << static_cast<double>(r.start_ns - start) / 1e6 << ','
-          << static_cast<double>(r.fct_ns) / 1e6 << ',' << (r.ok ? 1 : 0) << '\n';
-    if (!queries.empty()) {
-      std::ofstream qo(csv + ".queries.csv");
-      qo << "query,qct_ms\n";
-      for (const auto& [id, qct] : queries)
-        qo << id << ',' << static_cast<double>(qct) / 1e6 << '\n';
-    }
+// Poisson flow arrivals at --load of --link-rate, sizes from the web-search CDF.
+void run_websearch(const Options& o, Run& run) {
+  if (o.load <= 0 || o.link_bps == 0) die("websearch needs --load and --link-rate", 2);
+  sharebuf::common::FlowSizeCdf sizes;
+  try {
+    sizes = sharebuf::common::FlowSizeCdf::load(o.cdf);
+  } catch (const std::exception& e) {
+    die(e.what(), 2);
   }
+  std::mt19937_64 rng(o.seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  double mean = 0;
+  for (int i = 0; i < 20000; ++i)
+    mean += static_cast<double>(sizes.quantile(u(rng))) / 20000;
+  const double flows_per_s = o.load * static_cast<double>(o.link_bps) / (mean * 8);
+  std::exponential_distribution<double> gap(flows_per_s);
+  std::vector<std::thread> ts;
+  uint64_t next = now_ns();
+  for (;;) {
+    next += static_cast<uint64_t>(gap(rng) * 1e9);
+    if (next >= run.end) break;
+    while (now_ns() < next)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    const Endpoint& e = o.servers[rng() % o.servers.size()];
+    const uint64_t bytes = sizes.quantile(u(rng));
+    ts.emplace_back([&, bytes, &e = e] {
+      std::string why;
+      const int fd = connect_to(e, bytes < 100'000 ? o.dscp : o.large_dscp, why);
+      FlowRecord r;
+      if (fd < 0) {
+        r.why = why;
+        r.server = e.text;
+        r.bytes = bytes;
+      } else {
+        r = exchange(fd, e, bytes, run.end + run.timeout_ns);
+        close(fd);
+      }
+      r.kind = bytes < 100'000 ? "short" : bytes >= 1'000'000 ? "long" : "medium";
+      run.record(r);
+    });
+  }
+  for (auto& t : ts)
+    t.join();
+}
+
+void write_csv(const std::string& csv, const Run& run) {
+  std::ofstream out(csv);
+  if (!out) die("cannot write " + csv);
+  out << "id,kind,query,server,bytes,start_ms,fct_ms,ok\n";
+  for (const auto& r : run.records)
+    out << r.id << ',' << r.kind << ',' << r.query << ',' << r.server << ',' << r.bytes << ','
+        << static_cast<double>(r.start_ns - run.start) / 1e6 << ','
+        << static_cast<double>(r.fct_ns) / 1e6 << ',' << (r.ok ? 1 : 0) << '\n';
+  if (!run.queries.empty()) {
+    std::ofstream qo(csv + ".queries.csv");
+    qo << "query,qct_ms\n";
+    for (const auto& [id, qct] : run.queries)
+      qo << id << ',' << static_cast<double>(qct) / 1e6 << '\n';
+  }
+}
+
+// The summaries; 1 if any flow failed.
+int report(const Run& run) {
   std::vector<double> fct;
   size_t failed = 0;
-  for (const auto& r : records) {
+  for (const auto& r : run.records) {
     if (r.ok)
       fct.push_back(static_cast<double>(r.fct_ns) / 1e6);
     else if (++failed <= 5)
@@ -577,17 +601,39 @@ int main(int argc, char** argv) {
   }
   Summary::print("fct", fct);
   std::vector<double> qct;
-  for (const auto& [id, t] : queries)
+  for (const auto& [id, t] : run.queries)
     qct.push_back(static_cast<double>(t) / 1e6);
   Summary::print("qct", qct);
-  if (extra_connections > 0)
+  if (run.extra_connections > 0)
     std::printf(
         "queries found no idle connection %lu times and opened one (handshake in the QCT; "
         "--pool raises the number opened in advance)\n",
-        static_cast<unsigned long>(extra_connections));
+        static_cast<unsigned long>(run.extra_connections));
   if (failed > 0) {
-    std::fprintf(stderr, "sharebuf-tg: %zu of %zu flows failed\n", failed, records.size());
+    std::fprintf(stderr, "sharebuf-tg: %zu of %zu flows failed\n", failed, run.records.size());
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);
+  if (argc < 2 || std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const Options o = parse_options(argc, argv);
+  if (o.mode == "server") return run_server(o.port, o.duration);
+  Run run(o);
+  if (o.mode == "fixed") {
+    run_fixed(o, run);
+  } else if (o.mode == "query") {
+    run_queries(o, run);
+  } else {
+    run_websearch(o, run);
+  }
+  if (!o.csv.empty()) write_csv(o.csv, run);
+  return report(run);
 }
