@@ -42,7 +42,7 @@ class BufferState {
   void transfer(uint32_t from, uint32_t to, uint32_t cells) noexcept;
 
   // Cells held outside every queue: frames in an emulated recirculation port (trimming's Tofino
-  // approximation, datapath/tofino_approx.h). On a Tofino a deflected frame waits in the
+  // approximation, model/tofino_approx.h). On a Tofino a deflected frame waits in the
   // recirculation port's queue, in the same traffic-manager cells, so it counts in the total
   // that every policy's free space is computed from; no queue, port or group owns it.
   // try_reserve_outside: false, changing nothing, if the cells do not fit in B.

@@ -24,7 +24,7 @@ struct alignas(64) QueueStats {
   std::atomic<uint64_t> dequeued_cells{0};
   std::atomic<uint64_t> dequeued_bytes{0};
   std::atomic<uint64_t> ecn_marked_pkts{0};  // enqueued with CE set by this switch
-  // Packet trimming (datapath/frame_trim.h): frames refused here whose cut copy went to a trim
+  // Packet trimming (model/frame_trim.h): frames refused here whose cut copy went to a trim
   // queue; trimmed copies this queue sent; trimmed copies this queue refused in turn.
   std::atomic<uint64_t> trimmed_pkts{0};
   std::atomic<uint64_t> trimmed_sent_pkts{0};

@@ -2,7 +2,7 @@
 // probe registers, the per-queue FIFOs and their counters — with the operations the datapath
 // composes: enqueue (reserve + copy in + push), dequeue and release (pop + gather + free),
 // push-out. It decides nothing: admission is the policy's job (policies/), and the order
-// "policy verdict, then enqueue" is the datapath's (datapath/admission_step.h).
+// "policy verdict, then enqueue" is the datapath's (model/admission_step.h).
 //
 // Accounting follows the frame: cells are reserved in BufferState before they are copied and
 // released when they return to the pool, so free + sum(queue occupancy) == B at every quiescent
@@ -37,7 +37,7 @@ struct BufferConfig {
   ViewMode view_mode = ViewMode::kExact;
   uint64_t probe_interval_ns = 10'000;
   uint64_t probe_delay_ns = 0;
-  // What each probe takes from its port's rate (datapath/probe_charge.h); 0: nothing, as the
+  // What each probe takes from its port's rate (model/probe_charge.h); 0: nothing, as the
   // software's probes are snapshots.
   uint32_t probe_bytes = 0;
   uint32_t max_threads = 16;   // threads that may own a CellCache at once
@@ -52,7 +52,7 @@ struct FrameMeta {
 };
 
 // Copies of frames a push-out evicted, for the caller to act on after the eviction (trimming
-// pushed-out frames, datapath/admission_step.h). Filled while the push-out lock is held, so it
+// pushed-out frames, model/admission_step.h). Filled while the push-out lock is held, so it
 // only copies into the room the caller reserved (reserve()); a frame that does not fit is not
 // recorded (`skipped`).
 struct EvictedFrames {

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <thread>
 
+#include "model/departure_step.h"
+
 namespace sharebuf::datapath {
 
 bool EgressPath::try_acquire() noexcept {
@@ -22,13 +24,6 @@ void EgressPath::release() noexcept {
   core_.ports[port_]->tx_owned.store(false, std::memory_order_release);
 }
 
-uint32_t EgressPath::head_bytes(uint32_t k) const noexcept {
-  const uint32_t q = core_.buffer.layout().queue_id(port_, k);
-  if (core_.buffer.queue(q).length_packets_approx() == 0) return 0;
-  const uint32_t head = core_.buffer.queue(q).peek_head();
-  return head == buffer::kNoCell ? 0 : core_.buffer.pool().descriptor(head).bytes;
-}
-
 bool EgressPath::any_queued() const noexcept {
   const buffer::BufferLayout& layout = core_.buffer.layout();
   for (uint32_t k = 0; k < layout.queues_on_port(port_); ++k) {
@@ -43,38 +38,21 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
   uint32_t room = 0;
   uint8_t* slot = port.io->tx_slot(&room);
   if (slot == nullptr) return false;
-  const uint32_t q = core_.buffer.layout().queue_id(port_, k);
-  core_.buffer.advance_probes(now_ns);  // the boundary just passed saw this frame queued
-  const uint32_t head = core_.buffer.dequeue(q);
-  if (head == buffer::kNoCell) return true;  // pushed out meanwhile
-  const buffer::PacketDescriptor d = core_.buffer.pool().descriptor(head);
-  const size_t n = core_.buffer.pool().read_frame(
-      head, std::span<std::byte>(reinterpret_cast<std::byte*>(slot), room));
-  port.io->tx_commit(static_cast<uint32_t>(n), d.arrival_ns);
-  port.shaper.consume(d.bytes);
-  port.scheduler.sent(static_cast<int>(k), d.bytes);
-  port.counters.tx_frames.fetch_add(1, std::memory_order_relaxed);
-  port.counters.tx_bytes.fetch_add(n, std::memory_order_relaxed);
-  core_.buffer.stats(q).dequeued_bytes.fetch_add(n, std::memory_order_relaxed);
-  if ((d.flags & buffer::kFlagTrimmed) != 0)
-    core_.buffer.stats(q).trimmed_sent_pkts.fetch_add(1, std::memory_order_relaxed);
-  core_.buffer.release(cache, head);
-  // The frame's own departure time at line rate (datapath/departure_clock.h); an unshaped port
-  // reads the clock per frame.
-  const uint64_t departed_ns = port.clock.depart(
-      d.bytes, d.arrival_ns, port.clock.unshaped() ? monotonic_ns() : now_ns, backlogged);
-  const uint64_t sojourn_ns = departed_ns - std::min(departed_ns, d.arrival_ns);
-  core_.buffer.stats(q).delay.record(sojourn_ns);
   policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
-  // Egress-side hooks see exact depths, as Tofino's egress pipeline does.
-  policy.on_dequeue(policies::DequeueEvent{.now_ns = departed_ns,
-                                           .queue = q,
-                                           .port = static_cast<uint16_t>(port_),
-                                           .class_id = d.class_id,
-                                           .cells = d.cells,
-                                           .bytes = d.bytes,
-                                           .sojourn_ns = sojourn_ns},
-                    core_.buffer.exact_view());
+  // model/departure_step.h; nothing happens when the head was pushed out since the pick.
+  model::depart(core_.buffer, cache, port.scheduler, policy, port_, k, now_ns,
+                std::span<std::byte>(reinterpret_cast<std::byte*>(slot), room),
+                [&](const buffer::PacketDescriptor& d, size_t copied) {
+                  port.io->tx_commit(static_cast<uint32_t>(copied), d.arrival_ns);
+                  port.shaper.consume(d.bytes);
+                  port.counters.tx_frames.fetch_add(1, std::memory_order_relaxed);
+                  port.counters.tx_bytes.fetch_add(copied, std::memory_order_relaxed);
+                  // The frame's own departure time at line rate (model/departure_clock.h); an
+                  // unshaped port reads the clock per frame.
+                  return port.clock.depart(d.bytes, d.arrival_ns,
+                                           port.clock.unshaped() ? monotonic_ns() : now_ns,
+                                           backlogged);
+                });
   return true;
 }
 
@@ -105,14 +83,15 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
       r.stop = Stop::kBudget;
       break;
     }
-    const int k = port.scheduler.pick([this](uint32_t i) { return head_bytes(i); });
-    if (k == Scheduler::kNone) {
+    const int k = model::pick_queue(core_.buffer, port.scheduler, port_);
+    if (k == model::Scheduler::kNone) {
       r.stop = Stop::kEmpty;
       break;
     }
     // The shaper's clock is `now`, taken once per burst: the wait is from then, not from
     // whenever the caller gets to sleep, or every burst would lose its own duration.
-    const uint64_t wait = port.shaper.wait_ns(head_bytes(static_cast<uint32_t>(k)), now);
+    const uint64_t wait =
+        port.shaper.wait_ns(model::head_bytes(core_.buffer, port_, static_cast<uint32_t>(k)), now);
     if (wait > 0) {
       r.stop = Stop::kShaped;
       r.wait_until_ns = now + wait;

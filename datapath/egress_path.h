@@ -1,5 +1,5 @@
 // EgressPath: the transmit step of one port — scheduler, shaper, dequeue, gather into the TX
-// ring, free, on_dequeue at the frame's line-rate departure time (datapath/departure_clock.h) —
+// ring, free, on_dequeue at the frame's line-rate departure time (model/departure_clock.h) —
 // and who may run it. Normally the port's egress worker owns it. When
 // that worker sleeps (its queues were empty), the RX worker that enqueues the next frame may take
 // ownership and send right away ("run to completion"): that saves waking a second thread per hop,
@@ -37,10 +37,9 @@ class EgressPath {
   bool any_queued() const noexcept;
 
  private:
-  uint32_t head_bytes(uint32_t k) const noexcept;
   bool send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns, bool backlogged) noexcept;
   // With [buffer] probe_bytes: the probes of the interval boundaries passed since the last burst
-  // take their bytes from the shaper and the departure clock (datapath/probe_charge.h).
+  // take their bytes from the shaper and the departure clock (model/probe_charge.h).
   void charge_probes(uint64_t now_ns, bool backlogged) noexcept;
 
   SwitchCore& core_;

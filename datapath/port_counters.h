@@ -9,7 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "datapath/frame_parser.h"
+#include "model/frame_parser.h"
 
 namespace sharebuf::datapath {
 
@@ -23,7 +23,7 @@ struct alignas(64) PortCounters {
   std::atomic<uint64_t> storm_dropped{0};       // broadcast/multicast over the storm_pps rate
   std::atomic<uint64_t> flooded{0};             // frames flooded (unknown or group destination)
   std::atomic<uint64_t> checksum_completed{0};  // partial L4 checksums completed in software
-  std::atomic<uint64_t> malformed[kNumParseErrors] = {};
+  std::atomic<uint64_t> malformed[model::kNumParseErrors] = {};
   // Per-CPU RX only: frames taken after a frame of this port the kernel stamped later (read from
   // another CPU's lane first), across all flows of the port and by the kernel's receive stamps: a
   // sign of reordering, not a count of what one flow saw (the receiver's TCP counters are).
@@ -37,12 +37,12 @@ struct alignas(64) PortCounters {
   // Shaper credit the port kept because its egress thread ran late while frames were queued
   // (see token_bucket.h): non-zero means the host was slow to schedule the switch.
   std::atomic<uint64_t> shaper_catchup_bytes{0};
-  // Bytes of the port's rate given to probes ([buffer] probe_bytes, datapath/probe_charge.h).
+  // Bytes of the port's rate given to probes ([buffer] probe_bytes, model/probe_charge.h).
   std::atomic<uint64_t> probe_charged_bytes{0};
 
   uint64_t malformed_total() const noexcept {
     uint64_t n = 0;
-    for (size_t i = 1; i < kNumParseErrors; ++i)
+    for (size_t i = 1; i < model::kNumParseErrors; ++i)
       n += malformed[i].load(std::memory_order_relaxed);
     return n;
   }

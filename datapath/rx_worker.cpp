@@ -10,10 +10,10 @@
 #include <spdlog/spdlog.h>
 
 #include "common/spin_lock.h"
-#include "datapath/admission_step.h"
-#include "datapath/checksum.h"
-#include "datapath/ecn.h"
 #include "datapath/egress_path.h"
+#include "model/admission_step.h"
+#include "model/checksum.h"
+#include "model/ecn.h"
 
 namespace sharebuf::datapath {
 
@@ -192,7 +192,7 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
   const uint64_t now = monotonic_ns();
   const uint64_t real_now = realtime_ns();  // the ring stamps' clock (hop_latency.h)
-  const buffer::BufferView view = ingress_view(policy, core_.buffer, now);
+  const buffer::BufferView view = model::ingress_view(policy, core_.buffer, now);
   if (woke) port.latency.record_since_ring(HopLatency::kWakeup, rx.ring_realtime_ns, real_now);
   uint32_t n = 0;
   policy.begin_burst();  // nothing below calls the policy's egress hooks (flush_pending is after)
@@ -283,12 +283,12 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
     // burst's one time trimmed 18 % more).
     cap->offer(frame, static_cast<uint16_t>(port_), cap->ring_stamps() ? frame_ns_ : now_ns);
   }
-  const ParsedFrame parsed = parse_frame(frame);
+  const model::ParsedFrame parsed = model::parse_frame(frame);
   if (!parsed.ok()) {
     c.malformed[static_cast<size_t>(parsed.error)].fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  if (rx.checksum_partial && complete_l4_checksum(frame, parsed)) {
+  if (rx.checksum_partial && model::complete_l4_checksum(frame, parsed)) {
     if (c.checksum_completed.fetch_add(1, std::memory_order_relaxed) == 0) {
       spdlog::warn(
           "port {}: frames arrive with partial checksums (checksum offload on the "
@@ -297,7 +297,7 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
           port.config.name);
     }
   }
-  const MacAddress src = mac_from_bytes(parsed.src_mac);
+  const model::MacAddress src = model::mac_from_bytes(parsed.src_mac);
   if (!parsed.src_is_group()) core_.macs.learn(src, static_cast<uint16_t>(port_), now_ns);
   if (parsed.dst_is_group() && port.storm.enabled()) {
     port.storm_lock.lock();
@@ -312,12 +312,12 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
   const uint8_t class_id = core_.classifier.classify(parsed, static_cast<uint16_t>(port_));
   bool marked = false;
   if (!parsed.dst_is_group()) {
-    const uint16_t out = core_.macs.lookup(mac_from_bytes(parsed.dst_mac), now_ns);
+    const uint16_t out = core_.macs.lookup(model::mac_from_bytes(parsed.dst_mac), now_ns);
     if (out == port_) {
       c.filtered.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    if (out != MacTable::kNoPort && out < core_.ports.size()) {
+    if (out != model::MacTable::kNoPort && out < core_.ports.size()) {
       admit_copy(out, frame, parsed, class_id, marked, policy, view, now_ns, cache);
       return;
     }
@@ -329,9 +329,9 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
   }
 }
 
-void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
-                          uint8_t class_id, bool& marked, policies::Policy& policy,
-                          const buffer::BufferView& view, uint64_t now_ns,
+void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame,
+                          const model::ParsedFrame& parsed, uint8_t class_id, bool& marked,
+                          policies::Policy& policy, const buffer::BufferView& view, uint64_t now_ns,
                           buffer::CellCache& cache) {
   PortRuntime& out = *core_.ports[out_port];
   const uint32_t l2_header = parsed.l3_offset != 0 ? parsed.l3_offset : (parsed.has_vlan ? 18 : 14);
@@ -350,7 +350,7 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
   const uint32_t ecn_k = core_.classifier.ecn_threshold_cells(class_id);
   bool mark_this = false;
   if (ecn_k != 0 && parsed.ect() && core_.buffer.state().queue_cells(q) > ecn_k) {
-    if (!marked) marked = mark_ce(frame, parsed);
+    if (!marked) marked = model::mark_ce(frame, parsed);
     mark_this = marked;
   }
   const policies::ArrivalContext ctx{.now_ns = now_ns,
@@ -359,18 +359,18 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame, const Par
                                      .class_id = class_id,
                                      .cells = layout.cells_for(bytes),
                                      .bytes = bytes,
-                                     .flow_hash = flow_hash(parsed)};
+                                     .flow_hash = model::flow_hash(parsed)};
   const buffer::FrameMeta meta{
       .arrival_ns = now_ns,
       .in_port = static_cast<uint16_t>(port_),
       .class_id = class_id,
       .flags = static_cast<uint8_t>(mark_this ? buffer::kFlagEcnMarked : 0)};
   // Admission with the class's overflow action (trimming, return-to-sender, deflect-on-drop):
-  // datapath/overflow_step.h, the code the replay runs too.
-  const OverflowStep::Result r =
-      overflow_.admit(policy, view, cache, ctx, OverflowStep::Frame{frame.first(bytes), &parsed},
-                      meta, port_, frame_ns_, *this);
-  const AdmissionOutcome& outcome = r.outcome;
+  // model/overflow_step.h, the code the replay runs too.
+  const model::OverflowStep::Result r = overflow_.admit(
+      policy, view, cache, ctx, model::OverflowStep::Frame{frame.first(bytes), &parsed}, meta,
+      port_, frame_ns_, *this);
+  const model::AdmissionOutcome& outcome = r.outcome;
   if (outcome.waited_out &&
       core_.buffer.stats(q).stalled_pkts.load(std::memory_order_relaxed) == 1) {
     spdlog::warn(

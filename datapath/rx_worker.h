@@ -1,7 +1,7 @@
 // RxWorker: the receive side of one or more ports (one per port by default; [switch] rx_threads
 // folds several ports onto one thread). It reads frames from each port's RX ring in bursts,
 // parses them, learns the source MAC, finds the out port(s), classifies, and admits one copy per
-// out port into the shared buffer through the policy (datapath/admission_step.h), sending inline
+// out port into the shared buffer through the policy (model/admission_step.h), sending inline
 // to an idle out port or waking its egress worker. After sending inline to a port another worker
 // reads, it reads that port's ring once itself if that worker sleeps: the answer is often there
 // already, and would otherwise wait for the worker to wake up (docs/datapath-latency.md). It blocks
@@ -30,13 +30,13 @@
 
 #include "buffer/cell_pool.h"
 #include "datapath/af_packet_port.h"
-#include "datapath/frame_trim.h"
-#include "datapath/overflow_step.h"
 #include "datapath/switch_core.h"
+#include "model/frame_trim.h"
+#include "model/overflow_step.h"
 
 namespace sharebuf::datapath {
 
-class RxWorker : private OverflowStep::Sink {
+class RxWorker : private model::OverflowStep::Sink {
  public:
   static constexpr int kBurst = 64;
   // Frames an RX worker sends inline for an idle port before handing over to its egress worker.
@@ -54,7 +54,7 @@ class RxWorker : private OverflowStep::Sink {
         slot_(slot),
         worker_(worker),
         lane_(lane),
-        per_cpu_(core.config.rx_mode == RxMode::kPerCpu),
+        per_cpu_(core.config.rx_mode == model::RxMode::kPerCpu),
         // trim_newest's coin: a seeded sequence per worker, so a run with one worker repeats.
         overflow_(core.buffer, core.trim, core.tofino, core.config.trim.header_full_return, false,
                   core.config.trim.seed * 0x9E3779B97F4A7C15ull + worker + 1) {}
@@ -68,7 +68,7 @@ class RxWorker : private OverflowStep::Sink {
   bool release_deflected(buffer::CellCache& cache);
   // OverflowStep::Sink: a frame (or cut copy) entered `queue`: its port has something to send.
   void enqueued(uint32_t queue, bool copy) override;
-  void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const ParsedFrame& parsed,
+  void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const model::ParsedFrame& parsed,
                   uint8_t class_id, bool& marked, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
 
@@ -98,7 +98,7 @@ class RxWorker : private OverflowStep::Sink {
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next
   std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
-  OverflowStep overflow_;         // admission with trimming's overflow actions
+  model::OverflowStep overflow_;  // admission with trimming's overflow actions
 };
 
 }  // namespace sharebuf::datapath

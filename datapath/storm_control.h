@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "datapath/token_bucket.h"
+#include "model/token_bucket.h"
 
 namespace sharebuf::datapath {
 
@@ -28,7 +28,7 @@ class StormControl {
   }
 
  private:
-  TokenBucket bucket_;
+  model::TokenBucket bucket_;
 };
 
 }  // namespace sharebuf::datapath

@@ -20,7 +20,7 @@
 
 namespace sharebuf::datapath {
 
-Switch::Switch(const SwitchConfig& config)
+Switch::Switch(const model::SwitchConfig& config)
     : core_(std::make_unique<SwitchCore>(config)),
       control_(std::make_unique<SwitchControl>(*core_)) {
   core_->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -46,7 +46,7 @@ Switch::Switch(const SwitchConfig& config)
                           port->config.name + " tx off tso off gso off gro off");
     }
     // With rx_io af_xdp the switch attaches its own XDP program, which gives the port NAPI.
-    if (std::thread::hardware_concurrency() > 1 && core_->config.rx_io != RxIo::kAfXdp &&
+    if (std::thread::hardware_concurrency() > 1 && core_->config.rx_io != model::RxIo::kAfXdp &&
         read_driver(port->config.name) == "veth" && xdp_attached(port->link.ifindex) == false &&
         rps_steered(port->config.name, port->link.ifindex) == false) {
       warnings_.push_back(
@@ -57,10 +57,11 @@ Switch::Switch(const SwitchConfig& config)
           "on both veth ends with an XDP program that passes every frame (it makes veth use NAPI; "
           "the netns testbed attaches netns-scripts/lib/xdp_pass.c) or RPS (docs/running.md)");
     }
-    const uint32_t lanes = core_->config.rx_mode == RxMode::kPerCpu ? rx_workers(core_->config) : 1;
+    const uint32_t lanes =
+        core_->config.rx_mode == model::RxMode::kPerCpu ? model::rx_workers(core_->config) : 1;
     port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
                                               port->config.rx_ring_frames, port->config.tx_batch,
-                                              lanes, core_->config.rx_io == RxIo::kAfXdp);
+                                              lanes, core_->config.rx_io == model::RxIo::kAfXdp);
     // Shaper depth when idle: two full frames, or 500 us at the port rate, whichever is larger,
     // so an idle port does not burst much. While backlogged: up to 20 ms at the rate, because on
     // a loaded 2-core host the egress thread wakes milliseconds late, and a plain bucket then
@@ -141,8 +142,8 @@ void Switch::start() {
       EgressWorker(*core_, p).run();
     });
   }
-  const uint32_t n_rx = rx_workers(core_->config);
-  const bool per_cpu = core_->config.rx_mode == RxMode::kPerCpu;
+  const uint32_t n_rx = model::rx_workers(core_->config);
+  const bool per_cpu = core_->config.rx_mode == model::RxMode::kPerCpu;
   if (core_->rx_parking.empty()) {
     for (uint32_t t = 0; t < n_rx; ++t) {
       auto parking = std::make_unique<SwitchCore::RxParking>();

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "datapath/switch_config.h"
 #include "datapath/switch_control.h"
+#include "model/switch_config.h"
 
 namespace sharebuf::datapath {
 
@@ -19,7 +19,7 @@ class Switch {
  public:
   // Opens every port. Throws std::runtime_error (interface missing, no permission, ...) or
   // policies::ConfigError (bad policy parameters).
-  explicit Switch(const SwitchConfig& config);
+  explicit Switch(const model::SwitchConfig& config);
   ~Switch();
   Switch(const Switch&) = delete;
   Switch& operator=(const Switch&) = delete;

@@ -56,13 +56,13 @@ nlohmann::json hop_latency_json(const HopLatency& lat) {
 
 namespace {
 // The Tofino approximation's counters for egress port p, and its state in each pipeline.
-nlohmann::json tofino_port_json(const TofinoApprox& t, uint32_t p) {
+nlohmann::json tofino_port_json(const model::TofinoApprox& t, uint32_t p) {
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  const TofinoApprox::PortCounters& c = t.counters(p);
+  const model::TofinoApprox::PortCounters& c = t.counters(p);
   nlohmann::json states = nlohmann::json::array();
   const uint64_t now = monotonic_ns();
   for (uint32_t pipe = 0; pipe < t.pipelines(); ++pipe)
-    states.push_back(to_string(t.state(pipe, p, now)));
+    states.push_back(model::to_string(t.state(pipe, p, now)));
   return {{"line_rate_bps", t.line_rate_bps(p)},
           {"ingress_trimmed", c.ingress_trimmed.load(kRelaxed)},
           {"deflected", c.deflected.load(kRelaxed)},
@@ -102,8 +102,8 @@ nlohmann::json SwitchControl::stats() const {
     const PortRuntime& port = *core.ports[p];
     const PortCounters& c = port.counters;
     nlohmann::json malformed = nlohmann::json::object();
-    for (size_t i = 1; i < kNumParseErrors; ++i) {
-      malformed[std::string(kParseErrorNames[i])] = c.malformed[i].load(kRelaxed);
+    for (size_t i = 1; i < model::kNumParseErrors; ++i) {
+      malformed[std::string(model::kParseErrorNames[i])] = c.malformed[i].load(kRelaxed);
     }
     nlohmann::json queues = nlohmann::json::array();
     for (uint32_t k = 0; k < layout.queues_on_port(p); ++k) {
@@ -145,7 +145,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"interface", port.config.name},
                             {"rate_bps", port.config.rate_bps},
                             {"mtu", port.io ? port.io->mtu() : port.link.mtu},
-                            {"scheduler", to_string(port.config.scheduler)},
+                            {"scheduler", model::to_string(port.config.scheduler)},
                             {"header_free_cells", buf.state().header_free_cells(p)},
                             {"rx_frames", c.rx_frames.load(kRelaxed)},
                             {"rx_bytes", c.rx_bytes.load(kRelaxed)},
@@ -209,7 +209,7 @@ nlohmann::json SwitchControl::watch_sample() const {
           {"queues", queues}};
 }
 
-const SwitchConfig& SwitchControl::config() const noexcept {
+const model::SwitchConfig& SwitchControl::config() const noexcept {
   return core_.config;
 }
 
@@ -294,8 +294,8 @@ nlohmann::json SwitchControl::status() const {
           {"dropped", drops},
           {"retired_pending", core_.retired_pending()},
           {"retired_reclaimed", core_.reclaimed()},
-          {"rx_mode", core_.config.rx_mode == RxMode::kPerCpu ? "per-cpu" : "per-port"},
-          {"rx_io", core_.config.rx_io == RxIo::kAfXdp ? "af_xdp" : "af_packet"},
+          {"rx_mode", core_.config.rx_mode == model::RxMode::kPerCpu ? "per-cpu" : "per-port"},
+          {"rx_io", core_.config.rx_io == model::RxIo::kAfXdp ? "af_xdp" : "af_packet"},
           {"rx_workers", rx_workers}};
 }
 
@@ -318,7 +318,7 @@ std::vector<std::string> SwitchControl::describe_ports() const {
                   (p->config.rate_bps == 0 ? std::string("unshaped")
                                            : std::to_string(p->config.rate_bps) + " bit/s") +
                   ", " + std::to_string(p->config.num_queues) + " queue(s), scheduler " +
-                  std::string(to_string(p->config.scheduler)));
+                  std::string(model::to_string(p->config.scheduler)));
   }
   return out;
 }
@@ -365,12 +365,12 @@ uint64_t SwitchControl::reclaimed() const noexcept {
 
 nlohmann::json SwitchControl::trimming() const {
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  const TrimSettings& t = core_.trim;
-  const TofinoApprox::Settings& ts = core_.tofino.settings;
+  const model::TrimSettings& t = core_.trim;
+  const model::TofinoApprox::Settings& ts = core_.tofino.settings;
   nlohmann::json classes = nlohmann::json::array();
   for (size_t c = 0; c < core_.config.classes.size(); ++c) {
     classes.push_back({{"class", core_.config.classes[c].traffic.name},
-                       {"overflow", to_string(t.overflow_of(static_cast<uint8_t>(c)))},
+                       {"overflow", model::to_string(t.overflow_of(static_cast<uint8_t>(c)))},
                        {"return_threshold_cells", t.return_threshold[c].load(kRelaxed)}});
   }
   nlohmann::json ports = nlohmann::json::array();
@@ -386,7 +386,7 @@ nlohmann::json SwitchControl::trimming() const {
           {"mode", t.tofino_approx.load(kRelaxed) ? "tofino-approx" : "ideal"},
           {"trim_newest", t.trim_newest_p16.load(kRelaxed) / 65536.0},
           {"pipelines", core_.tofino.pipelines()},
-          {"meters", to_string(static_cast<MeterVariant>(ts.variant.load(kRelaxed)))},
+          {"meters", model::to_string(static_cast<model::MeterVariant>(ts.variant.load(kRelaxed)))},
           {"meter_burst", ts.burst_bytes.load(kRelaxed)},
           {"pessimistic_share", ts.pessimistic_share.load(kRelaxed)},
           {"t0_ns", ts.t0_ns.load(kRelaxed)},
@@ -433,12 +433,12 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
                                 "' has no rate and [trimming] line_rate is not set"};
     }
   }
-  TrimSettings& t = core_.trim;
-  TofinoApprox::Settings& ts = core_.tofino.settings;
+  model::TrimSettings& t = core_.trim;
+  model::TofinoApprox::Settings& ts = core_.tofino.settings;
   constexpr auto kRelaxed = std::memory_order_relaxed;
   if (u.tofino_approx) t.tofino_approx.store(*u.tofino_approx, kRelaxed);
   if (u.trim_newest)
-    t.trim_newest_p16.store(TrimSettings::probability_p16(*u.trim_newest), kRelaxed);
+    t.trim_newest_p16.store(model::TrimSettings::probability_p16(*u.trim_newest), kRelaxed);
   if (u.meters) ts.variant.store(static_cast<uint8_t>(*u.meters), kRelaxed);
   if (u.meter_burst) ts.burst_bytes.store(*u.meter_burst, kRelaxed);
   if (u.pessimistic_share) ts.pessimistic_share.store(*u.pessimistic_share, kRelaxed);
@@ -456,6 +456,26 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
   if (u.trim_queue) t.trim_queue[*port].store(*u.trim_queue, kRelaxed);
   if (u.trim_dscp_toward) t.dscp_toward[*port].store(*u.trim_dscp_toward, kRelaxed);
   return std::nullopt;
+}
+
+TrimUpdate trim_update(const model::TrimConfig& t, const std::set<std::string, std::less<>>& keys) {
+  TrimUpdate u;
+  auto given = [&](std::string_view key) { return keys.count(key) != 0; };
+  if (given("trim_size")) u.trim_size = t.size;
+  if (given("trim_fix_lengths")) u.trim_fix_lengths = t.fix_lengths;
+  if (given("trim_dscp")) u.trim_dscp = t.dscp;
+  if (given("return_dscp")) u.return_dscp = t.return_dscp;
+  if (given("trim_newest")) u.trim_newest = t.trim_newest;
+  if (given("mode")) u.tofino_approx = t.tofino_approx;
+  if (given("meters")) u.meters = t.meters;
+  if (given("meter_burst")) u.meter_burst = t.meter_burst_bytes;
+  if (given("pessimistic_share")) u.pessimistic_share = t.pessimistic_share;
+  if (given("t0")) u.t0_ns = t.t0_ns;
+  if (given("t1")) u.t1_ns = t.t1_ns;
+  if (given("recirc_rate")) u.recirc_rate_bps = t.recirc_rate_bps;
+  if (given("recirc_queue")) u.recirc_queue = t.recirc_queue_bytes;
+  if (given("recirc_latency")) u.recirc_latency_ns = t.recirc_latency_ns;
+  return u;
 }
 
 }  // namespace sharebuf::datapath

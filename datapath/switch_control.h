@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,7 +29,7 @@
 
 #include "buffer/buffer_view.h"
 #include "datapath/frame_capture.h"
-#include "datapath/switch_config.h"
+#include "model/switch_config.h"
 #include "policies/params.h"
 #include "policies/policy.h"
 
@@ -66,7 +67,7 @@ class ControlResult {
 
 // A change to trimming (SwitchControl::set_trimming): unset fields keep their value. Class fields
 // need `class_name`, port fields `port`. Each value is within its declared range
-// (datapath/trim_params.h): the callers read them through the declarations, which check them;
+// (model/trim_params.h): the callers read them through the declarations, which check them;
 // set_trimming checks what the declarations cannot see (the class and the port exist, the trim
 // queue is one of the port's, every port has a line rate for tofino-approx).
 struct TrimUpdate {
@@ -75,14 +76,14 @@ struct TrimUpdate {
   std::optional<int> trim_dscp;    // -1 (keep) or 0-63
   std::optional<int> return_dscp;  // -1 (none) or 0-63
   std::optional<std::string> class_name;
-  std::optional<OverflowAction> overflow;
+  std::optional<model::OverflowAction> overflow;
   std::optional<uint32_t> return_threshold_cells;
   std::optional<std::string> port;
   std::optional<uint32_t> trim_queue;   // below the port's queue count
   std::optional<int> trim_dscp_toward;  // -1 (trim_dscp) or 0-63
-  // The Tofino approximation (datapath/tofino_approx.h); `pipelines` is fixed at start.
+  // The Tofino approximation (model/tofino_approx.h); `pipelines` is fixed at start.
   std::optional<bool> tofino_approx;  // mode: "tofino-approx" (kConflict when a port has no rate)
-  std::optional<MeterVariant> meters;
+  std::optional<model::MeterVariant> meters;
   std::optional<uint32_t> meter_burst;      // bytes, 64 B - 16 MiB
   std::optional<double> pessimistic_share;  // 0.01 - 1 of the line rate
   std::optional<uint64_t> t0_ns, t1_ns;     // at most 1 s
@@ -91,6 +92,10 @@ struct TrimUpdate {
   std::optional<uint64_t> recirc_latency_ns;
   std::optional<double> trim_newest;  // probability 0-1
 };
+
+// The TrimUpdate that makes a running switch take `t`'s values of `keys` (live keys only, as
+// model/trim_params.h declares them).
+TrimUpdate trim_update(const model::TrimConfig& t, const std::set<std::string, std::less<>>& keys);
 
 struct ViewSettings {
   buffer::ViewMode mode;
@@ -103,7 +108,7 @@ class SwitchControl {
   explicit SwitchControl(SwitchCore& core) noexcept : core_(core) {}
 
   // What the switch is.
-  const SwitchConfig& config() const noexcept;
+  const model::SwitchConfig& config() const noexcept;
   const policies::PolicyEnv& policy_env() const noexcept;
 
   // The active policy.
@@ -121,7 +126,7 @@ class SwitchControl {
                                        std::optional<uint64_t> probe_interval_ns,
                                        std::optional<uint64_t> probe_delay_ns);
 
-  // Trimming, live: what refused frames of each class become (datapath/trim_settings.h).
+  // Trimming, live: what refused frames of each class become (model/trim_settings.h).
   // trimming(): every setting; set_trimming() checks the whole update first (kInvalidArgument,
   // kNotFound for an unknown class or port) and changes nothing if a field is refused.
   nlohmann::json trimming() const;

@@ -5,22 +5,22 @@
 #include <stdexcept>
 #include <string>
 
-#include "datapath/overflow_step.h"
+#include "model/overflow_step.h"
 #include "policies/registry.h"
 
 namespace sharebuf::datapath {
 
-SwitchCore::SwitchCore(const SwitchConfig& cfg)
+SwitchCore::SwitchCore(const model::SwitchConfig& cfg)
     : config(cfg),
-      buffer(buffer_config(cfg)),
-      env(policy_env(cfg, buffer.layout())),
-      epochs(static_cast<uint32_t>(cfg.ports.size()) + rx_workers(cfg) + 1),
+      buffer(model::buffer_config(cfg)),
+      env(model::policy_env(cfg, buffer.layout())),
+      epochs(static_cast<uint32_t>(cfg.ports.size()) + model::rx_workers(cfg) + 1),
       macs(cfg.mac_table_size, cfg.mac_ageing_ns),
       classifier(cfg),
       trim(cfg),
-      tofino(rx_workers(cfg), meter_line_rates(cfg)) {
-  configure_tofino(tofino, cfg);
-  if (const uint32_t reserve = header_reserve_cells(cfg);
+      tofino(model::rx_workers(cfg), model::meter_line_rates(cfg)) {
+  model::configure_tofino(tofino, cfg);
+  if (const uint32_t reserve = model::header_reserve_cells(cfg);
       reserve != 0 && !buffer.state().set_header_reserve(reserve)) {
     throw std::invalid_argument("[trimming] header_reserve: " + std::to_string(reserve) +
                                 " cells on each of " + std::to_string(cfg.ports.size()) +
@@ -31,9 +31,9 @@ SwitchCore::SwitchCore(const SwitchConfig& cfg)
   policy_owner->on_install(buffer.exact_view());
   buffer.set_policy_uses_probes(policy_owner->uses_probes(), monotonic_ns());
   policy.store(policy_owner.get(), std::memory_order_release);
-  for (const PortConfig& p : cfg.ports)
+  for (const model::PortConfig& p : cfg.ports)
     ports.push_back(std::make_unique<PortRuntime>(p));
-  for (const StaticMacConfig& m : cfg.static_macs)
+  for (const model::StaticMacConfig& m : cfg.static_macs)
     macs.add_static(m.mac, m.port);
 }
 

@@ -17,23 +17,23 @@
 #include "buffer/shared_buffer.h"
 #include "common/spin_lock.h"
 #include "datapath/af_packet_port.h"
-#include "datapath/classifier.h"
 #include "datapath/clocks.h"
-#include "datapath/departure_clock.h"
 #include "datapath/epochs.h"
 #include "datapath/frame_capture.h"
 #include "datapath/hop_latency.h"
 #include "datapath/link_control.h"
-#include "datapath/mac_table.h"
 #include "datapath/port_claim.h"
 #include "datapath/port_counters.h"
-#include "datapath/probe_charge.h"
-#include "datapath/scheduler.h"
 #include "datapath/storm_control.h"
-#include "datapath/switch_config.h"
-#include "datapath/tofino_approx.h"
-#include "datapath/token_bucket.h"
-#include "datapath/trim_settings.h"
+#include "model/classifier.h"
+#include "model/departure_clock.h"
+#include "model/mac_table.h"
+#include "model/probe_charge.h"
+#include "model/scheduler.h"
+#include "model/switch_config.h"
+#include "model/tofino_approx.h"
+#include "model/token_bucket.h"
+#include "model/trim_settings.h"
 #include "policies/policy.h"
 
 namespace sharebuf::datapath {
@@ -56,9 +56,9 @@ struct alignas(64) EgressSignal {
 };
 
 struct PortRuntime {
-  PortRuntime(const PortConfig& cfg)
+  PortRuntime(const model::PortConfig& cfg)
       : config(cfg), scheduler(cfg.scheduler, cfg.num_queues, cfg.weights) {}
-  PortConfig config;
+  model::PortConfig config;
   // Declared before `io`: the sockets close before the claim restores the interface.
   std::unique_ptr<PortClaim> claim;
   LinkInfo link;  // as found at the start (claim->link())
@@ -83,16 +83,16 @@ struct PortRuntime {
   // Per-CPU RX: the newest ring stamp any worker has taken from this port; a frame stamped
   // before it was taken out of the order it arrived in (counters.rx_out_of_order).
   alignas(64) std::atomic<uint64_t> rx_newest_stamp{0};
-  Scheduler scheduler;
-  TokenBucket shaper;
-  DepartureClock clock;
-  ProbeCharge probe_charge;
+  model::Scheduler scheduler;
+  model::TokenBucket shaper;
+  model::DepartureClock clock;
+  model::ProbeCharge probe_charge;
 };
 
 struct SwitchCore {
-  explicit SwitchCore(const SwitchConfig& cfg);
+  explicit SwitchCore(const model::SwitchConfig& cfg);
 
-  SwitchConfig config;
+  model::SwitchConfig config;
   buffer::SharedBuffer buffer;
   policies::PolicyEnv env;
   std::unique_ptr<policies::Policy> policy_owner;
@@ -102,7 +102,7 @@ struct SwitchCore {
   EpochDomain epochs;
   uint32_t rx_slot(uint32_t t) const noexcept { return static_cast<uint32_t>(ports.size()) + t; }
   uint32_t aux_slot() const noexcept {
-    return static_cast<uint32_t>(ports.size()) + rx_workers(config);
+    return static_cast<uint32_t>(ports.size()) + model::rx_workers(config);
   }
   // Replaces the active policy live (control thread only): the new one is installed on the
   // current occupancy, then published; RX workers pick it up at their next batch, egress workers
@@ -121,12 +121,12 @@ struct SwitchCore {
     return retired_policies_.size() + retired_captures_.size();
   }
   uint64_t reclaimed() const noexcept { return reclaimed_; }
-  MacTable macs;
-  Classifier classifier;
-  TrimSettings trim;  // what refused frames become (live: SwitchControl::set_trimming)
+  model::MacTable macs;
+  model::Classifier classifier;
+  model::TrimSettings trim;  // what refused frames become (live: SwitchControl::set_trimming)
   // Trimming's Tofino approximation (used while trim.tofino_approx is set): one pipeline per RX
   // worker, meters at each port's line rate.
-  TofinoApprox tofino;
+  model::TofinoApprox tofino;
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::atomic<bool> stop_rx{false};
   std::atomic<bool> stop_egress{false};

@@ -14,11 +14,11 @@
 
 #include "common/bounded_input.h"
 #include "common/units.h"
-#include "datapath/frame_parser.h"
-#include "datapath/mac_table.h"
-#include "datapath/trim_params.h"
 #include "mgmt/config_table.h"
 #include "mgmt/toml_reader.h"
+#include "model/frame_parser.h"
+#include "model/mac_table.h"
+#include "model/trim_params.h"
 #include "policies/policy.h"
 #include "policies/registry.h"
 
@@ -29,9 +29,9 @@ using common::parse_size_cells;
 
 namespace {
 
-using datapath::ClassConfig;
-using datapath::PortConfig;
-using datapath::SwitchConfig;
+using model::ClassConfig;
+using model::PortConfig;
+using model::SwitchConfig;
 
 std::pair<uint32_t, uint8_t> parse_prefix(TableReader& r, std::string_view key) {
   const auto s = r.string(key);
@@ -106,7 +106,7 @@ void read_buffer(TableReader& r, SwitchConfig& sw) {
       r.fail("probe_delay", *bad);
     sw.buffer.probe_delay_ns = *delay;
   }
-  // What each probe takes from its port's rate while the port sends (datapath/probe_charge.h):
+  // What each probe takes from its port's rate while the port sends (model/probe_charge.h):
   // dt.p4's and protean.p4's probes weigh 34 bytes in Tofino's traffic manager.
   sw.buffer.probe_bytes = static_cast<uint32_t>(r.integer("probe_bytes", 0, 9216).value_or(0));
   r.finish();
@@ -134,12 +134,12 @@ ClassConfig read_class(TableReader& r, uint32_t cell_bytes) {
     c.dscp.push_back(static_cast<uint8_t>(d));
   for (int64_t p : r.integer_list("pcp", 0, 7))
     c.pcp.push_back(static_cast<uint8_t>(p));
-  c.overflow = *datapath::overflow_action(
-      r.choice("overflow", datapath::trim_spec(datapath::kTrimClassParams, "overflow")));
+  c.overflow = *model::overflow_action(
+      r.choice("overflow", model::trim_spec(model::kTrimClassParams, "overflow")));
   const auto rt = r.with_unit("return_threshold", [cell_bytes](std::string_view s) {
     return parse_size_cells(s, cell_bytes);
   });
-  if (rt && c.overflow != datapath::OverflowAction::kReturnToSender)
+  if (rt && c.overflow != model::OverflowAction::kReturnToSender)
     r.fail("return_threshold", "needs overflow = \"return-to-sender\"");
   c.return_threshold_cells = static_cast<uint32_t>(rt.value_or(0));
   r.finish();
@@ -166,9 +166,9 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   p.rate_bps = r.with_unit("rate", parse_rate_bps).value_or(0);
   p.num_queues = static_cast<uint32_t>(r.integer("queues", 1, 64).value_or(1));
   const std::string sched = r.choice("scheduler", "rr", {"sp", "rr", "drr"});
-  p.scheduler = sched == "sp"    ? datapath::SchedulerKind::kStrictPriority
-                : sched == "drr" ? datapath::SchedulerKind::kDrr
-                                 : datapath::SchedulerKind::kRoundRobin;
+  p.scheduler = sched == "sp"    ? model::SchedulerKind::kStrictPriority
+                : sched == "drr" ? model::SchedulerKind::kDrr
+                                 : model::SchedulerKind::kRoundRobin;
   for (int64_t w : r.integer_list("weights", 1, 1000))
     p.weights.push_back(static_cast<uint32_t>(w));
   if (!p.weights.empty() && p.weights.size() != p.num_queues) {
@@ -180,8 +180,8 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   p.rx_ring_frames = static_cast<uint32_t>(r.integer("rx_ring_frames", 64, 1 << 16).value_or(8192));
   p.tx_batch = static_cast<uint32_t>(r.integer("tx_batch", 1, 64).value_or(64));
   p.storm_pps = static_cast<uint64_t>(r.integer("storm_pps", 0, 100'000'000).value_or(0));
-  using datapath::kTrimPortParams;
-  using datapath::trim_spec;
+  using model::kTrimPortParams;
+  using model::trim_spec;
   p.trim_queue = static_cast<uint32_t>(
       r.integer("trim_queue", trim_spec(kTrimPortParams, "trim_queue")).value_or(0));
   if (p.trim_queue >= p.num_queues) {
@@ -208,17 +208,17 @@ void read_switch(const toml::table& t, const std::string& file, DaemonConfig& cf
       static_cast<uint32_t>(r.integer("mac_table_size", 16, 1 << 20).value_or(4096));
   sw.drain_on_stop = r.choice("on_stop", "drop", {"drop", "drain"}) == "drain";
   sw.rx_mode = r.choice("rx_mode", "per-port", {"per-port", "per-cpu"}) == "per-cpu"
-                   ? datapath::RxMode::kPerCpu
-                   : datapath::RxMode::kPerPort;
+                   ? model::RxMode::kPerCpu
+                   : model::RxMode::kPerPort;
   sw.rx_io = r.choice("rx_io", "af_packet", {"af_packet", "af_xdp"}) == "af_xdp"
-                 ? datapath::RxIo::kAfXdp
-                 : datapath::RxIo::kAfPacket;
-  if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_io == datapath::RxIo::kAfXdp)
+                 ? model::RxIo::kAfXdp
+                 : model::RxIo::kAfPacket;
+  if (sw.rx_mode == model::RxMode::kPerCpu && sw.rx_io == model::RxIo::kAfXdp)
     r.fail("rx_io",
            "\"af_xdp\" cannot be combined with rx_mode \"per-cpu\" (its lanes are TPACKET "
            "rings in a fanout group)");
   sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
-  if (sw.rx_mode == datapath::RxMode::kPerCpu && sw.rx_threads != 0)
+  if (sw.rx_mode == model::RxMode::kPerCpu && sw.rx_threads != 0)
     r.fail("rx_threads",
            "applies to rx_mode \"per-port\"; with \"per-cpu\" there is one RX "
            "worker per CPU");
@@ -282,16 +282,16 @@ void read_classes(TableReader& top, const std::string& file, SwitchConfig& sw) {
 void read_classify(const toml::table& t, const std::string& file, SwitchConfig& sw) {
   TableReader r(t, file, "[classify]");
   const std::string mode = r.choice("mode", "dscp", {"dscp", "pcp", "rules"});
-  sw.classify = mode == "pcp"     ? datapath::ClassifyMode::kPcp
-                : mode == "rules" ? datapath::ClassifyMode::kRules
-                                  : datapath::ClassifyMode::kDscp;
+  sw.classify = mode == "pcp"     ? model::ClassifyMode::kPcp
+                : mode == "rules" ? model::ClassifyMode::kRules
+                                  : model::ClassifyMode::kDscp;
   int n = 0;
   for (const toml::table* rt : tables_of(r, "rules")) {
     TableReader rr(*rt, file, "[[classify.rules]] #" + std::to_string(++n));
-    datapath::RuleConfig rule;
+    model::RuleConfig rule;
     if (rr.table().get("proto") != nullptr) {
       const std::string proto = rr.choice("proto", "", {"tcp", "udp"});
-      rule.proto = proto == "tcp" ? datapath::kIpProtoTcp : datapath::kIpProtoUdp;
+      rule.proto = proto == "tcp" ? model::kIpProtoTcp : model::kIpProtoUdp;
     }
     if (rr.table().get("src") != nullptr)
       std::tie(rule.src_ip, rule.src_prefix) = parse_prefix(rr, "src");
@@ -307,7 +307,7 @@ void read_classify(const toml::table& t, const std::string& file, SwitchConfig& 
   r.finish();
 }
 
-// [trimming]: read through the declared keys (datapath/trim_params.h), as trim.set reads its
+// [trimming]: read through the declared keys (model/trim_params.h), as trim.set reads its
 // arguments.
 void read_trimming(const toml::table& t, const std::string& file, SwitchConfig& sw) {
   policies::Params params;
@@ -317,11 +317,11 @@ void read_trimming(const toml::table& t, const std::string& file, SwitchConfig& 
     params.key_origins[std::string(k.str())] = location(file, v.source());
   }
   const policies::ParamReader r(policies::ParamReader::Subject{"[trimming]"}, params,
-                                datapath::kTrimParams);
-  datapath::read_trim_params(r, sw.trim, false);
+                                model::kTrimParams);
+  model::read_trim_params(r, sw.trim, false);
   if (r.has("pipelines")) {
     const uint64_t pipelines = r.integer("pipelines");
-    if (sw.rx_mode == datapath::RxMode::kPerCpu)
+    if (sw.rx_mode == model::RxMode::kPerCpu)
       r.fail("pipelines",
              "cannot be set with [switch] rx_mode = \"per-cpu\": an ingress "
              "pipeline is an RX worker, and there is one per CPU");
@@ -356,7 +356,7 @@ void read_ports(TableReader& top, const toml::table* trimming, const std::string
   }
   if (sw.ports.empty()) top.fail_table("at least one [[ports]] table is required");
   if (sw.ports.size() > 64) top.fail("ports", "at most 64 ports");
-  if (const uint64_t reserve = datapath::header_reserve_cells(sw);
+  if (const uint64_t reserve = model::header_reserve_cells(sw);
       reserve * sw.ports.size() > sw.buffer.capacity_cells) {
     const std::string why =
         std::to_string(sw.trim.header_reserve) + " headers of " + std::to_string(sw.trim.size) +
@@ -384,7 +384,7 @@ void read_static_macs(TableReader& top, const std::string& file, SwitchConfig& s
     TableReader r(*t, file, "[[static_macs]] #" + std::to_string(++index));
     const auto mac = r.string("mac");
     if (!mac) r.fail_table("key 'mac' is required");
-    const auto parsed = datapath::parse_mac(*mac);
+    const auto parsed = model::parse_mac(*mac);
     if (!parsed) r.fail("mac", "must look like 02:00:00:00:00:01, got '" + *mac + "'");
     const auto port = r.string("port");
     if (!port) r.fail_table("key 'port' (an interface of a [[ports]] table) is required");
@@ -530,14 +530,14 @@ DaemonConfig load_config_file(const std::string& path) {
   }
 }
 
-void validate_config(const datapath::SwitchConfig& config) {
+void validate_config(const model::SwitchConfig& config) {
   // Everything the daemon would build from the configuration except the buffer itself and the
   // ports: the layout, the policy environment and the policy with its parameters (a model file
   // included). The buffer's size was checked against this machine's memory when it was read.
   try {
-    const buffer::BufferConfig bc = datapath::buffer_config(config);
+    const buffer::BufferConfig bc = model::buffer_config(config);
     const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
-    const policies::PolicyEnv env = datapath::policy_env(config, layout);
+    const policies::PolicyEnv env = model::policy_env(config, layout);
     policies::make_policy(config.policy, config.policy_params, env);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(config.source + ": " + e.what());

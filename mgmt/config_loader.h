@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "datapath/switch_config.h"
 #include "mgmt/client_limits.h"
+#include "model/switch_config.h"
 #include "policies/params.h"
 
 namespace sharebuf::mgmt {
@@ -50,7 +50,7 @@ struct ControlConfig {
 std::optional<uint32_t> lookup_group(const std::string& name);
 
 struct DaemonConfig {
-  datapath::SwitchConfig sw;
+  model::SwitchConfig sw;
   std::string log_level = "info";
   std::string stats_file;       // written on exit (and on SIGUSR1) if set
   std::string control_socket;   // [control] socket; empty = /run/sharebuf/<name>.sock
@@ -66,6 +66,6 @@ DaemonConfig parse_config(std::string_view text, const std::string& source_name)
 // Builds what the daemon builds from the configuration — the layout, the policy environment and
 // the policy with its parameters — without allocating the buffer or opening any port (what
 // --check-config does). Throws ConfigError.
-void validate_config(const datapath::SwitchConfig& config);
+void validate_config(const model::SwitchConfig& config);
 
 }  // namespace sharebuf::mgmt

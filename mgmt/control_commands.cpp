@@ -17,7 +17,7 @@
 #include "buffer/drop_reason.h"
 #include "common/bounded_input.h"
 #include "common/units.h"
-#include "datapath/trim_params.h"
+#include "model/trim_params.h"
 #include "policies/registry.h"
 
 namespace sharebuf::mgmt {
@@ -281,12 +281,12 @@ json view_set(ControlContext& ctx, const json& args) {
 }
 
 // trim.set: [trimming]'s live keys, and a class's or a port's trimming keys, read through their
-// declarations (datapath/trim_params.h) as the configuration file is. It patches: the keys given
+// declarations (model/trim_params.h) as the configuration file is. It patches: the keys given
 // change, the others keep their values.
 json trim_set(ControlContext& ctx, const json& args) {
-  using datapath::kTrimClassParams;
-  using datapath::kTrimParams;
-  using datapath::kTrimPortParams;
+  using model::kTrimClassParams;
+  using model::kTrimParams;
+  using model::kTrimPortParams;
   const policies::ParamReader::Subject subject{"trim.set"};
   auto declared = [](std::span<const policies::ParamSpec> table, std::string_view key) {
     return std::any_of(table.begin(), table.end(), [&](const auto& s) { return s.name == key; });
@@ -299,7 +299,7 @@ json trim_set(ControlContext& ctx, const json& args) {
       per_class.values[key] = value;
     } else if (declared(kTrimPortParams, key)) {
       per_port.values[key] = value;
-    } else if (declared(kTrimParams, key) && !datapath::trim_key_live(key)) {
+    } else if (declared(kTrimParams, key) && !model::trim_key_live(key)) {
       throw RequestError("argument '" + key + "' is set at start only ([trimming] in the file)");
     } else {
       top.values[key] = value;  // unknown keys: the reader names the known ones
@@ -316,14 +316,14 @@ json trim_set(ControlContext& ctx, const json& args) {
       throw RequestError(std::string("argument 'return_threshold': ") + e.what());
     }
   }
-  datapath::TrimConfig trim = ctx.config.sw.trim;
+  model::TrimConfig trim = ctx.config.sw.trim;
   datapath::TrimUpdate u;
   try {
     const policies::ParamReader r(subject, top, kTrimParams);
-    datapath::read_trim_params(r, trim, true);
+    model::read_trim_params(r, trim, true);
     u = datapath::trim_update(trim, top_keys);
     const policies::ParamReader rc(subject, per_class, kTrimClassParams);
-    if (rc.has("overflow")) u.overflow = datapath::overflow_action(rc.choice("overflow"));
+    if (rc.has("overflow")) u.overflow = model::overflow_action(rc.choice("overflow"));
     if (rc.has("return_threshold"))
       u.return_threshold_cells = static_cast<uint32_t>(rc.integer("return_threshold"));
     const policies::ParamReader rp(subject, per_port, kTrimPortParams);
@@ -337,7 +337,7 @@ json trim_set(ControlContext& ctx, const json& args) {
   if (args.contains("port")) u.port = arg_string(args, "port", true);
   if (const auto err = ctx.sw.set_trimming(u)) throw RequestError(*err);
   // The effective configuration follows (config, and what a restart would load).
-  datapath::SwitchConfig& sw = ctx.config.sw;
+  model::SwitchConfig& sw = ctx.config.sw;
   sw.trim = trim;
   for (auto& c : sw.classes) {
     if (u.class_name && c.traffic.name == *u.class_name) {
@@ -658,13 +658,13 @@ std::string effective_config_toml(const ControlContext& ctx) {
     b->insert_or_assign("probe_delay", std::to_string(ctx.config.sw.buffer.probe_delay_ns) + "ns");
   }
   // Trimming as trim.set left it: [trimming], each class's overflow, each port's trim keys.
-  const datapath::SwitchConfig& sw = ctx.config.sw;
+  const model::SwitchConfig& sw = ctx.config.sw;
   // Keys trim.set cannot change (pipelines, line_rate, ...) stay as the file had them.
   toml::table trimming = root["trimming"].as_table() ? *root["trimming"].as_table() : toml::table{};
-  const json values = datapath::trim_params_json(sw.trim);
-  for (const policies::ParamSpec& spec : datapath::kTrimParams) {
+  const json values = model::trim_params_json(sw.trim);
+  for (const policies::ParamSpec& spec : model::kTrimParams) {
     const std::string key(spec.name);
-    if (!datapath::trim_key_live(key)) continue;
+    if (!model::trim_key_live(key)) continue;
     if (values.contains(key)) {
       put_toml(trimming, key, values[key]);
     } else {
@@ -678,9 +678,8 @@ std::string effective_config_toml(const ControlContext& ctx) {
       if (t == nullptr) continue;
       for (const auto& c : sw.classes) {
         if (c.traffic.name != t->get_as<std::string>("name")->get()) continue;
-        t->insert_or_assign("overflow", std::string(datapath::to_string(c.overflow)));
-        if (c.overflow == datapath::OverflowAction::kReturnToSender &&
-            c.return_threshold_cells != 0) {
+        t->insert_or_assign("overflow", std::string(model::to_string(c.overflow)));
+        if (c.overflow == model::OverflowAction::kReturnToSender && c.return_threshold_cells != 0) {
           t->insert_or_assign("return_threshold", static_cast<int64_t>(c.return_threshold_cells));
         } else {
           t->erase("return_threshold");

@@ -19,10 +19,10 @@
 #include <CLI/CLI.hpp>
 
 #include "datapath/switch.h"
-#include "datapath/trim_params.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/control_server.h"
 #include "mgmt/text_table.h"
+#include "model/trim_params.h"
 
 namespace {
 
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
   app.add_flag("--print-stats", print_stats, "print the port and queue counters on exit");
   CLI11_PARSE(app, argc, argv);
   if (trimming_markdown) {
-    std::cout << sharebuf::datapath::trim_params_markdown();
+    std::cout << sharebuf::model::trim_params_markdown();
     return 0;
   }
   if (config->count() == 0) {

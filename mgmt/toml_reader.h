@@ -93,7 +93,7 @@ class TableReader {
       list += (list.empty() ? "" : ", ") + std::string(o);
     fail(key, "must be one of " + list + ", got '" + *s + "'");
   }
-  // A key declared in a ParamSpec table (datapath/trim_params.h): its range, or its default and
+  // A key declared in a ParamSpec table (model/trim_params.h): its range, or its default and
   // choices, come from the declaration.
   std::optional<int64_t> integer(std::string_view key, const policies::ParamSpec& spec) {
     return integer(key, static_cast<int64_t>(spec.min), static_cast<int64_t>(spec.max));

@@ -1,5 +1,5 @@
 /* trim.p4: packet trimming as the trimming paper builds it on Tofino (sections 3-5, ndp.p4);
- * the software twin is sharebufd's `[trimming] mode = "tofino-approx"` (datapath/tofino_approx.h).
+ * the software twin is sharebufd's `[trimming] mode = "tofino-approx"` (model/tofino_approx.h).
  *
  * Ingress, a data packet of a class whose overflow is "trim":
  *   three per-pipeline meters per egress port at 100 %, 50 % and 25 % of its line rate; the

@@ -59,6 +59,7 @@ class LqdPolicy final : public Policy {
   }
 
   std::string_view name() const noexcept override { return kName; }
+  VictimPicker victim_picker() const noexcept override { return &pick_victim; }
   Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override;
   // LQD has no threshold: a queue may grow by all that is left plus what it can push out.
   uint32_t threshold_cells(uint32_t, uint8_t, const BufferView& view) const noexcept override {

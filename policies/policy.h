@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -136,6 +137,14 @@ class Policy {
   virtual bool uses_probes() const noexcept { return false; }
   virtual void on_probe(const BufferView& /*registers*/, uint64_t /*boundary_ns*/,
                         uint64_t /*interval_ns*/) noexcept {}
+
+  // A policy whose admit() returns kPushOut names here how the next victim queue is chosen, given
+  // the arriving frame's queue, every queue's planned length and whether it still holds a frame
+  // (SharedBuffer::make_room plans with it). Policies that never push out have none: a kPushOut
+  // from them is refused as unsupported.
+  using VictimPicker = uint32_t (*)(uint32_t queue, std::span<const uint32_t> lengths,
+                                    std::span<const uint8_t> has_frame) noexcept;
+  virtual VictimPicker victim_picker() const noexcept { return nullptr; }
 
   // The threshold a frame of `class_id` arriving at `queue` would be held to now, in cells
   // (telemetry and the watch stream).

@@ -7,25 +7,25 @@
 #include <stdexcept>
 
 #include "buffer/accounting_check.h"
-#include "datapath/admission_step.h"
-#include "datapath/overflow_step.h"
-#include "datapath/probe_charge.h"
-#include "datapath/scheduler.h"
+#include "model/admission_step.h"
+#include "model/departure_step.h"
+#include "model/overflow_step.h"
+#include "model/probe_charge.h"
+#include "model/scheduler.h"
 #include "policies/credence_features.h"
 #include "policies/registry.h"
-#include "sim/departure_step.h"
 #include "sim/same_instant.h"
 
 namespace sharebuf::sim {
 namespace {
 
 using buffer::BufferLayout;
-using datapath::AdmissionOutcome;
-using datapath::admit_frame;
-using datapath::ingress_view;
-using datapath::port_scheduling;
-using datapath::Scheduler;
-using datapath::SchedulerKind;
+using model::AdmissionOutcome;
+using model::admit_frame;
+using model::ingress_view;
+using model::port_scheduling;
+using model::Scheduler;
+using model::SchedulerKind;
 
 struct QueuedFrame {
   uint64_t seq;
@@ -39,7 +39,7 @@ struct TraceRow {
   double features[policies::kOracleFeatures];
 };
 
-class ReplayEngine final : private datapath::OverflowStep::Sink {
+class ReplayEngine final : private model::OverflowStep::Sink {
  public:
   ReplayEngine(const ReplaySetup& setup, const ReplayPolicy& policy, const ReplayOptions& options)
       : setup_(setup), options_(options), buffer_(setup.buffer), cache_(buffer_.pool()) {
@@ -127,17 +127,17 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
 
   // The live switch's trimming state, from the configuration (datapath/switch_core.cpp does the
   // same): trim settings, the Tofino approximation's pipelines, the ports' header reserve.
-  void set_up_trimming(const datapath::SwitchConfig& cfg) {
+  void set_up_trimming(const model::SwitchConfig& cfg) {
     if (cfg.ports.size() != buffer_.layout().num_ports())
       throw std::invalid_argument("replay: the trimming configuration has another port count");
-    trim_ = std::make_unique<datapath::TrimSettings>(cfg);
-    tofino_ = std::make_unique<datapath::TofinoApprox>(datapath::rx_workers(cfg),
-                                                       datapath::meter_line_rates(cfg));
-    datapath::configure_tofino(*tofino_, cfg);
-    if (const uint32_t reserve = datapath::header_reserve_cells(cfg);
+    trim_ = std::make_unique<model::TrimSettings>(cfg);
+    tofino_ =
+        std::make_unique<model::TofinoApprox>(model::rx_workers(cfg), model::meter_line_rates(cfg));
+    model::configure_tofino(*tofino_, cfg);
+    if (const uint32_t reserve = model::header_reserve_cells(cfg);
         reserve != 0 && !buffer_.state().set_header_reserve(reserve))
       throw std::invalid_argument("replay: [trimming] header_reserve does not fit in the buffer");
-    overflow_ = std::make_unique<datapath::OverflowStep>(
+    overflow_ = std::make_unique<model::OverflowStep>(
         buffer_, *trim_, *tofino_, cfg.trim.header_full_return, /*synthetic=*/true,
         cfg.trim.seed * 0x9E3779B97F4A7C15ull + 1);
     overflow_->reserve(BufferLayout::kMaxFrameBytes);
@@ -204,9 +204,9 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
       seq_ = n;
       const std::span<const uint8_t> frame(reinterpret_cast<const uint8_t*>(kPayload.data()),
                                            bytes);
-      const datapath::OverflowStep::Result r = overflow_->admit(
+      const model::OverflowStep::Result r = overflow_->admit(
           *policy_, ingress_view(*policy_, buffer_, a.time_ns), cache_, ctx,
-          datapath::OverflowStep::Frame{frame, nullptr}, meta, a.in_port, a.time_ns, *this);
+          model::OverflowStep::Frame{frame, nullptr}, meta, a.in_port, a.time_ns, *this);
       settle_push_outs();
       if (!r.outcome.enqueued) fates_[n] = 1;
       return;
@@ -274,13 +274,13 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
     }
   }
 
-  // Port p starts its next transmission (at busy_until_[p]): sim/departure_step.h. With [buffer]
+  // Port p starts its next transmission (at busy_until_[p]): model/departure_step.h. With [buffer]
   // probe_bytes, the probes of the boundaries passed since the port's last departure go first
-  // (datapath/probe_charge.h) and the frame waits for them.
+  // (model/probe_charge.h) and the frame waits for them.
   void depart(uint32_t p) {
     if (charge_probes(p)) return;
-    const std::optional<Departed> d = depart_one(buffer_, cache_, schedulers_[p], *policy_, p,
-                                                 busy_until_[p], setup_.port_rate_bps[p]);
+    const std::optional<model::Departed> d = model::depart_next(
+        buffer_, cache_, schedulers_[p], *policy_, p, busy_until_[p], setup_.port_rate_bps[p]);
     if (!d) return;  // unreachable: the port holds cells
     if (!queued_[d->queue].empty()) queued_[d->queue].pop_front();
     if (options_.departures != nullptr)
@@ -288,7 +288,7 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
                            << d->desc.arrival_ns << ',' << d->desc.bytes << ','
                            << ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? 1 : 0) << '\n';
     ++transmitted_;
-    busy_until_[p] = last_finish_[p] = d->finish_ns;
+    busy_until_[p] = last_finish_[p] = d->departed_ns;
   }
 
   // Whether probes now hold port p (busy_until_[p] moved past them).
@@ -301,8 +301,9 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
         uint64_t{buffer_.probe_bytes()} * buffer_.layout().queues_on_port(p), backlogged, kNever);
     if (owed == 0) return false;
     busy_until_[p] = last_finish_[p] =
-        busy_until_[p] + transmit_ns(static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX)),
-                                     setup_.port_rate_bps[p]);
+        busy_until_[p] +
+        model::transmit_ns(static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX)),
+                           setup_.port_rate_bps[p]);
     probe_charged_bytes_ += owed;
     return true;
   }
@@ -354,7 +355,7 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
     if (tofino_ != nullptr) {
       r.tofino = nlohmann::json::array();
       for (uint32_t p = 0; p < buffer_.layout().num_ports(); ++p) {
-        const datapath::TofinoApprox::PortCounters& c = tofino_->counters(p);
+        const model::TofinoApprox::PortCounters& c = tofino_->counters(p);
         r.tofino.push_back({{"port", port_names_[p]},
                             {"ingress_trimmed", c.ingress_trimmed.load()},
                             {"deflected", c.deflected.load()},
@@ -381,7 +382,7 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
   std::vector<std::string> port_names_;
   std::vector<uint64_t> busy_until_;
   std::vector<uint64_t> last_finish_;  // when each port's last transmission (or probes) ended
-  std::vector<datapath::ProbeCharge> probe_charge_;
+  std::vector<model::ProbeCharge> probe_charge_;
   uint64_t probe_charged_bytes_ = 0;
   std::vector<std::deque<QueuedFrame>> queued_;
   std::vector<uint64_t> pushed_seen_;
@@ -390,9 +391,9 @@ class ReplayEngine final : private datapath::OverflowStep::Sink {
   uint64_t transmitted_ = 0;
   uint64_t next_sample_ns_ = 0;
   policies::PolicyEnv env_;
-  std::unique_ptr<datapath::TrimSettings> trim_;
-  std::unique_ptr<datapath::TofinoApprox> tofino_;
-  std::unique_ptr<datapath::OverflowStep> overflow_;
+  std::unique_ptr<model::TrimSettings> trim_;
+  std::unique_ptr<model::TofinoApprox> tofino_;
+  std::unique_ptr<model::OverflowStep> overflow_;
   uint64_t now_ns_ = 0;               // the time of the event being replayed (the Sink's clock)
   uint64_t seq_ = 0;                  // the arrival being replayed
   std::vector<uint64_t> notes_seen_;  // notifications per port before a release (trim_notes)

@@ -10,7 +10,7 @@
 // Trimming (ReplaySetup::trimming): a class's overflow action — trim, return-to-sender, NDP's
 // trim_newest, the Tofino approximation's meters, deflect-on-drop through its emulated
 // recirculation ports and notifications — runs through the live switch's own OverflowStep
-// (datapath/overflow_step.h) on the simulated clock; a cut copy is the frame's first trim_size
+// (model/overflow_step.h) on the simulated clock; a cut copy is the frame's first trim_size
 // bytes (replayed frames have no headers) and queues and departs like any frame; deflected frames
 // leave their recirculation port as events of their own.
 // Writing a timeline only observes, so it never changes a result. The probe view (and probe-
@@ -35,7 +35,7 @@
 
 #include "buffer/drop_reason.h"
 #include "buffer/shared_buffer.h"
-#include "datapath/switch_config.h"
+#include "model/switch_config.h"
 #include "policies/params.h"
 #include "policies/policy.h"
 
@@ -53,15 +53,15 @@ struct ReplayArrival {
 
 struct ReplaySetup {
   buffer::BufferConfig buffer;
-  std::vector<uint64_t> port_rate_bps;              // one per port
-  std::vector<std::string> port_names;              // one per port (reports); empty = p0, p1, ...
-  std::vector<datapath::SchedulerKind> schedulers;  // one per port; empty = round robin
-  std::vector<std::vector<uint32_t>> weights;       // DRR weights per port
+  std::vector<uint64_t> port_rate_bps;           // one per port
+  std::vector<std::string> port_names;           // one per port (reports); empty = p0, p1, ...
+  std::vector<model::SchedulerKind> schedulers;  // one per port; empty = round robin
+  std::vector<std::vector<uint32_t>> weights;    // DRR weights per port
   std::vector<policies::TrafficClass> classes;
   std::vector<uint8_t> queue_class;
   // Set when a class's overflow action is not drop: the switch configuration its trimming
   // settings (trim size, trim queues, header reserve, mode, meters, recirculation) come from.
-  std::shared_ptr<const datapath::SwitchConfig> trimming;
+  std::shared_ptr<const model::SwitchConfig> trimming;
 };
 
 // A policy to replay: its registry name and parameters, and the label reports use.

@@ -9,24 +9,24 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "datapath/classifier.h"
-#include "datapath/frame_parser.h"
-#include "datapath/mac_table.h"
+#include "model/classifier.h"
+#include "model/frame_parser.h"
+#include "model/mac_table.h"
 
 namespace sharebuf::sim {
 
-using datapath::buffer_config;
-using datapath::ClassConfig;
-using datapath::Classifier;
-using datapath::flow_hash;
-using datapath::mac_from_bytes;
-using datapath::MacAddress;
-using datapath::parse_frame;
-using datapath::ParsedFrame;
-using datapath::policy_env;
-using datapath::PortConfig;
-using datapath::StaticMacConfig;
-using datapath::SwitchConfig;
+using model::buffer_config;
+using model::ClassConfig;
+using model::Classifier;
+using model::flow_hash;
+using model::mac_from_bytes;
+using model::MacAddress;
+using model::parse_frame;
+using model::ParsedFrame;
+using model::policy_env;
+using model::PortConfig;
+using model::StaticMacConfig;
+using model::SwitchConfig;
 
 namespace {
 
@@ -75,18 +75,16 @@ ReplaySetup replay_setup(const SwitchConfig& config) {
   const policies::PolicyEnv env = policy_env(config, layout);
   s.classes = env.classes;
   s.queue_class = env.queue_class;
-  if (std::any_of(config.classes.begin(), config.classes.end(), [](const ClassConfig& c) {
-        return c.overflow != datapath::OverflowAction::kDrop;
-      }))
+  if (std::any_of(config.classes.begin(), config.classes.end(),
+                  [](const ClassConfig& c) { return c.overflow != model::OverflowAction::kDrop; }))
     s.trimming = std::make_shared<const SwitchConfig>(config);
   return s;
 }
 
 void refuse_unmodelled(const SwitchConfig& config, const std::string& source) {
-  for (const datapath::ClassConfig& c : config.classes) {
-    if (c.overflow == datapath::OverflowAction::kDrop) continue;
-    const char* action =
-        c.overflow == datapath::OverflowAction::kTrim ? "trim" : "return-to-sender";
+  for (const model::ClassConfig& c : config.classes) {
+    if (c.overflow == model::OverflowAction::kDrop) continue;
+    const char* action = c.overflow == model::OverflowAction::kTrim ? "trim" : "return-to-sender";
     throw policies::ConfigError(source + ": class '" + c.traffic.name + "' has overflow = \"" +
                                 action +
                                 "\", which the ns-3 switch does not model (its refused frames "

@@ -8,19 +8,19 @@
 #include <string>
 #include <vector>
 
-#include "datapath/switch_config.h"
+#include "model/switch_config.h"
 #include "sim/replay.h"
 
 namespace sharebuf::sim {
 
-ReplaySetup replay_setup(const datapath::SwitchConfig& config);
+ReplaySetup replay_setup(const model::SwitchConfig& config);
 
 // What the switch inside ns-3 does not model, refused rather than answered differently from the
 // live switch: a class whose overflow action is "trim" or "return-to-sender" (the live switch
 // and the replay send a refused frame's headers on, or back; the ns-3 switch would count the
 // frame as dropped and never queue the headers), and [buffer] probe_bytes (the ns-3 links do
 // not carry the probes). Throws policies::ConfigError naming `source` and what it refuses.
-void refuse_unmodelled(const datapath::SwitchConfig& config, const std::string& source);
+void refuse_unmodelled(const model::SwitchConfig& config, const std::string& source);
 
 // CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class,
 // in_port, flow_hash and first_bdp (any order): time in ns, egress port by index or interface
@@ -32,7 +32,7 @@ void refuse_unmodelled(const datapath::SwitchConfig& config, const std::string& 
 // [[classes]] entry mapped to that queue index, class 0 if none is. Rows are sorted by time
 // (stable). Throws std::runtime_error naming the file, line and column of a bad record.
 std::vector<ReplayArrival> read_arrivals_csv(const std::string& path,
-                                             const datapath::SwitchConfig& config);
+                                             const model::SwitchConfig& config);
 
 // Where a replay of recorded arrivals ends by default: 10 ms after the last arrival, so queued
 // frames drain (saturating: a time near 2^64 ns cannot wrap around and skip arrivals).
@@ -54,7 +54,7 @@ struct PcapReadStats {
 // and skipped. Class and queue come from the config's classifier. Throws std::runtime_error
 // naming the file and record for a damaged file.
 std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inputs,
-                                              const datapath::SwitchConfig& config,
+                                              const model::SwitchConfig& config,
                                               PcapReadStats& stats);
 
 }  // namespace sharebuf::sim

@@ -34,7 +34,7 @@
 #include "common/spin_lock.h"
 #include "datapath/af_packet_port.h"
 #include "datapath/link_control.h"
-#include "datapath/switch_config.h"
+#include "model/switch_config.h"
 
 namespace {
 
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const sharebuf::datapath::PortConfig defaults;  // sharebufd's ring and batch sizes
+  const sharebuf::model::PortConfig defaults;  // sharebufd's ring and batch sizes
   std::vector<std::unique_ptr<AfPacketPort>> io;
   try {
     for (const std::string& name : ports) {

@@ -30,8 +30,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "datapath/checksum.h"
-#include "datapath/mac_table.h"
+#include "model/checksum.h"
+#include "model/mac_table.h"
 
 namespace {
 
@@ -68,7 +68,7 @@ std::vector<uint8_t> make_frame(uint64_t src_mac, uint64_t dst_mac, uint32_t src
     ip[12 + i] = static_cast<uint8_t>(src_ip >> (24 - 8 * i));
     ip[16 + i] = static_cast<uint8_t>(dst_ip >> (24 - 8 * i));
   }
-  const uint16_t csum = sharebuf::datapath::ipv4_header_checksum(ip, 20);
+  const uint16_t csum = sharebuf::model::ipv4_header_checksum(ip, 20);
   ip[10] = static_cast<uint8_t>(csum >> 8);
   ip[11] = static_cast<uint8_t>(csum);
   uint8_t* udp = &f[34];
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  const auto dst_mac = sharebuf::datapath::parse_mac(dst_mac_text);
+  const auto dst_mac = sharebuf::model::parse_mac(dst_mac_text);
   if (!dst_mac) {
     std::fprintf(stderr, "sharebuf-blaster: bad --dst-mac '%s'\n", dst_mac_text.c_str());
     return 2;
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
     std::FILE* f = std::fopen(("/sys/class/net/" + iface + "/address").c_str(), "r");
     char text[32] = {};
     if (f != nullptr && std::fgets(text, sizeof text, f) != nullptr) {
-      src_mac = sharebuf::datapath::parse_mac(std::string(text, 17)).value_or(0);
+      src_mac = sharebuf::model::parse_mac(std::string(text, 17)).value_or(0);
     }
     if (f != nullptr) std::fclose(f);
   }

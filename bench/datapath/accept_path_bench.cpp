@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "buffer/shared_buffer.h"
-#include "datapath/admission_step.h"
+#include "model/admission_step.h"
 #include "policies/registry.h"
 
 namespace sharebuf::datapath {
@@ -24,7 +24,7 @@ void BM_AcceptPath(benchmark::State& state) {
   const policies::ArrivalContext ctx{
       .queue = 3, .cells = buffer.layout().cells_for(bytes), .bytes = bytes};
   for (auto _ : state) {
-    const auto r = admit_frame(*policy, buffer, cache, buffer.exact_view(), ctx, frame, {});
+    const auto r = model::admit_frame(*policy, buffer, cache, buffer.exact_view(), ctx, frame, {});
     benchmark::DoNotOptimize(r);
     const size_t n = buffer.dequeue_copy(cache, 3, out);
     benchmark::DoNotOptimize(n);

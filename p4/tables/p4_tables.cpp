@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "datapath/switch_config.h"
+#include "model/switch_config.h"
 #include "policies/class_alpha.h"
 #include "policies/registry.h"
 #include "policies/tofino_arithmetic.h"
@@ -69,7 +69,7 @@ json entry(json match, const std::string& action, json data, int priority = -1) 
 // What every program needs: the configuration checked against the hardware, the ports' device
 // numbers, the policy object (for its parameters, defaults included) and its environment.
 struct Context {
-  const datapath::SwitchConfig& cfg;
+  const model::SwitchConfig& cfg;
   std::string program;
   std::string ingress, egress;  // the program's control names (bfrt: pipe.<control>.<table>)
   std::vector<uint16_t> dev_ports;
@@ -127,7 +127,7 @@ json pktgen(const Context& c, uint32_t app_id, uint32_t per_batch, uint8_t kind)
 }
 
 void check_hardware(Context& c, const P4TablesOptions& opt) {
-  const datapath::SwitchConfig& cfg = c.cfg;
+  const model::SwitchConfig& cfg = c.cfg;
   if (cfg.buffer.cell_bytes != kCellBytes) {
     fail("[buffer] cell_bytes is " + std::to_string(cfg.buffer.cell_bytes) +
          ": Tofino's cells are 80 bytes (the programs read queue depths in its cells)");
@@ -140,7 +140,7 @@ void check_hardware(Context& c, const P4TablesOptions& opt) {
   if (cfg.ports.empty() || cfg.ports.size() > kMaxPorts)
     fail("[[ports]]: the programs hold 1 to 64 ports (SB_MAX_PORTS)");
   c.queues_per_port = cfg.ports.front().num_queues;
-  for (const datapath::PortConfig& p : cfg.ports) {
+  for (const model::PortConfig& p : cfg.ports) {
     if (p.num_queues != c.queues_per_port) {
       fail("[[ports]] '" + p.name + "' has " + std::to_string(p.num_queues) + " queues and '" +
            cfg.ports.front().name + "' " + std::to_string(c.queues_per_port) +
@@ -153,7 +153,7 @@ void check_hardware(Context& c, const P4TablesOptions& opt) {
   c.num_queues = c.queues_per_port * static_cast<uint32_t>(cfg.ports.size());
   if (c.num_queues > kMaxQueues)
     fail("ports x queues is " + std::to_string(c.num_queues) + ": more than SB_MAX_QUEUES (2048)");
-  if (cfg.classify != datapath::ClassifyMode::kDscp)
+  if (cfg.classify != model::ClassifyMode::kDscp)
     fail("[classify] mode: the programs classify by DSCP (mode = \"dscp\")");
   c.dev_ports = opt.dev_ports;
   if (c.dev_ports.empty()) {
@@ -194,9 +194,9 @@ void check_hardware(Context& c, const P4TablesOptions& opt) {
          " pipes: fb.p4's SYNC walk reads one pipe's egress Qlength registers (as the paper's "
          "single-pipe prototype), so every port must be in pipe 0 (device ports below 128)");
   }
-  const buffer::BufferConfig bc = datapath::buffer_config(cfg);
+  const buffer::BufferConfig bc = model::buffer_config(cfg);
   c.layout = std::make_unique<buffer::BufferLayout>(bc.capacity_cells, bc.cell_bytes, bc.ports);
-  c.env = datapath::policy_env(cfg, *c.layout);
+  c.env = model::policy_env(cfg, *c.layout);
 }
 
 // The policy object the software would run, so the parameters (defaults included) are its own.
@@ -222,7 +222,7 @@ uint8_t role_code(policies::ProteanRole r) {
 // Forwarding, classification and frame cells: every program's SbForward.
 void forwarding(Context& c) {
   const std::string fwd = "fwd.";
-  for (const datapath::StaticMacConfig& m : c.cfg.static_macs) {
+  for (const model::StaticMacConfig& m : c.cfg.static_macs) {
     c.add(c.ig(fwd + "forward"),
           entry({{"hdr.ethernet.dst_addr", {{"exact", hex(m.mac)}}}}, c.ingress + ".fwd.to_port",
                 {{"port", c.dev_ports[m.port]},
@@ -232,7 +232,7 @@ void forwarding(Context& c) {
   // One entry per mapped DSCP (priority 1), then each port's default class (priority 2).
   const bool one_group = c.queues_per_port == 1;  // FB's single-queue mode: one group
   auto class_data = [&](size_t id) {
-    const datapath::ClassConfig& k = c.cfg.classes[id];
+    const model::ClassConfig& k = c.cfg.classes[id];
     return json{
         {"class_id", id},
         {"qid", k.queue},
@@ -304,7 +304,7 @@ void probe_load(Context& c, json& out, uint32_t per_port, uint32_t recirc) {
   }
   double worst = 0;
   for (size_t p = 0; p < c.cfg.ports.size() && per_port > 0; ++p) {
-    const datapath::PortConfig& port = c.cfg.ports[p];
+    const model::PortConfig& port = c.cfg.ports[p];
     json row = {{"name", port.name}, {"probes_per_interval", per_port}, {"bps", bps(per_port)}};
     if (port.rate_bps == 0) {
       row["share"] = nullptr;  // unshaped: the port's speed is the hardware's, unknown here
@@ -442,7 +442,7 @@ void protean(Context& c, json& out) {
     fail("[policy] beta is " + std::to_string(beta) +
          ": protean.p4 computes the EWMA with shifts, so beta must be 1, 1/2, 1/4, ...");
   }
-  for (const datapath::ClassConfig& k : c.cfg.classes) {
+  for (const model::ClassConfig& k : c.cfg.classes) {
     if (k.traffic.alpha) {
       fail("[[classes]] '" + k.traffic.name +
            "' sets its own alpha: protean.p4 holds every class to the policy's alpha_incast and "
@@ -490,8 +490,8 @@ void fb(Context& c, json& out) {
   const json params = policy_params(c, "fb");
   if (params["gamma"] != "share")
     fail("[policy] gamma = \"measured\": fb.p4 uses the scheduler share (gamma = \"share\")");
-  for (const datapath::PortConfig& p : c.cfg.ports) {
-    if (c.queues_per_port > 1 && p.scheduler != datapath::SchedulerKind::kRoundRobin) {
+  for (const model::PortConfig& p : c.cfg.ports) {
+    if (c.queues_per_port > 1 && p.scheduler != model::SchedulerKind::kRoundRobin) {
       fail("[[ports]] '" + p.name + "' scheduler is '" + std::string(to_string(p.scheduler)) +
            "': fb.p4 takes gamma = 1/n (round robin, scheduler = \"rr\")");
     }
@@ -558,14 +558,14 @@ void fb(Context& c, json& out) {
 }
 
 void trim(Context& c, json& out) {
-  const datapath::TrimConfig& t = c.cfg.trim;
+  const model::TrimConfig& t = c.cfg.trim;
   bool any = false;
-  for (const datapath::ClassConfig& k : c.cfg.classes) {
-    if (k.overflow == datapath::OverflowAction::kReturnToSender)
+  for (const model::ClassConfig& k : c.cfg.classes) {
+    if (k.overflow == model::OverflowAction::kReturnToSender)
       fail("[[classes]] '" + k.traffic.name +
            "' overflow = \"return-to-sender\": trim.p4 trims "
            "toward the receiver only");
-    any = any || k.overflow == datapath::OverflowAction::kTrim;
+    any = any || k.overflow == model::OverflowAction::kTrim;
   }
   if (!any) fail("[[classes]]: no class has overflow = \"trim\"; trim.p4 would trim nothing");
   // The mirror sessions cut every packet at trim_size: it must hold the longest headers the
@@ -580,7 +580,7 @@ void trim(Context& c, json& out) {
     fail("[trimming] t0, t1: the 32-bit nanosecond registers hold at most 2.1 s");
   forwarding(c);
   for (size_t id = 0; id < c.cfg.classes.size(); ++id) {
-    if (c.cfg.classes[id].overflow == datapath::OverflowAction::kTrim)
+    if (c.cfg.classes[id].overflow == model::OverflowAction::kTrim)
       c.add(c.ig("class_overflow"),
             entry({{"md.class_id", {{"exact", id}}}}, c.ingress + ".trims", json::object()));
   }
@@ -591,7 +591,7 @@ void trim(Context& c, json& out) {
   out["compile"]["defines"]["SB_T_WINDOW_NS"] = std::max<uint64_t>({1, t.t0_ns, t.t1_ns});
   out["meters"] = json::array();
   for (size_t p = 0; p < c.cfg.ports.size(); ++p) {
-    const datapath::PortConfig& port = c.cfg.ports[p];
+    const model::PortConfig& port = c.cfg.ports[p];
     const uint64_t line = port.rate_bps != 0 ? port.rate_bps : t.line_rate_bps;
     if (line == 0) {
       fail("[[ports]] '" + port.name +
@@ -654,7 +654,7 @@ void trim(Context& c, json& out) {
 
 }  // namespace
 
-json generate_p4_tables(const datapath::SwitchConfig& config, const P4TablesOptions& options) {
+json generate_p4_tables(const model::SwitchConfig& config, const P4TablesOptions& options) {
   static const std::map<std::string, std::pair<std::string, std::string>> controls = {
       {"dt", {"DtIngress", "DtEgress"}},
       {"protean", {"ProteanIngress", "ProteanEgress"}},

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "datapath/switch_config.h"
+#include "model/switch_config.h"
 
 namespace sharebuf::p4 {
 
@@ -37,7 +37,7 @@ struct P4TablesOptions {
 inline constexpr const char* kPrograms[] = {"dt", "protean", "fb", "trim"};
 
 // Throws P4TablesError.
-nlohmann::json generate_p4_tables(const datapath::SwitchConfig& config,
+nlohmann::json generate_p4_tables(const model::SwitchConfig& config,
                                   const P4TablesOptions& options);
 
 }  // namespace sharebuf::p4

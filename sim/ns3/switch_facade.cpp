@@ -10,15 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "buffer/shared_buffer.h"
-#include "datapath/admission_step.h"
-#include "datapath/classifier.h"
-#include "datapath/scheduler.h"
-#include "datapath/switch_config.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/config_table.h"
 #include "mgmt/toml_reader.h"
+#include "model/admission_step.h"
+#include "model/classifier.h"
+#include "model/departure_step.h"
+#include "model/scheduler.h"
+#include "model/switch_config.h"
 #include "policies/registry.h"
-#include "sim/departure_step.h"
 #include "sim/ns3/config_override.h"
 #include "sim/replay_inputs.h"
 
@@ -32,13 +32,13 @@ policies::FirstBdp first_bdp(int8_t tag) {
 
 class SwitchImpl final : public SwitchFacade {
  public:
-  explicit SwitchImpl(const datapath::SwitchConfig& cfg)
+  explicit SwitchImpl(const model::SwitchConfig& cfg)
       : config_(cfg),
-        buffer_(datapath::buffer_config(cfg)),
+        buffer_(model::buffer_config(cfg)),
         cache_(buffer_.pool()),
-        env_(datapath::policy_env(cfg, buffer_.layout())),
+        env_(model::policy_env(cfg, buffer_.layout())),
         classifier_(cfg) {
-    for (const datapath::PortConfig& p : cfg.ports)
+    for (const model::PortConfig& p : cfg.ports)
       schedulers_.emplace_back(p.scheduler, p.num_queues, p.weights);
     policy_ = policies::make_policy(cfg.policy, cfg.policy_params, env_);
     policy_->on_install(buffer_.exact_view());
@@ -57,7 +57,7 @@ class SwitchImpl final : public SwitchFacade {
     const uint32_t port = a.port;
     const uint32_t bytes =
         std::clamp<uint32_t>(a.bytes, sizeof handle, buffer::BufferLayout::kMaxFrameBytes);
-    datapath::ParsedFrame parsed{};
+    model::ParsedFrame parsed{};
     parsed.ip_version = 4;
     parsed.l3_offset = 14;
     parsed.dscp = a.dscp;
@@ -78,8 +78,8 @@ class SwitchImpl final : public SwitchFacade {
     // The frame's bytes in the buffer: the caller's handle, then zeros.
     std::memcpy(frame_.data(), &handle, sizeof handle);
     evicted_.clear();
-    const datapath::AdmissionOutcome r = datapath::admit_frame(
-        *policy_, buffer_, cache_, datapath::ingress_view(*policy_, buffer_, now_ns), ctx,
+    const model::AdmissionOutcome r = model::admit_frame(
+        *policy_, buffer_, cache_, model::ingress_view(*policy_, buffer_, now_ns), ctx,
         std::span<const std::byte>(frame_.data(), bytes), meta, &evicted_);
     for (const buffer::EvictedFrames::Frame& f : evicted_.frames) {
       uint64_t h = 0;
@@ -126,8 +126,9 @@ class SwitchImpl final : public SwitchFacade {
 
   bool next(uint32_t port, uint64_t now_ns, Departure* out) override {
     std::array<std::byte, sizeof(uint64_t)> id{};
-    const std::optional<Departed> d = depart_one(buffer_, cache_, schedulers_[port], *policy_, port,
-                                                 now_ns, config_.ports[port].rate_bps, id);
+    const std::optional<model::Departed> d =
+        model::depart_next(buffer_, cache_, schedulers_[port], *policy_, port, now_ns,
+                           config_.ports[port].rate_bps, id);
     if (!d) return false;
     std::memcpy(&out->handle, id.data(), sizeof out->handle);
     out->bytes = d->desc.bytes;
@@ -137,7 +138,7 @@ class SwitchImpl final : public SwitchFacade {
   }
 
   uint64_t transmit_ns(uint32_t port, uint32_t bytes) const override {
-    return sim::transmit_ns(bytes, config_.ports[port].rate_bps);
+    return model::transmit_ns(bytes, config_.ports[port].rate_bps);
   }
 
   uint32_t queues(uint32_t port) const override { return buffer_.layout().queues_on_port(port); }
@@ -186,12 +187,12 @@ class SwitchImpl final : public SwitchFacade {
   }
 
  private:
-  datapath::SwitchConfig config_;
+  model::SwitchConfig config_;
   buffer::SharedBuffer buffer_;
   buffer::CellCache cache_;
   policies::PolicyEnv env_;
-  datapath::Classifier classifier_;
-  std::vector<datapath::Scheduler> schedulers_;
+  model::Classifier classifier_;
+  std::vector<model::Scheduler> schedulers_;
   std::unique_ptr<policies::Policy> policy_;
   buffer::EvictedFrames evicted_;
   std::array<std::byte, buffer::BufferLayout::kMaxFrameBytes> frame_{};
@@ -207,7 +208,7 @@ namespace {
 
 std::unique_ptr<SwitchFacade> build(const mgmt::DaemonConfig& cfg, const std::string& source) {
   refuse_unmodelled(cfg.sw, source);  // a std::runtime_error naming source and class
-  for (const datapath::PortConfig& p : cfg.sw.ports) {
+  for (const model::PortConfig& p : cfg.sw.ports) {
     if (p.rate_bps == 0)
       throw std::runtime_error(source + ": port '" + p.name +
                                "' has no rate; a simulated port needs one (key 'rate')");

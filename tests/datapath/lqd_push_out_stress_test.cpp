@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "datapath/admission_step.h"
+#include "model/admission_step.h"
 #include "policies/lqd.h"
 #include "tests/fixtures/buffer_fixture.h"
 
@@ -53,8 +53,9 @@ TEST_F(LqdPushOutStress, AnArrivalThatPushedOutIsNeverDropped) {
                                            .port = static_cast<uint16_t>(q / 3),
                                            .cells = buffer_->layout().cells_for(b),
                                            .bytes = b};
-        const AdmissionOutcome out = admit_frame(lqd, *buffer_, cache, buffer_->exact_view(), ctx,
-                                                 std::span<const std::byte>(frame.data(), b), {});
+        const model::AdmissionOutcome out =
+            model::admit_frame(lqd, *buffer_, cache, buffer_->exact_view(), ctx,
+                               std::span<const std::byte>(frame.data(), b), {});
         if (out.pushed_out_cells != 0) {
           push_outs.fetch_add(1, std::memory_order_relaxed);
           pushed_cells.fetch_add(out.pushed_out_cells, std::memory_order_relaxed);

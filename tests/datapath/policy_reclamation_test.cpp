@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "datapath/admission_step.h"
 #include "datapath/switch_core.h"
 #include "mgmt/config_loader.h"
+#include "model/admission_step.h"
 #include "policies/registry.h"
 
 namespace sharebuf::datapath {
@@ -44,7 +44,7 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
       for (uint32_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
         core.epochs.enter(core.rx_slot(t));
         policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
-        const buffer::BufferView view = ingress_view(policy, core.buffer, now);
+        const buffer::BufferView view = model::ingress_view(policy, core.buffer, now);
         for (uint32_t i = 0; i < 16; ++i) {
           const uint32_t q = (round + i) % 2;
           const policies::ArrivalContext ctx{.now_ns = now,
@@ -53,7 +53,7 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
                                              .cells = 3,
                                              .bytes = 200,
                                              .flow_hash = i + 1};
-          if (admit_frame(policy, core.buffer, cache, view, ctx, frame, {.arrival_ns = now})
+          if (model::admit_frame(policy, core.buffer, cache, view, ctx, frame, {.arrival_ns = now})
                   .enqueued)
             admitted.fetch_add(1, std::memory_order_relaxed);
         }

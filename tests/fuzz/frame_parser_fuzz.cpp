@@ -6,16 +6,16 @@
 #include <span>
 #include <vector>
 
-#include "datapath/checksum.h"
-#include "datapath/classifier.h"
-#include "datapath/ecn.h"
-#include "datapath/frame_parser.h"
 #include "mgmt/config_loader.h"
+#include "model/checksum.h"
+#include "model/classifier.h"
+#include "model/ecn.h"
+#include "model/frame_parser.h"
 
 namespace {
 
 // Classification by rules (5-tuple), DSCP and PCP, as three switches would configure it.
-sharebuf::datapath::SwitchConfig config(const char* mode) {
+sharebuf::model::SwitchConfig config(const char* mode) {
   const std::string text = std::string(R"([buffer]
 size = "1000 cells"
 [classify]
@@ -45,20 +45,20 @@ queues = 2
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const sharebuf::datapath::Classifier* classifiers[] = {
-      new sharebuf::datapath::Classifier(config("rules")),
-      new sharebuf::datapath::Classifier(config("dscp")),
-      new sharebuf::datapath::Classifier(config("pcp"))};
+  static const sharebuf::model::Classifier* classifiers[] = {
+      new sharebuf::model::Classifier(config("rules")),
+      new sharebuf::model::Classifier(config("dscp")),
+      new sharebuf::model::Classifier(config("pcp"))};
   // A copy the size of the input exactly, so ASan sees any read or write past its end.
   std::vector<uint8_t> frame(data, data + size);
-  const sharebuf::datapath::ParsedFrame parsed = sharebuf::datapath::parse_frame(frame);
+  const sharebuf::model::ParsedFrame parsed = sharebuf::model::parse_frame(frame);
   if (!parsed.ok()) return 0;
   for (const auto* c : classifiers) {
     const uint8_t cls = c->classify(parsed, 0);
     if (c->queue_of(cls) > 1) __builtin_trap();
   }
-  (void)sharebuf::datapath::flow_hash(parsed);
-  (void)sharebuf::datapath::complete_l4_checksum(std::span<uint8_t>(frame), parsed);
-  (void)sharebuf::datapath::mark_ce(std::span<uint8_t>(frame), parsed);
+  (void)sharebuf::model::flow_hash(parsed);
+  (void)sharebuf::model::complete_l4_checksum(std::span<uint8_t>(frame), parsed);
+  (void)sharebuf::model::mark_ce(std::span<uint8_t>(frame), parsed);
   return 0;
 }

@@ -109,14 +109,14 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_EQ(sw.classes[0].traffic.role, policies::ProteanRole::kShort);
   EXPECT_EQ(sw.classes[0].traffic.alpha, 2.0);
   EXPECT_EQ(sw.classes[1].ecn_threshold_cells, 65u);
-  EXPECT_EQ(sw.classify, datapath::ClassifyMode::kRules);
+  EXPECT_EQ(sw.classify, model::ClassifyMode::kRules);
   ASSERT_EQ(sw.rules.size(), 2u);
   EXPECT_EQ(sw.rules[0].class_id, 1);
   EXPECT_EQ(sw.rules[1].src_ip, 0xc6120000u);
   EXPECT_EQ(sw.rules[1].src_prefix, 24);
   ASSERT_EQ(sw.ports.size(), 2u);
   EXPECT_EQ(sw.ports[0].rate_bps, 100'000'000u);
-  EXPECT_EQ(sw.ports[0].scheduler, datapath::SchedulerKind::kDrr);
+  EXPECT_EQ(sw.ports[0].scheduler, model::SchedulerKind::kDrr);
   EXPECT_EQ(sw.ports[0].default_class, 1);
   EXPECT_EQ(sw.ports[1].rate_bps, 0u);
   EXPECT_EQ(sw.ports[0].storm_pps, 2000u);
@@ -129,22 +129,22 @@ TEST(ConfigLoader, FullExample) {
 
 TEST(ConfigLoader, RxIoDefaultsToAfPacket) {
   const std::string ports = "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n";
-  EXPECT_EQ(parse_config(ports, "c.toml").sw.rx_io, datapath::RxIo::kAfPacket);
+  EXPECT_EQ(parse_config(ports, "c.toml").sw.rx_io, model::RxIo::kAfPacket);
   EXPECT_EQ(parse_config("[switch]\nrx_io = \"af_xdp\"\n" + ports, "c.toml").sw.rx_io,
-            datapath::RxIo::kAfXdp);
+            model::RxIo::kAfXdp);
 }
 
 TEST(ConfigLoader, PerCpuRxHasOneWorkerPerCpu) {
   const DaemonConfig c = parse_config(
       "[switch]\nrx_mode = \"per-cpu\"\n[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n",
       "c.toml");
-  EXPECT_EQ(c.sw.rx_mode, datapath::RxMode::kPerCpu);
+  EXPECT_EQ(c.sw.rx_mode, model::RxMode::kPerCpu);
   // One worker per CPU however many ports; per port, one worker per port.
-  EXPECT_EQ(datapath::rx_workers(c.sw), datapath::machine_cpus());
-  EXPECT_EQ(datapath::machine_cpus(), static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_CONF)));
+  EXPECT_EQ(model::rx_workers(c.sw), model::machine_cpus());
+  EXPECT_EQ(model::machine_cpus(), static_cast<uint32_t>(sysconf(_SC_NPROCESSORS_CONF)));
   DaemonConfig per_port = c;
-  per_port.sw.rx_mode = datapath::RxMode::kPerPort;
-  EXPECT_EQ(datapath::rx_workers(per_port.sw), 1u);
+  per_port.sw.rx_mode = model::RxMode::kPerPort;
+  EXPECT_EQ(model::rx_workers(per_port.sw), 1u);
 }
 
 TEST(ConfigLoader, MinimalConfigGetsDefaults) {
@@ -156,9 +156,9 @@ TEST(ConfigLoader, MinimalConfigGetsDefaults) {
   EXPECT_EQ(c.sw.ports[0].num_queues, 1u);
   EXPECT_EQ(c.sw.port_lock_dir, "/run/sharebuf/ports");
   EXPECT_EQ(c.sw.rx_park_after_ns, 2'000'000u);
-  EXPECT_EQ(c.sw.rx_mode, datapath::RxMode::kPerPort);
+  EXPECT_EQ(c.sw.rx_mode, model::RxMode::kPerPort);
   EXPECT_EQ(c.sw.ports[0].storm_pps, 0u);
-  EXPECT_EQ(c.sw.classes[0].overflow, datapath::OverflowAction::kDrop);
+  EXPECT_EQ(c.sw.classes[0].overflow, model::OverflowAction::kDrop);
   EXPECT_EQ(c.sw.trim.size, 128u);
   EXPECT_TRUE(c.sw.trim.fix_lengths);
   EXPECT_EQ(c.sw.trim.dscp, -1);
@@ -216,7 +216,7 @@ trim_queue = 1
 trim_dscp_toward = 12
 )",
                                       "t.toml");
-  EXPECT_EQ(c.sw.classes[0].overflow, datapath::OverflowAction::kTrim);
+  EXPECT_EQ(c.sw.classes[0].overflow, model::OverflowAction::kTrim);
   EXPECT_EQ(c.sw.trim.size, 256u);
   EXPECT_FALSE(c.sw.trim.fix_lengths);
   EXPECT_EQ(c.sw.trim.dscp, 8);
@@ -234,7 +234,7 @@ return_dscp = 7
 interface = "a"
 )",
                                       "r.toml");
-  EXPECT_EQ(r.sw.classes[0].overflow, datapath::OverflowAction::kReturnToSender);
+  EXPECT_EQ(r.sw.classes[0].overflow, model::OverflowAction::kReturnToSender);
   EXPECT_EQ(r.sw.classes[0].return_threshold_cells, 100u);  // 8000 B in 80 B cells
   EXPECT_EQ(r.sw.trim.return_dscp, 7);
 }
@@ -269,7 +269,7 @@ rate = "1Gbit"
                                       "t.toml");
   EXPECT_TRUE(c.sw.trim.tofino_approx);
   EXPECT_EQ(c.sw.rx_threads, 2u);
-  EXPECT_EQ(c.sw.trim.meters, datapath::MeterVariant::kTwoMeters);
+  EXPECT_EQ(c.sw.trim.meters, model::MeterVariant::kTwoMeters);
   EXPECT_EQ(c.sw.trim.line_rate_bps, 10'000'000'000u);
   EXPECT_EQ(c.sw.trim.meter_burst_bytes, 6000u);
   EXPECT_EQ(c.sw.trim.t0_ns, 3'000u);
@@ -281,19 +281,19 @@ rate = "1Gbit"
   EXPECT_EQ(c.sw.trim.seed, 7u);
   EXPECT_EQ(c.sw.trim.header_reserve, 4u);
   EXPECT_FALSE(c.sw.trim.header_full_return);
-  EXPECT_EQ(datapath::header_reserve_cells(c.sw), 4u * 2) << "128-byte headers in 80-byte cells";
+  EXPECT_EQ(model::header_reserve_cells(c.sw), 4u * 2) << "128-byte headers in 80-byte cells";
   // The meters' 100 %: a port's own rate first, else line_rate.
-  EXPECT_EQ(datapath::meter_line_rates(c.sw),
+  EXPECT_EQ(model::meter_line_rates(c.sw),
             (std::vector<uint64_t>{10'000'000'000u, 1'000'000'000u}));
   const DaemonConfig d =
       parse_config("[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n", "d.toml");
   EXPECT_FALSE(d.sw.trim.tofino_approx);
   EXPECT_EQ(d.sw.trim.t0_ns, 6'000u);  // the paper's
   EXPECT_EQ(d.sw.trim.t1_ns, 12'000u);
-  EXPECT_EQ(d.sw.trim.meters, datapath::MeterVariant::kThreeMeters);
+  EXPECT_EQ(d.sw.trim.meters, model::MeterVariant::kThreeMeters);
   EXPECT_EQ(d.sw.trim.header_reserve, 8u);
   EXPECT_TRUE(d.sw.trim.header_full_return);
-  EXPECT_EQ(datapath::header_reserve_cells(d.sw), 0u) << "no class trims: nothing set aside";
+  EXPECT_EQ(model::header_reserve_cells(d.sw), 0u) << "no class trims: nothing set aside";
 }
 
 struct BadCase {

@@ -148,11 +148,11 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
   };
 
   // The software, fed the same samples.
-  const buffer::BufferConfig bc = datapath::buffer_config(cfg.sw);
+  const buffer::BufferConfig bc = model::buffer_config(cfg.sw);
   buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
   buffer::BufferState state(layout);
   const buffer::BufferView view = buffer::BufferView::exact(state);
-  const policies::PolicyEnv env = datapath::policy_env(cfg.sw, layout);
+  const policies::PolicyEnv env = model::policy_env(cfg.sw, layout);
   policies::ProteanPolicy software(cfg.sw.policy_params, env);
 
   // protean.p4's registers for queue 0: egress's Qprev, Tprev and g, ingress's Rem.
@@ -326,11 +326,11 @@ TEST(P4Tables, RegistersStartAtTheEmptyBuffer) {
   const uint32_t b = cfg.sw.buffer.capacity_cells;
   EXPECT_EQ(regs["pipe.ProteanIngress.rem"]["value"], b);
 
-  const buffer::BufferConfig bc = datapath::buffer_config(cfg.sw);
+  const buffer::BufferConfig bc = model::buffer_config(cfg.sw);
   buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
   buffer::BufferState state(layout);
   const buffer::BufferView view = buffer::BufferView::exact(state);
-  policies::ProteanPolicy software(cfg.sw.policy_params, datapath::policy_env(cfg.sw, layout));
+  policies::ProteanPolicy software(cfg.sw.policy_params, model::policy_env(cfg.sw, layout));
   const json& incast = regs["pipe.ProteanIngress.incast_thr"];
   EXPECT_EQ(incast["count"], layout.num_queues());
   EXPECT_EQ(incast["value"].get<double>(), software.incast_threshold(0, view));

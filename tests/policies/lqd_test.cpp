@@ -20,8 +20,7 @@ class LqdTest : public testing::PolicyHarness {
   bool offer_tagged(uint32_t q, uint8_t tag) {
     frame_.assign(80, std::byte{tag});
     const policies::ArrivalContext ctx{.queue = q, .cells = 1, .bytes = 80};
-    last_ =
-        datapath::admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame_, {});
+    last_ = model::admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame_, {});
     return last_.enqueued;
   }
   uint64_t pushed(uint32_t q) { return buffer_->stats(q).dropped(buffer::DropReason::kPushedOut); }

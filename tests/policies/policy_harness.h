@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "datapath/admission_step.h"
+#include "model/admission_step.h"
 #include "policies/registry.h"
 #include "tests/fixtures/buffer_fixture.h"
 
@@ -36,9 +36,9 @@ class PolicyHarness : public BufferFixture {
                                        .class_id = class_id,
                                        .cells = cells,
                                        .bytes = bytes};
-    last_ = datapath::admit_frame(*policy_, *buffer_, *cache_,
-                                  datapath::ingress_view(*policy_, *buffer_, now_), ctx, frame_,
-                                  buffer::FrameMeta{.arrival_ns = now_, .class_id = class_id});
+    last_ = model::admit_frame(*policy_, *buffer_, *cache_,
+                               model::ingress_view(*policy_, *buffer_, now_), ctx, frame_,
+                               buffer::FrameMeta{.arrival_ns = now_, .class_id = class_id});
     return last_.enqueued;
   }
 
@@ -67,7 +67,7 @@ class PolicyHarness : public BufferFixture {
 
   policies::PolicyEnv env_;
   std::unique_ptr<policies::Policy> policy_;
-  datapath::AdmissionOutcome last_;
+  model::AdmissionOutcome last_;
   std::vector<std::byte> frame_;
   uint64_t now_ = 0;
 };

@@ -1,16 +1,19 @@
 """The libraries point one way (docs/how-it-works.md, repository layout): common <- buffer <-
-policies <- datapath <- mgmt, with sim beside mgmt. No file includes a header of a layer above
-its own, and management code reaches the datapath only through datapath/switch_control.h,
-never switch_core.h or the workers."""
+policies <- model <- datapath <- mgmt, with sim beside the datapath: the replay and ns-3 run the
+switch model and include no I/O header. No file includes a header of a layer above its own, and
+management code reaches the datapath only through datapath/switch_control.h, never
+switch_core.h or the workers."""
 import glob
 import os
 import re
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-ORDER = ["common", "buffer", "policies", "datapath", "mgmt"]
+ORDER = ["common", "buffer", "policies", "model", "datapath", "mgmt"]
 # What each folder may include besides itself and the layers below it.
-EXTRA = {"sim": {"common", "buffer", "policies", "datapath", "mgmt"}}
+# sim reads configurations through mgmt (whose headers include only the model's), never the I/O.
+EXTRA = {"sim": {"common", "buffer", "policies", "model", "mgmt"},
+         "sim/ns3": {"common", "buffer", "policies", "model", "mgmt", "sim"}}
 DATAPATH_INSIDES = {"datapath/switch_core.h", "datapath/rx_worker.h", "datapath/egress_worker.h",
                     "datapath/egress_path.h", "datapath/epochs.h", "datapath/af_packet_port.h"}
 
@@ -21,8 +24,8 @@ def includes(path):
 
 
 def sources(folder):
-    return sorted(glob.glob(os.path.join(ROOT, folder, "*.h")) +
-                  glob.glob(os.path.join(ROOT, folder, "*.cpp")))
+    return sorted(f for ext in ("h", "cpp", "cc")
+                  for f in glob.glob(os.path.join(ROOT, folder, "*." + ext)))
 
 
 class Layering(unittest.TestCase):
@@ -39,6 +42,13 @@ class Layering(unittest.TestCase):
                     top = inc.split("/")[0]
                     if top in ORDER + list(EXTRA) and top not in self.allowed(folder):
                         wrong.append(f"{os.path.relpath(path, ROOT)} includes {inc}")
+        self.assertEqual(wrong, [])
+
+    def test_sim_includes_no_io_header_through_mgmt(self):
+        wrong = [f"{inc} includes {inner}"
+                 for path in sources("sim") + sources("sim/ns3")
+                 for inc in includes(path) if inc.startswith("mgmt/")
+                 for inner in includes(os.path.join(ROOT, inc)) if inner.startswith("datapath/")]
         self.assertEqual(wrong, [])
 
     def test_mgmt_reaches_the_datapath_only_through_switch_control(self):

@@ -18,7 +18,7 @@ using buffer::DropReason;
 // Ports h0, h1 (2 queues each, strict priority: headers 0 ahead of data 1), 10 Gbit/s, 200 cells of
 // 80 B, DT at alpha 1, class "data" to queue 0 with overflow `action`; `extra` lines join
 // [trimming].
-datapath::SwitchConfig config(const std::string& action, const std::string& extra = "") {
+model::SwitchConfig config(const std::string& action, const std::string& extra = "") {
   const std::string text =
       "[buffer]\nsize = \"200 cells\"\ncell_bytes = 80\n[policy]\nname = \"dt\"\n"
       "[trimming]\nheader_reserve = 0\n" +
@@ -40,7 +40,7 @@ std::vector<ReplayArrival> burst(uint32_t n) {
   return v;
 }
 
-ReplayResult run(const datapath::SwitchConfig& cfg, const std::vector<ReplayArrival>& arrivals) {
+ReplayResult run(const model::SwitchConfig& cfg, const std::vector<ReplayArrival>& arrivals) {
   const ReplaySetup setup = replay_setup(cfg);
   ReplayOptions o;
   o.end_ns = default_end_ns(arrivals);
