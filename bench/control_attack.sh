@@ -53,9 +53,10 @@ phase() {
   cpu0=$(control_cpu_ns)
   t0=$(date +%s%N)
   mbit=$(tb_exec 1 iperf3 -c "$(tb_ip 2)" -p 5201 -t "$seconds" -J |
-    /usr/bin/python3 -c 'import json,sys; print(round(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6,1))')
+    jq '.end.sum_received.bits_per_second / 1e5 | round / 10')
   p50=$(tb_exec 1 ping -c 200 -i 0.01 "$(tb_ip 2)" |
-    /usr/bin/python3 -c 'import re,sys,statistics; t=[float(m) for m in re.findall(r"time=([0-9.]+)", sys.stdin.read())]; print(statistics.median(t))')
+    sed -n 's/.*time=\([0-9.]*\).*/\1/p' | sort -g | awk '{ t[NR] = $1 } END {
+      print NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }')
   cpu1=$(control_cpu_ns)
   t1=$(date +%s%N)
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
@@ -69,17 +70,4 @@ for r in $(seq 1 "$reps"); do
     phase "${order[$(((i + r) % 3))]}" | tee -a "$results"
   done
 done
-/usr/bin/python3 - "$results" <<'PY'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-by = {(r[0], r[1]): r for r in rows}
-reps = sorted({r[0] for r in rows})
-def ratio(attack, i):
-    v = [float(by[(k, attack)][i]) / float(by[(k, "quiet")][i]) for k in reps]
-    return f"{statistics.median(v):.3f} (min {min(v):.3f}, max {max(v):.3f})"
-for attack in ("watchers", "pipeline"):
-    cpu = [by[(k, attack)][4] for k in reps]
-    print(f"{attack}: iperf {ratio(attack, 2)} of quiet; ping p50 {ratio(attack, 3)} of quiet; "
-          f"control thread {', '.join(cpu)} % of a core")
-print("quiet: control thread " + ", ".join(by[(k, "quiet")][4] for k in reps) + " % of a core")
-PY
+/usr/bin/python3 "$here/lib/control_attack_report.py" "$results"

@@ -1,7 +1,7 @@
 """Turns Google Benchmark JSON (with repetitions) into the Markdown table of docs/benchmarks.md."""
+import argparse
 import json
 import platform
-import sys
 
 WHAT = {
     "BM_Decide": "admission decision only (virtual call, exact view)",
@@ -35,8 +35,12 @@ def describe(name, label):
 
 
 def main():
-    data = json.load(open(sys.argv[1]))
-    cmd = sys.argv[2]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("json", help="Google Benchmark's JSON output, with repetitions")
+    ap.add_argument("command", help="the command that ran it, for the table's caption")
+    a = ap.parse_args()
+    data = json.load(open(a.json))
+    cmd = a.command
     ctx = data["context"]
     # Registration order (random interleaving shuffles the output).
     medians = sorted((b for b in data["benchmarks"] if b.get("aggregate_name") == "median"),

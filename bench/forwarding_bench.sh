@@ -67,11 +67,8 @@ receiver_ofo() {
 order_read() {
   local name=$1 ofo=$(($(receiver_ofo) - $2))
   if [[ $name == sharebufd* ]]; then
-    tb_ctl --json ports 2>/dev/null | /usr/bin/python3 -c "import json,sys
-ps = json.load(sys.stdin)
-r = {k: sum(p.get(k, 0) for p in ps) for k in ('rx_frames', 'rx_out_of_order')}
-r['receiver_ofo'] = int(sys.argv[1])
-print(json.dumps(r))" "$ofo" || echo "{\"receiver_ofo\": $ofo}"
+    tb_ctl --json ports 2>/dev/null | jq -c --argjson ofo "$ofo" '{rx_frames: ([.[].rx_frames // 0] | add),
+      rx_out_of_order: ([.[].rx_out_of_order // 0] | add), receiver_ofo: $ofo}' || echo "{\"receiver_ofo\": $ofo}"
   else
     echo "{\"receiver_ofo\": $ofo}"
   fi
@@ -87,14 +84,14 @@ measure() {
   local tcp1 tcp4 b0 f0 tcp_cpu
   b0=$(busy_jiffies) f0=$(rx_packets)
   tcp1=$(tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 2)" -p 5201 -t "$seconds" -J |
-    /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+    jq .end.sum_received.bits_per_second)
   tcp_cpu="\"tcp1_busy\": $(($(busy_jiffies) - b0)), \"tcp1_frames\": $(($(rx_packets) - f0))"
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   tb_bg 2 iperf3 -s -p 5201 -1 >/dev/null
   sleep 0.3
   b0=$(busy_jiffies) f0=$(rx_packets)
   tcp4=$(tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 2)" -p 5201 -P 4 -t "$seconds" -J |
-    /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+    jq .end.sum_received.bits_per_second)
   tcp_cpu="{$tcp_cpu, \"tcp4_busy\": $(($(busy_jiffies) - b0)), \"tcp4_frames\": $(($(rx_packets) - f0))}"
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
@@ -121,7 +118,7 @@ measure() {
 
 bench_interleave "$reps" measure "${switches[@]}"
 
-/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" "$cmdline" \
+/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" --options="$cmdline" \
   >"$here/../docs/measurements/forwarding-results.md"
 /usr/bin/python3 "$here/lib/forwarding_report.py" plot "$results" "$TB_ROOT/docs/img/fwd-ping-cdf.png"
 cat "$here/../docs/measurements/forwarding-results.md"

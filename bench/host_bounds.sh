@@ -79,7 +79,7 @@ tcp() {
   sleep 0.3
   j0=$(jiffies)
   bps=$(tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 2)" -p 5201 -t "$seconds" -J |
-    /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+    jq .end.sum_received.bits_per_second)
   j1=$(jiffies)
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()

@@ -111,6 +111,6 @@ measure() {
 IFS=, read -r -a switches <<<"$only"
 bench_interleave "$reps" measure "${switches[@]}"
 cp "$results" "$here/../docs/measurements/idle-latency-results.jsonl"
-/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" "$cmdline" \
+/usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" --args="$cmdline" \
   >"$here/../docs/measurements/idle-latency-results.md"
 cat "$here/../docs/measurements/idle-latency-results.md"

@@ -69,6 +69,6 @@ for name in "${switches[@]}"; do
   done
   bench_stop_switch "$name"
 done
-/usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" "$cmdline" \
+/usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" --args="$cmdline" \
   >"$here/../docs/measurements/loss-sweep-results.md"
 cat "$here/../docs/measurements/loss-sweep-results.md"

@@ -35,4 +35,5 @@ tb_exec 2 timeout 30 iperf3 -c "$(tb_ip 3)" -p 5202 -u -b 40M -l 1400 -t 4 -S 40
 wait "$c1pid" || true
 c1=$(cpu)
 echo "sharebufd CPU over the 4 s overload: $((c1 - c0)) ticks (1/100 s)"
-tb_ctl --json ports | /usr/bin/python3 -c 'import json,sys; p=[x for x in json.load(sys.stdin) if x["interface"]=="p3"][0]; t=p.get("tofino_approx",{}); print("deflected", t.get("deflected"), "ingress_trimmed", t.get("ingress_trimmed"))'
+tb_ctl --json ports | jq -r '.[] | select(.interface == "p3") | .tofino_approx // {} |
+  "deflected \(.deflected) ingress_trimmed \(.ingress_trimmed)"'

@@ -52,12 +52,8 @@ counters() { tb_exec "$1" /usr/bin/python3 "$report" counters; }
 # What sharebufd dropped since the counters' reset: RX ring, TX errors, every drop reason.
 switch_drops() {
   if [[ $1 != sharebufd* ]]; then echo -; return; fi
-  /usr/bin/python3 - "$(tb_ctl --json ports)" "$(tb_ctl --json queues)" <<'PY'
-import json, sys
-ports, queues = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print(sum(p["ring_drops"] + p["tx_errors"] for p in ports) +
-      sum(sum(q["dropped"].values()) for q in queues))
-PY
+  jq -n --argjson p "$(tb_ctl --json ports)" --argjson q "$(tb_ctl --json queues)" \
+    '([$p[] | .ring_drops + .tx_errors] | add) + ([$q[] | .dropped[]] | add)'
 }
 
 measure() {
@@ -68,7 +64,7 @@ measure() {
   r0=$(counters 2) s0=$(counters 1)
   bps=$(tb_exec 1 ${client_cpu:+taskset -c "$client_cpu"} timeout $((seconds + 20)) \
     iperf3 -c "$(tb_ip 2)" -p 5201 -t "$seconds" -J |
-    /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['end']['sum_received']['bits_per_second'])")
+    jq .end.sum_received.bits_per_second)
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
   r1=$(counters 2) s1=$(counters 1)

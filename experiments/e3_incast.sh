@@ -166,7 +166,7 @@ done
 if [ -d "$out/trace" ]; then
   pcaps=()
   for f in "$out"/trace/e3-p*.pcap; do pcaps+=(--pcap "$f@$(basename "$f" .pcap | sed 's/^e3-//')"); done
-  echo "== E4 on the recorded trace ($(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$out/trace/capture.json") frames)"
+  echo "== E4 on the recorded trace ($(jq .frames "$out/trace/capture.json") frames)"
   "$TB_ROOT/experiments/e4_credence.sh" --out "$out/e4" "${pcaps[@]}" --config "$out/trace/sw.toml" | tail -25
 fi
 /usr/bin/python3 "$TB_ROOT/experiments/lib/e3_report.py" report "$out" "$readme" "$seconds" "$qrate" "$reps"

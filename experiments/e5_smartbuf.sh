@@ -57,7 +57,7 @@ for r in $(seq 1 "$rounds"); do
     tb_ctl counters.reset >/dev/null
     tb_exec 1 "$tg" query --servers "$(servers_for "$f")" --size "$size" --count 1 --timeout 20 >/dev/null \
       || tb_die "query fan-in $f failed under CS"
-    peak=$(tb_ctl --json queues | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["peak_cells"])')
+    peak=$(tb_ctl --json queues | jq '.[0].peak_cells')
     echo "$f,$r,$peak" >>"$out/cs_demand.csv"
     sleep 0.3
   done

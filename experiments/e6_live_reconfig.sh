@@ -31,8 +31,7 @@ tb_init
 tb_create 4
 tb_write_config "$TB_DIR/sw.toml" dt 100Mbit "21000 cells"
 tb_start_switch "$TB_DIR/sw.toml"
-mapfile -t policies < <(tb_ctl --json policy.list | /usr/bin/python3 -c \
-  'import json,sys; [print(p["name"]) for p in json.load(sys.stdin)]')
+mapfile -t policies < <(tb_ctl --json policy.list | jq -r '.[].name')
 run_s=$(awk -v s="$seconds" 'BEGIN { printf "%d", s + 2 }')
 for h in 1 3 4; do
   tb_exec "$h" "$tg" server --port 5500 --duration $((run_s + 20)) 2>/dev/null &

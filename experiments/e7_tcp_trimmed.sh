@@ -41,7 +41,7 @@ overflow = "drop"
 [trimming]
 trim_dscp = 8'
 tb_start_switch "$TB_DIR/sw.toml"
-csv="$out/tcp_trimmed.csv"
+csv="$out/tcp_trimmed.csv" lib="$(dirname "$0")/lib"
 echo "mode,rep,goodput_mbps,retransmits,in_segs,ofo_queued,dsack_sent,trimmed" >"$csv"
 for rep in $(seq 1 "$reps"); do
   for mode in drop trim; do
@@ -58,45 +58,15 @@ for rep in $(seq 1 "$reps"); do
       pids+=($!)
     done
     for p in "${pids[@]}"; do wait "$p" || tb_die "iperf3 failed"; done
-    elapsed=$(/usr/bin/python3 -c "print($EPOCHREALTIME - $t0)")
+    elapsed=$(awk -v a="$EPOCHREALTIME" -v b="$t0" 'BEGIN { printf "%.6f", a - b }')
     tb_exec 1 nstat -j >"$TB_DIR/nstat.json"  # the change since nstat -n
     tb_ctl --json queues >"$TB_DIR/queues.json"
     tb_ctl --json ports >"$TB_DIR/ports.json"
-    /usr/bin/python3 - "$TB_DIR" "$mode" "$rep" "$elapsed" >>"$csv" <<'PY'
-import json, sys
-d, mode, rep = sys.argv[1:4]
-good = retx = 0
-for h in (2, 3, 4, 5):
-    j = json.load(open(f"{d}/iperf-{h}.json"))
-    r = j["end"]["sum_received"]
-    print(f"h{h}: {r['bytes']} B in {r['seconds']:.3f} s", file=sys.stderr)
-    good += r["bytes"] * 8 / 1e6 / float(sys.argv[4])
-    retx += j["end"]["sum_sent"].get("retransmits", 0)
-n = json.load(open(f"{d}/nstat.json"))["kernel"]
-q = next(q for q in json.load(open(f"{d}/queues.json")) if q["interface"] == "p1" and q["queue"] == 1)
-p1 = next(p for p in json.load(open(f"{d}/ports.json")) if p["interface"] == "p1")
-print(f"p1 sent {p1['tx_bytes']} B, {p1['shaper_catchup_bytes']} B of it on shaper catch-up",
-      file=sys.stderr)
-dsack = n.get("TcpExtTCPDSACKOldSent", 0) + n.get("TcpExtTCPDSACKOfoSent", 0)
-print(f"{mode},{rep},{good:.1f},{retx},{n.get('TcpInSegs', 0)},{n.get('TcpExtTCPOFOQueue', 0)},"
-      f"{dsack},{q['trimmed']}")
-PY
+    /usr/bin/python3 "$lib/e7_tcp_trimmed.py" row "$TB_DIR" "$mode" "$rep" "$elapsed" >>"$csv"
   done
 done
 tb_stop_switch || tb_die "sharebufd exited with $?"
-/usr/bin/python3 - "$csv" "$seconds" >"$out/tcp_trimmed.md" <<'PY'
-import csv, datetime, os, platform, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-print("| mode | run | goodput (Mbit/s, 4 streams: bytes received / wall-clock time of the run) | retransmissions | segments in (h1) "
-      "| queued out of order | D-SACKs sent | trimmed at p1 |")
-print("|---|---|---|---|---|---|---|---|")
-for r in rows:
-    print(f"| {r['mode']} | {r['rep']} | {r['goodput_mbps']} | {r['retransmits']} | {r['in_segs']} "
-          f"| {r['ofo_queued']} | {r['dsack_sent']} | {r['trimmed']} |")
-print()
-print(f"Produced by `experiments/e7_tcp_trimmed.sh` on {datetime.date.today()} "
-      f"({platform.node()}, {os.cpu_count()} CPUs), {sys.argv[2]} s per run.")
-PY
+/usr/bin/python3 "$lib/e7_tcp_trimmed.py" table "$csv" "$seconds" >"$out/tcp_trimmed.md"
 cat "$out/tcp_trimmed.md"
 [ "$readme" = 0 ] ||
   /usr/bin/python3 "$(dirname "$0")/../netns-scripts/lib/doc_section.py" e7tcp "$out/tcp_trimmed.md"

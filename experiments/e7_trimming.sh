@@ -88,13 +88,9 @@ for policy in ${policies//,/ }; do
     # shaped like the stats JSON.
     tb_ctl --json ports >"$TB_DIR/ports.json"
     tb_ctl --json queues >"$TB_DIR/queues.json"
-    /usr/bin/python3 - "$TB_DIR/ports.json" "$TB_DIR/queues.json" >"$out/stats-$policy-$mode.json" <<'PY'
-import json, sys
-ports, queues = (json.load(open(p)) for p in sys.argv[1:3])
-for p in ports:
-    p["queues"] = [q for q in queues if q["interface"] == p["interface"]]
-json.dump({"ports": ports}, sys.stdout)
-PY
+    jq -n --slurpfile p "$TB_DIR/ports.json" --slurpfile q "$TB_DIR/queues.json" \
+      '{ports: [$p[0][] | .interface as $i | .queues = [$q[0][] | select(.interface == $i)]]}' \
+      >"$out/stats-$policy-$mode.json"
   done
   tb_stop_switch || tb_die "sharebufd exited with $?"
   for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done

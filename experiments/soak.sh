@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     *) echo "soak.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
-target=$(/usr/bin/python3 -c "print(int(float('$frames')))")
+target=$(awk -v f="$frames" 'BEGIN { printf "%d", f }')
 out=$(tb_out_dir "$out")
 blaster="$TB_ROOT/build/tools/sharebuf-blaster"
 [ -x "$blaster" ] || tb_die "sharebuf-blaster not built: ./run.sh build"
@@ -95,14 +95,10 @@ while :; do
   sleep 2
   now=$(($(date +%s) - start))
   kill -0 "$pid" 2>/dev/null || tb_die "sharebufd died after $now s"
-  row=$(tb_ctl --json --timeout 10 ports 2>/dev/null | /usr/bin/python3 -c '
-import json, sys
-print(sum(p["rx_frames"] for p in json.load(sys.stdin)))' || echo "")
+  row=$(tb_ctl --json --timeout 10 ports 2>/dev/null | jq '[.[].rx_frames] | add' || echo "")
   [ -n "$row" ] && rx=$row
-  st=$(tb_ctl --json --timeout 10 status 2>/dev/null | /usr/bin/python3 -c '
-import json, sys
-s = json.load(sys.stdin)
-print(s["retired_reclaimed"], s["retired_pending"])' || echo "- -")
+  st=$(tb_ctl --json --timeout 10 status 2>/dev/null |
+    jq -r '"\(.retired_reclaimed) \(.retired_pending)"' || echo "- -")
   mem=$(rss)
   echo "$now,$mem,$rx,${st// /,}" >>"$out/soak.csv"
   [ -n "$rss_warm" ] || [ "$now" -lt 20 ] || rss_warm=$mem
@@ -128,67 +124,8 @@ tb_stop_switch || rc=$?
 cp "$TB_DIR/stats.json" "$TB_DIR/sharebufd.log" "$TB_DIR/sw.toml" "$out/"
 
 verdict=0
-/usr/bin/python3 - "$out" "$rc" "$rss_start" "${rss_warm:-$rss_end}" "$rss_end" "$elapsed" "$target" "$fast" <<'EOF' || verdict=$?
-import json, re, sys
-out, rc, rss_start, rss_warm, rss_end, elapsed, target, fast = sys.argv[1:]
-rc, rss_start, rss_warm, rss_end = int(rc), int(rss_start), int(rss_warm), int(rss_end)
-s = json.load(open(f"{out}/stats.json"))
-ctl = json.load(open(f"{out}/control.json"))
-log = open(f"{out}/sharebufd.log").read()
-ports = s["ports"]
-queues = [q for p in ports for q in p["queues"]]
-drops = lambda q: sum(v for k, v in q["dropped"].items() if k != "pushed_out")
-rx = sum(p["rx_frames"] for p in ports)
-flooded = sum(p["flooded"] for p in ports)
-dropped_at_rx = sum(p["filtered"] + p["malformed_total"] + p["truncated"] + p["storm_dropped"]
-                    for p in ports)
-copies = (rx - dropped_at_rx - flooded) + flooded * (len(ports) - 1)
-received = sum(q["received"] for q in queues) + sum(p["oversize"] for p in ports)
-bad_lines = [l for l in log.splitlines() if re.match(r"^\S+ \S+ (error|critical) ", l)]
-m = re.search(r"stopped; (\d+) of (\d+) pool cells free", log)
-checks = [
-    ("sharebufd exited 0", rc == 0, f"exit {rc}"),
-    ("per-queue identities", all(q["received"] == q["admitted"] + drops(q) and
-                                 q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"] +
-                                 q["queued"] for q in queues), f"{len(queues)} queues"),
-    ("copies balance", copies == received, f"{copies} copies expected, {received} received"),
-    ("every cell back", bool(m) and m.group(1) == m.group(2),
-     m.group(0) if m else "no 'stopped' line"),
-    ("no error logged", not bad_lines, bad_lines[0] if bad_lines else "none"),
-    ("no failed request", ctl["errors"] == 0,
-     "; ".join(ctl["first_errors"]) if ctl["errors"] else "none"),
-    ("RSS within 10 %", rss_end <= rss_warm * 1.10,
-     f"{rss_warm} kB after 20 s, {rss_end} kB at the end ({(rss_end / rss_warm - 1) * 100:+.1f} %)"),
-    (f"{int(target):,} frames", rx >= int(target), f"{rx:,} received"),
-    (f"{int(fast):,} back-to-back switches", ctl["counts"]["switcher"] >= int(fast),
-     f"{ctl['counts']['switcher']:,} done"),
-]
-crowd = ctl.get("crowd_fresh_status_ms", [])
-if crowd:
-    checks.append(("fresh status beside 1000 busy and 300 idle clients within 100 ms",
-                   max(crowd) < 100,
-                   f"{len(crowd)} crowds: median {sorted(crowd)[len(crowd) // 2]} ms, "
-                   f"max {max(crowd)} ms"))
-c = ctl["counts"]
-malformed = sum(p["malformed_total"] for p in ports)
-storm = sum(p["storm_dropped"] for p in ports)
-lines = [
-    f"Soak of {int(elapsed) // 60} min {int(elapsed) % 60} s: {rx:,} frames received "
-    f"({rx / int(elapsed) / 1e3:.0f} kframes/s), {flooded:,} flooded, {malformed:,} malformed, "
-    f"{storm:,} stopped by storm control; {c['operator_policy']:,} policy and "
-    f"{c['operator_view']:,} view switches every {ctl.get('every_ms', 100):g} ms plus "
-    f"{c['switcher']:,} back to back ({len(ctl['policies'])} policies: "
-    f"{', '.join(ctl['policies'])}); {c['status']:,} status and {c['queues']:,} queues requests "
-    f"(slowest status {ctl['slowest_status_ms']} ms), {c['watch_samples']:,} watch samples. "
-    f"RSS {rss_start} kB at start.",
-    "",
-    "| check | result | measured |",
-    "|---|---|---|",
-] + [f"| {name} | {'pass' if ok else '**FAIL**'} | {detail} |" for name, ok, detail in checks]
-open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-sys.exit(0 if all(ok for _, ok, _ in checks) else 1)
-EOF
+/usr/bin/python3 "$TB_ROOT/experiments/lib/soak_report.py" "$out" "$rc" "$rss_start" \
+  "${rss_warm:-$rss_end}" "$rss_end" "$elapsed" "$target" "$fast" || verdict=$?
 if [ "$readme" -eq 1 ]; then
   /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" soak "$out/summary.md"
 fi

@@ -58,21 +58,7 @@ tb_bg 2 iperf3 -c "$(tb_ip 3)" -p 5202 -u -b 200M -l 1400 --dscp CS1 -t "$second
 tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 3)" -p 5201 -t "$seconds" -J >"$TB_DIR/tcp-client.json"
 wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
-/usr/bin/python3 - "$TB_DIR" <<'PY'
-import json, sys, os
-d = sys.argv[1]
-def load(name):
-    with open(os.path.join(d, name)) as f:
-        return json.load(f)
-tcp = load("tcp-client.json")["end"]
-udp = load("udp-server.json")["end"]["sum"]
-# iperf3 3.12's UDP server leaves "bytes" at 0: count the datagrams that arrived instead.
-udp_bps = (udp["packets"] - udp["lost_packets"]) * 1400 * 8 / udp["seconds"]
-print(f"  TCP h1 -> h3: {tcp['sum_received']['bits_per_second'] / 1e6:6.1f} Mbit/s received, "
-      f"{tcp['sum_sent'].get('retransmits', 0)} retransmits")
-print(f"  UDP h2 -> h3: {udp_bps / 1e6:6.1f} Mbit/s received, "
-      f"{udp['lost_percent']:.1f} % of datagrams lost")
-PY
+/usr/bin/python3 "$(dirname "$0")/lib/demo_report.py" basic "$TB_DIR"
 
 echo "== stopping sharebufd; its counters (p3/0 holds TCP, p3/1 the UDP flood):"
 tb_stop_switch

@@ -55,29 +55,5 @@ sleep 0.5
 wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
 tb_stop_switch || tb_die "sharebufd exited with an error"
-/usr/bin/python3 - "$TB_DIR" "$senders" "$rx" <<'PY'
-import json, sys
-d, n, rx = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-starts = [int(open(f"{d}/t{i}").read()) for i in range(1, n + 1)]
-print(f"{n} senders started within {(max(starts) - min(starts)) / 1e6:.2f} ms of each other")
-print(f"{'stream':>8} {'goodput Mbit/s':>15} {'retransmits':>12} {'seconds':>8}")
-tot = 0
-for i in range(1, n + 1):
-    try:
-        j = json.load(open(f"{d}/c{i}.json"))
-        e = j["end"]
-        bps = e["sum_received"]["bits_per_second"]
-        tot += bps
-        print(f"{i:>8} {bps / 1e6:>15.2f} {e['sum_sent'].get('retransmits', 0):>12} {e['sum_received']['seconds']:>8.3f}")
-    except (OSError, KeyError, ValueError) as err:
-        print(f"{i:>8} failed: {err}")
-print(f"{'total':>8} {tot / 1e6:>15.2f}")
-s = json.load(open(f"{d}/stats.json"))
-print("switch drops per queue:")
-for p in s["ports"]:
-    for q in p["queues"]:
-        if q["received"]:
-            print(f"  {p['interface']}/{q['queue']}: received {q['received']}, dropped "
-                  + ", ".join(f"{k} {v}" for k, v in q["dropped"].items() if v) + f", peak {q['peak_cells']} cells")
-PY
+/usr/bin/python3 "$(dirname "$0")/lib/demo_report.py" incast "$TB_DIR" "$senders"
 if [ -n "$out" ]; then mkdir -p "$out" && cp "$TB_DIR"/c*.json "$TB_DIR/stats.json" "$out"/; fi

@@ -5,9 +5,9 @@ every switch's buffer occupancy over time.
 
 usage: tools/plot_sim.py OUT_DIR   (writes OUT_DIR/fct_cdf.png and OUT_DIR/occupancy.png)
 """
+import argparse
 import csv
 import os
-import sys
 
 
 def cdf_series(flows, queries):
@@ -76,6 +76,6 @@ def main(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    main(sys.argv[1])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out_dir", help="the folder sharebuf-sim --out wrote")
+    main(ap.parse_args().out_dir)

@@ -6,6 +6,7 @@ reached). Prints a Markdown table: per step, the time since the previous mark re
 p90 over all wake-ups, and its share of the total's p50.
   cold_path_report.py MARKS_FILE...
 """
+import argparse
 import statistics
 import sys
 
@@ -91,13 +92,13 @@ def report(rows):
     return "\n".join(lines) + "\n"
 
 
-def main(argv):
-    if len(argv) < 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    sys.stdout.write(report(read_marks(argv[1:])))
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("marks", nargs="+", metavar="MARKS_FILE")
+    a = ap.parse_args(argv)
+    sys.stdout.write(report(read_marks(a.marks)))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

@@ -20,9 +20,9 @@ Prints JSON: the number of exchanges, p50/p99 per phase in microseconds with the
 exchanges that had it, the same phases' medians over the slowest 1 % of exchanges (by E0 -> E8),
 and the share of exchanges whose datapath thread ran on the ping's CPU.
 """
+import argparse
 import json
 import re
-import sys
 
 LINE = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
 ECHO_LEN = "len=84"
@@ -102,8 +102,12 @@ def exchanges(evs, stale_us=STALE_US):
 
 
 def main():
-    stale_us = float(sys.argv[2]) * 500 if len(sys.argv) > 2 else STALE_US
-    with open(sys.argv[1]) as f:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("perf_script", metavar="PERF_SCRIPT_TXT")
+    ap.add_argument("interval_ms", nargs="?", type=float, help="the pings' interval (default 10)")
+    a = ap.parse_args()
+    stale_us = a.interval_ms * 500 if a.interval_ms is not None else STALE_US
+    with open(a.perf_script) as f:
         xs = list(exchanges(events(f), stale_us))
     if not xs:
         print(json.dumps({"exchanges": 0}))

@@ -11,12 +11,13 @@ usage: forwarding_report.py row NAME REP TCP1_BPS TCP4_BPS RX_BEFORE RX_AFTER BL
          order} and for sharebufd "rx_frames", "rx_out_of_order" ("{}": none), and the CPU of
          each TCP run: {"tcp1_busy": jiffies, "tcp1_frames": frames the receiver took, and the
          same for tcp4} ("{}": none)
-       forwarding_report.py table RESULTS_JSONL REPS SECONDS [OPTIONS]
+       forwarding_report.py table RESULTS_JSONL REPS SECONDS [--options=OPTIONS]
          the Markdown table (medians per switch) and the ratios against OVS and the bridge;
          OPTIONS: the benchmark's command-line options, for the command it prints
        forwarding_report.py plot RESULTS_JSONL PNG
          ping RTT CDFs per switch
 """
+import argparse
 import datetime
 import json
 import os
@@ -189,12 +190,37 @@ def plot(argv):
     fig.savefig(argv[1], dpi=110)
 
 
-def main(argv):
-    commands = {"row": ((12, 14, 15, 16), row), "table": ((3, 4), table), "plot": ((2,), plot)}
-    if not argv or argv[0] not in commands or len(argv) - 1 not in commands[argv[0]][0]:
-        sys.exit(__doc__)
-    commands[argv[0]][1](argv[1:])
+ROW_FIELDS = ("name", "rep", "tcp1_bps", "tcp4_bps", "rx_before", "rx_after", "blast_json",
+              "seconds", "rtts_ms", "busy_jiffies", "hz", "label")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("row", help="one JSON line")
+    for name in ROW_FIELDS:
+        r.add_argument(name)
+    r.add_argument("rest", nargs="*",
+                   metavar="FLOOD_LATENCY_JSON PING_LATENCY_JSON [TCP_ORDER_JSON [TCP_CPU_JSON]]")
+    t = sub.add_parser("table", help="the Markdown table")
+    t.add_argument("results")
+    t.add_argument("reps")
+    t.add_argument("seconds")
+    t.add_argument("--options", default="", help="the benchmark's command-line options (give it "
+                   "with '=': they start with --)")
+    p = sub.add_parser("plot", help="ping RTT CDFs per switch")
+    p.add_argument("results")
+    p.add_argument("png")
+    a = ap.parse_args(argv)
+    if a.command == "row":
+        if len(a.rest) not in (0, 2, 3, 4):
+            ap.error("row takes no latency JSON or FLOOD and PING, then TCP_ORDER and TCP_CPU")
+        row([getattr(a, f) for f in ROW_FIELDS] + a.rest)
+    elif a.command == "table":
+        table([a.results, a.reps, a.seconds] + ([a.options] if a.options else []))
+    else:
+        plot([a.results, a.png])
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

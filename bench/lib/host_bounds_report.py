@@ -7,12 +7,12 @@ usage: host_bounds_report.py row NAME LABEL REP BLAST_JSON TCP_JSON|null
        host_bounds_report.py table RESULTS_JSONL REPS SECONDS
          the Markdown table (medians and ranges) and the bounds it gives
 """
+import argparse
 import datetime
 import json
 import os
 import platform
 import statistics
-import sys
 
 def busy_cores(jiffies):
     """Cores kept busy between two /proc/stat samples [[busy, total], [busy, total]]."""
@@ -112,17 +112,28 @@ def table(rows, reps, seconds):
     return "\n".join(out)
 
 
-def main(argv):
-    if len(argv) == 6 and argv[0] == "row":
-        tcp = None if argv[5] == "null" else json.loads(argv[5])
-        print(json.dumps(make_row(argv[1], argv[2], int(argv[3]), json.loads(argv[4]), tcp)))
-    elif len(argv) == 4 and argv[0] == "table":
-        with open(argv[1]) as f:
-            rows = [json.loads(line) for line in f if line.strip()]
-        print(table(rows, argv[2], argv[3]))
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("row", help="one JSON line")
+    r.add_argument("name")
+    r.add_argument("label")
+    r.add_argument("rep", type=int)
+    r.add_argument("blast_json")
+    r.add_argument("tcp_json", help='or "null"')
+    t = sub.add_parser("table", help="the Markdown table")
+    t.add_argument("results")
+    t.add_argument("reps")
+    t.add_argument("seconds")
+    a = ap.parse_args(argv)
+    if a.command == "row":
+        tcp = None if a.tcp_json == "null" else json.loads(a.tcp_json)
+        print(json.dumps(make_row(a.name, a.label, a.rep, json.loads(a.blast_json), tcp)))
     else:
-        sys.exit(__doc__)
+        with open(a.results) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        print(table(rows, a.reps, a.seconds))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

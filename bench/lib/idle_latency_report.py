@@ -1,8 +1,10 @@
 """The idle-latency table (bench/idle_latency.sh) from its results.jsonl.
 
-usage: idle_latency_report.py RESULTS_JSONL REPS [PING_CPU [ARGS]]
-ARGS: the options idle_latency.sh ran with, for the command line the report prints.
+usage: idle_latency_report.py RESULTS_JSONL REPS [PING_CPU] [--args=ARGS]
+ARGS: the options idle_latency.sh ran with, for the command line the report prints (given with
+"=", as it starts with "--").
 """
+import argparse
 import datetime
 import json
 import os
@@ -43,10 +45,16 @@ def paired_ratios(rows, name, ref):
 
 
 def main():
-    with open(sys.argv[1]) as f:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", help="results.jsonl")
+    ap.add_argument("reps")
+    ap.add_argument("ping_cpu", nargs="?", default="")
+    ap.add_argument("--args", default="", help="the options idle_latency.sh ran with")
+    a = ap.parse_args()
+    with open(a.results) as f:
         rows = [json.loads(line) for line in f]
-    reps = sys.argv[2]
-    ping_cpu = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
+    reps = a.reps
+    ping_cpu = a.ping_cpu or None
     # The switches in the order they ran, named as bench/lib/switches.sh labels them.
     order = list(dict.fromkeys(r["switch"] for r in rows))
     NAMES = {r["switch"]: r.get("label", r["switch"]) for r in rows}
@@ -54,7 +62,7 @@ def main():
     print(f"{datetime.date.today()}, {os.cpu_count()} CPUs, Linux {platform.release()}; median of "
           f"{reps} repetitions (interleaved), each 500 pings {interval:g} ms apart; two hosts, offloads off, "
           f"no shaping{f'; ping pinned to CPU {ping_cpu}' if ping_cpu else ''}.  ")
-    args = sys.argv[4].strip() if len(sys.argv) > 4 else ""
+    args = a.args.strip()
     print(f"Command: `bench/idle_latency.sh{' ' + args if args else ''}` (as root, after "
           "`./run.sh build`).")
     print()

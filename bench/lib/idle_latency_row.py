@@ -7,6 +7,7 @@ usage: idle_latency_row.py NAME REP RTTS_MS LATENCY_JSON IDLE_TICKS PERF_JSON HZ
                            [INTERVAL_MS]]
 (LABEL: what NAME is, from bench/lib/switches.sh, for the report's tables)
 """
+import argparse
 import json
 import os
 import sys
@@ -30,6 +31,13 @@ def row(argv):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (9, 10, 11):
-        sys.exit(__doc__)
-    row(sys.argv[1:])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name in ("name", "rep", "rtts_ms", "latency_json", "idle_ticks", "perf_json", "hz",
+                 "label"):
+        ap.add_argument(name)
+    ap.add_argument("rest", nargs="*", metavar="PHASES_JSON [INTERVAL_MS]")
+    a = ap.parse_args()
+    if len(a.rest) > 2:
+        ap.error("at most PHASES_JSON and INTERVAL_MS after LABEL")
+    row([a.name, a.rep, a.rtts_ms, a.latency_json, a.idle_ticks, a.perf_json, a.hz, a.label,
+         *a.rest])

@@ -1,13 +1,14 @@
 """Rows and table of bench/loss_sweep.sh.
 
 usage: loss_sweep_report.py row NAME LABEL KPPS BLAST_JSON DELIVERED BUSY_JIFFIES HZ PORTS QUEUES
-       loss_sweep_report.py table RESULTS_JSONL SECONDS
+       loss_sweep_report.py table RESULTS_JSONL SECONDS [--args=ARGS]
 
 row: one JSON line for one rate (BLAST_JSON is sharebuf-blaster's summary; PORTS and QUEUES are
 sharebufctl --json ports / queues, "[]" for other switches).
 table: the Markdown report, one row per switch and rate, and per switch the highest offered rate
 delivered with less than 1 % loss.
 """
+import argparse
 import datetime
 import json
 import os
@@ -75,14 +76,25 @@ def table(path, seconds, args=""):
     return "\n".join(out)
 
 
-def main(argv):
-    if len(argv) == 10 and argv[0] == "row":
-        print(json.dumps(row(argv[1:])))
-    elif len(argv) in (3, 4) and argv[0] == "table":
-        print(table(*argv[1:]))
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("row", help="one measurement as a JSON line")
+    for name in ("name", "label", "kpps", "blast_json", "delivered", "busy_jiffies", "hz",
+                 "ports", "queues"):
+        r.add_argument(name)
+    t = sub.add_parser("table", help="the table of a results.jsonl")
+    t.add_argument("results")
+    t.add_argument("seconds")
+    t.add_argument("--args", default="", help="the options loss_sweep.sh ran with (give it with "
+                   "'=': it starts with --)")
+    a = ap.parse_args(argv)
+    if a.command == "row":
+        print(json.dumps(row([a.name, a.label, a.kpps, a.blast_json, a.delivered, a.busy_jiffies,
+                              a.hz, a.ports, a.queues])))
     else:
-        sys.exit(__doc__)
+        print(table(a.results, a.seconds, a.args))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

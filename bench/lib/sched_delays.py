@@ -7,6 +7,7 @@ it waited for a CPU after being woken ("sch delay"), how long it ran. Prints JSO
 (sb-rx, sb-tx, sb-control, other) the number of runs and the p50 / p99 / max of the sch delay
 and of the run time, in microseconds.
 """
+import argparse
 import json
 import re
 import sys
@@ -27,8 +28,11 @@ def kind(name):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("timehist", metavar="TIMEHIST_TXT")
+    a = ap.parse_args()
     runs = {}
-    for line in open(sys.argv[1]):
+    for line in open(a.timehist):
         m = LINE.match(line)
         if not m:
             continue

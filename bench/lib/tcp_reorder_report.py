@@ -15,9 +15,9 @@ usage: tcp_reorder_report.py counters
        tcp_reorder_report.py table RESULTS_JSONL
          the Markdown table, medians per switch
 """
+import argparse
 import json
 import statistics
-import sys
 
 FIELDS = (("ofo", "TCPOFOQueue", "recv"), ("retrans", "RetransSegs", "send"),
           ("dsack", "TCPDSACKRecv", "send"), ("sack_reorder", "TCPSACKReorder", "send"),
@@ -67,16 +67,27 @@ def table(argv):
               f"{format(statistics.median(drops), '.0f') if drops else '–'} |")
 
 
-def main(argv):
-    if argv[:1] == ["counters"] and len(argv) == 1:
+ROW_FIELDS = ("name", "label", "rep", "bps", "recv_before", "recv_after", "send_before",
+              "send_after", "switch_drops")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    sub.add_parser("counters", help="this namespace's TCP counters as JSON")
+    r = sub.add_parser("row", help="one JSON line")
+    for name in ROW_FIELDS:
+        r.add_argument(name)
+    t = sub.add_parser("table", help="the Markdown table")
+    t.add_argument("results")
+    a = ap.parse_args(argv)
+    if a.command == "counters":
         print(json.dumps(read_counters()))
-    elif argv[:1] == ["row"] and len(argv) == 10:
-        row(argv[1:])
-    elif argv[:1] == ["table"] and len(argv) == 2:
-        table(argv[1:])
+    elif a.command == "row":
+        row([getattr(a, f) for f in ROW_FIELDS])
     else:
-        sys.exit(__doc__)
+        table([a.results])
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -13,6 +13,7 @@ usage: agreement.py RUN_DIR EXPERIMENT POLICY RATE_BPS >> rows.csv   (one CSV ro
        agreement.py --header
        agreement.py --markdown rows.csv OUT.md   (the fidelity page's table)
 """
+import argparse
 import bisect
 import csv
 import glob
@@ -164,14 +165,24 @@ def markdown(rows_csv, out_md):
 
 
 def main():
-    if sys.argv[1] == "--header":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--header", action="store_true", help="print the CSV header and stop")
+    ap.add_argument("--markdown", nargs=2, metavar=("CSV", "OUT_MD"),
+                    help="write the Markdown table of a CSV of comparisons")
+    ap.add_argument("run", nargs="?", help="the run's folder")
+    ap.add_argument("experiment", nargs="?")
+    ap.add_argument("policy", nargs="?")
+    ap.add_argument("rate", nargs="?", type=float, help="the ports' rate, bit/s")
+    a = ap.parse_args()
+    if a.header:
         print(",".join(COLUMNS))
-    elif sys.argv[1] == "--markdown":
-        markdown(sys.argv[2], sys.argv[3])
+    elif a.markdown:
+        markdown(*a.markdown)
+    elif a.rate is None:
+        ap.error("give RUN EXPERIMENT POLICY RATE, --header or --markdown CSV OUT_MD")
     else:
-        run, experiment, policy, rate = sys.argv[1:5]
         w = csv.writer(sys.stdout)
-        for row in compare(run, experiment, policy, float(rate)):
+        for row in compare(a.run, a.experiment, a.policy, a.rate):
             w.writerow(row)
 
 

@@ -12,6 +12,7 @@ usage: e3_report.py collect RUN_DIR OUT KEY
          over repetitions, short-flow p99 FCT, long-flow goodput, occupancy, drops, failed flows,
          shaper catch-up), qct_p99.png and qct_cdf.png; README=1 writes the E3 page's section.
 """
+import argparse
 import csv
 import datetime
 import glob
@@ -20,7 +21,6 @@ import os
 import platform
 import statistics
 import subprocess
-import sys
 from collections import defaultdict
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -159,14 +159,25 @@ def report(out, readme, seconds, qrate, reps):
                         f"{out}/summary.md", f"{out}/qct_p99.png", f"{out}/qct_cdf.png"], check=True)
 
 
-def main(argv):
-    if len(argv) == 4 and argv[0] == "collect":
-        collect(argv[1], argv[2], argv[3])
-    elif len(argv) == 6 and argv[0] == "report":
-        report(argv[1], argv[2] == "1", argv[3], argv[4], argv[5])
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect", help="append one run's results")
+    c.add_argument("run_dir")
+    c.add_argument("out")
+    c.add_argument("key", help="queues,transport,policy,load,burst,rep")
+    r = sub.add_parser("report", help="the report over all runs")
+    r.add_argument("out")
+    r.add_argument("readme", choices=("0", "1"))
+    r.add_argument("seconds")
+    r.add_argument("query_rate")
+    r.add_argument("reps")
+    a = ap.parse_args(argv)
+    if a.command == "collect":
+        collect(a.run_dir, a.out, a.key)
     else:
-        sys.exit(__doc__)
+        report(a.out, a.readme == "1", a.seconds, a.query_rate, a.reps)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

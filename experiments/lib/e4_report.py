@@ -6,13 +6,13 @@ README=1 also the E4 page's generated section.
 
 usage: e4_report.py OUT README(0|1) ORDER INPUT...
 """
+import argparse
 import datetime
 import json
 import os
 import platform
 import shutil
 import subprocess
-import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 TITLES = {"fig3": "Fig. 3 pattern (lone bursts of B)",
@@ -85,10 +85,14 @@ def plot(rows, inputs, path):
     fig.savefig(path, dpi=110)
 
 
-def main(argv):
-    if len(argv) < 4:
-        sys.exit(__doc__)
-    out, readme, order, inputs = argv[0], argv[1] == "1", argv[2], argv[3:]
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("readme", choices=("0", "1"))
+    ap.add_argument("order", help="the replay's order of events within an instant")
+    ap.add_argument("inputs", nargs="+", metavar="INPUT")
+    a = ap.parse_args(argv)
+    out, readme, order, inputs = a.out, a.readme == "1", a.order, a.inputs
     data = {}
     for i in inputs:
         with open(f"{out}/{i}.json") as f:
@@ -119,4 +123,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -9,13 +9,13 @@ usage: e5_report.py bursts POLICY_JSON SEEN FAN_IN ROUND OUT_CSV SYNC
          predicted against CS demand per sync mode and fan-in (OUT/summary.md) and a plot
          (OUT/prediction.png)
 """
+import argparse
 import csv
 import datetime
 import json
 import os
 import platform
 import statistics
-import sys
 
 
 def append_bursts(policy, seen, fan_in, rnd, out_csv, sync):
@@ -96,16 +96,25 @@ def report(out, buffer_cells):
     plot(demand, rows, f"{out}/prediction.png")
 
 
-def main(argv):
-    if len(argv) == 7 and argv[0] == "bursts":
-        with open(argv[1]) as f:
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("bursts", help="append the bursts of Smartbuf's log")
+    b.add_argument("policy_json")
+    b.add_argument("seen", type=int)
+    for name in ("fan_in", "round", "out_csv", "sync"):
+        b.add_argument(name)
+    r = sub.add_parser("report", help="the table and the plot")
+    r.add_argument("out")
+    r.add_argument("buffer_cells", type=int)
+    a = ap.parse_args(argv)
+    if a.command == "bursts":
+        with open(a.policy_json) as f:
             policy = json.load(f)
-        print(append_bursts(policy, int(argv[2]), argv[3], argv[4], argv[5], argv[6]))
-    elif len(argv) == 3 and argv[0] == "report":
-        report(argv[1], int(argv[2]))
+        print(append_bursts(policy, a.seen, a.fan_in, a.round, a.out_csv, a.sync))
     else:
-        sys.exit(__doc__)
+        report(a.out, a.buffer_cells)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

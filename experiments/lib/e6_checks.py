@@ -7,6 +7,7 @@ OUT holds stats.json (sharebufd at exit), watch.csv (the 1 ms watch stream: t_s,
 switches.csv (one row per switch, with its policy). Checks: the watch stream saw at least
 SWITCHES - 1 policy changes, sharebufd exited 0, every queue's counters balance, and every cell is
 back in the pool."""
+import argparse
 import csv
 import json
 import sys
@@ -57,10 +58,13 @@ def summarize(stats, watch_rows, switch_rows, switches, rc):
     return lines, rc == 0 and bal and pool and changes >= switches - 1
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.exit(__doc__)
-    out, switches, rc = argv[0], int(argv[1]), int(argv[2])
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", help="the run's folder")
+    ap.add_argument("switches", type=int, help="how many policy switches the run made")
+    ap.add_argument("exit_status", type=int, help="sharebufd's exit status")
+    a = ap.parse_args(argv)
+    out, switches, rc = a.out, a.switches, a.exit_status
     with open(f"{out}/stats.json") as f:
         stats = json.load(f)
     with open(f"{out}/watch.csv") as f:
@@ -75,4 +79,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

@@ -14,6 +14,7 @@ usage: e7_agreement.py RUN_DIR POLICY MODE >> rows.csv    (one row per metric)
        e7_agreement.py --header
        e7_agreement.py --markdown rows.csv [rows.csv...] OUT.md   (several: medians over runs)
 """
+import argparse
 import csv
 import glob
 import json
@@ -251,21 +252,29 @@ def markdown(rows_csvs, out_md):
         f.write("\n".join(lines) + "\n")
 
 
-def main(argv):
-    if argv[1:] == ["--header"]:
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--header", action="store_true", help="print the CSV header and stop")
+    ap.add_argument("--markdown", nargs="+", metavar="FILE",
+                    help="ROWS.csv [ROWS.csv ...] OUT.md: the Markdown table")
+    ap.add_argument("run_dir", nargs="?")
+    ap.add_argument("policy", nargs="?")
+    ap.add_argument("mode", nargs="?")
+    a = ap.parse_args(argv)
+    if a.header:
         csv.writer(sys.stdout).writerow(COLUMNS)
-        return 0
-    if len(argv) >= 4 and argv[1] == "--markdown":
-        markdown(argv[2:-1], argv[-1])
-        return 0
-    if len(argv) != 4:
-        sys.stderr.write(__doc__)
-        return 2
-    w = csv.writer(sys.stdout)
-    for row in rows(argv[1], argv[2], argv[3]):
-        w.writerow(row)
+    elif a.markdown:
+        if len(a.markdown) < 2:
+            ap.error("--markdown takes ROWS.csv [ROWS.csv ...] OUT.md")
+        markdown(a.markdown[:-1], a.markdown[-1])
+    elif a.mode is None:
+        ap.error("give RUN_DIR POLICY MODE, --header or --markdown")
+    else:
+        w = csv.writer(sys.stdout)
+        for row in rows(a.run_dir, a.policy, a.mode):
+            w.writerow(row)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

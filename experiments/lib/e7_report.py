@@ -10,6 +10,7 @@ usage: e7_report.py OUT README(0|1) QUERIES SIZE
   approximation's counters per policy), header_latency_cdf.png and qct.png; README=1 writes the
   E7 page's results section (netns-scripts/lib/doc_section.py).
 """
+import argparse
 import csv
 import datetime
 import glob
@@ -17,7 +18,6 @@ import json
 import os
 import platform
 import subprocess
-import sys
 from collections import defaultdict
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -187,10 +187,14 @@ def plots(rows, ev, out):
     plt.close(fig)
 
 
-def main(argv):
-    if len(argv) != 4:
-        sys.exit(__doc__)
-    out, readme, queries, size = argv[0], argv[1] == "1", int(argv[2]), int(argv[3])
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("readme", choices=("0", "1"), help="1: write docs' e7 section")
+    ap.add_argument("queries", type=int)
+    ap.add_argument("size", type=int)
+    a = ap.parse_args(argv)
+    out, readme, queries, size = a.out, a.readme == "1", a.queries, a.size
     flows, events = load(out)
     rows, ev = cells(flows, events)
     with open(f"{out}/summary.csv", "w", newline="") as f:
@@ -217,4 +221,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

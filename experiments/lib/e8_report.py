@@ -9,6 +9,7 @@ docs/experiments/e8-fabric.md (marker e8-<figure>).
 
 usage: e8_report.py OUT FIGURE[,FIGURE...] [--readme]
 """
+import argparse
 import csv
 import json
 import os
@@ -366,9 +367,13 @@ def b_list(baselines):
     return ", ".join(baselines)
 
 
-def main(argv):
-    out, figures = argv[1], argv[2].split(",")
-    readme = "--readme" in argv
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", help="the folder e8_runs.py wrote")
+    ap.add_argument("figures", metavar="FIGURE[,FIGURE...]")
+    ap.add_argument("--readme", action="store_true", help="write each figure's docs section")
+    a = ap.parse_args(argv)
+    out, figures, readme = a.out, a.figures.split(","), a.readme
     index = load_index(out)
     for figure in figures:
         body, png = report(out, figure, index)
@@ -379,4 +384,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

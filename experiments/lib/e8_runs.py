@@ -10,12 +10,12 @@ side by side (one per core).
 
 usage: e8_runs.py OUT SIM REPLAY FIGURE[,FIGURE...] [--jobs N] [--quick]
 """
+import argparse
 import concurrent.futures
 import hashlib
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 import tomllib
@@ -295,11 +295,17 @@ def write_index(out, quick, figures):
     os.replace(path + ".tmp", path)
 
 
-def main(argv):
-    out, sim, replay, figures = argv[1], argv[2], argv[3], argv[4].split(",")
-    jobs, quick = 2, "--quick" in argv
-    if "--jobs" in argv:
-        jobs = int(argv[argv.index("--jobs") + 1])
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("sim", help="sharebuf-sim")
+    ap.add_argument("replay", help="sharebuf-replay")
+    ap.add_argument("figures", metavar="FIGURE[,FIGURE...]")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args(argv)
+    out, sim, replay, figures = a.out, a.sim, a.replay, a.figures.split(",")
+    jobs, quick = a.jobs, a.quick
     for f in figures:
         if f not in FIGURES:
             raise SystemExit(f"e8: unknown figure '{f}' (known: {', '.join(FIGURES)})")
@@ -339,4 +345,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

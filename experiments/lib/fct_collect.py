@@ -8,9 +8,9 @@ usage: fct_collect.py e1|e2 RUN_DIR OUT POLICY REP
   e1: TCP on p1's queue 0, UDP on p2's queue 0, one iperf3 (udp.json)
   e2: TCP on p1's queue 0, UDP on p2's queues 1-7, seven iperf3 (udp1.json .. udp7.json)
 """
+import argparse
 import csv
 import json
-import sys
 
 PAYLOAD_BYTES = 1400  # the iperf3 UDP datagrams the experiments send
 
@@ -55,11 +55,16 @@ def collect(kind, run_dir, out, policy, rep):
         f.write(f"{policy},{rep},{mbps:.2f},{tcp_drops},{udp_drops},{tcp_peak},{udp_peak}\n")
 
 
-def main(argv):
-    if len(argv) != 5 or argv[0] not in ("e1", "e2"):
-        sys.exit(__doc__)
-    collect(*argv)
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("experiment", choices=("e1", "e2"))
+    ap.add_argument("run_dir")
+    ap.add_argument("out")
+    ap.add_argument("policy")
+    ap.add_argument("rep")
+    a = ap.parse_args(argv)
+    collect(a.experiment, a.run_dir, a.out, a.policy, a.rep)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

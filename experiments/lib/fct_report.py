@@ -42,7 +42,7 @@ def ci95(values):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--experiment", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--baseline", default="dt")

@@ -71,7 +71,7 @@ def table(rs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="the folder e7_fig13_latency.sh wrote")
     a = ap.parse_args()
     rtts = defaultdict(list)

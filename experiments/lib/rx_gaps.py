@@ -6,9 +6,9 @@ departures against its line rate. Run inside the receiving host's namespace.
 usage: rx_gaps.py IFACE SECONDS OUT.csv PORT[,PORT...]
 Writes `t_ns,bytes,dst_port` rows (t_ns on CLOCK_REALTIME, as the kernel stamps it).
 """
+import argparse
 import socket
 import struct
-import sys
 import time
 
 ETH_P_ALL = 0x0003
@@ -17,7 +17,13 @@ SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 
 
 def main():
-    iface, seconds, out, ports = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("iface")
+    ap.add_argument("seconds", type=float)
+    ap.add_argument("out", metavar="OUT.csv")
+    ap.add_argument("ports", metavar="PORT[,PORT...]")
+    a = ap.parse_args()
+    iface, seconds, out, ports = a.iface, a.seconds, a.out, a.ports
     wanted = {int(p) for p in ports.split(",")}
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     s.bind((iface, 0))

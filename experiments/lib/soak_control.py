@@ -223,7 +223,7 @@ class Soak:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("socket")
     ap.add_argument("summary")
     ap.add_argument("--every-ms", type=float, default=100)

@@ -10,10 +10,10 @@ switch returned to their sender carry the original destination port as their sou
 
 usage: trim_rx.py IFACE SECONDS TRIM_SIZE PORT[,PORT...]
 """
+import argparse
 import json
 import socket
 import struct
-import sys
 import time
 
 ETH_P_ALL = 0x0003
@@ -102,13 +102,17 @@ def capture(iface, seconds, ports):
     return frames
 
 
-def main(argv):
-    if len(argv) != 4:
-        sys.exit(__doc__)
-    iface, seconds, trim_size = argv[0], float(argv[1]), int(argv[2])
-    ports = {int(p) for p in argv[3].split(",")}
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("iface")
+    ap.add_argument("seconds", type=float)
+    ap.add_argument("trim_size", type=int)
+    ap.add_argument("ports", metavar="PORT[,PORT...]")
+    a = ap.parse_args(argv)
+    iface, seconds, trim_size = a.iface, a.seconds, a.trim_size
+    ports = {int(p) for p in a.ports.split(",")}
     print(json.dumps(analyse(capture(iface, seconds, ports), trim_size)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

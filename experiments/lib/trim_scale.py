@@ -363,7 +363,7 @@ def summary(res, packets):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
     ap.add_argument("--replay", default=os.path.join(ROOT, "build", "sim", "sharebuf-replay"))
     ap.add_argument("--packets", type=int, default=1000)

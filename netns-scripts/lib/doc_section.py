@@ -8,6 +8,7 @@ more than one, holds its markers.
 usage: doc_section.py TAG BODY.md [IMAGE.png...]   (BODY.md "-": read the body from stdin)
 As a module: write_section(tag, body, images=()) returns the page it wrote.
 """
+import argparse
 import glob
 import os
 import shutil
@@ -64,14 +65,17 @@ def write_section(tag, body, images=(), root=ROOT):
     return page
 
 
-def main(argv):
-    if len(argv) < 2 or argv[0] in ("-h", "--help"):
-        sys.exit(__doc__)
-    tag, src, images = argv[0], argv[1], argv[2:]
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tag")
+    ap.add_argument("body", help='the section\'s Markdown ("-": stdin)')
+    ap.add_argument("images", nargs="*", metavar="IMAGE")
+    a = ap.parse_args(argv)
+    tag, src, images = a.tag, a.body, a.images
     body = sys.stdin.read() if src == "-" else read(src)
     page = write_section(tag, body, images)
     print(f"{os.path.relpath(page, ROOT)}: section {tag} updated")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

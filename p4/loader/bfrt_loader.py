@@ -278,9 +278,8 @@ def script(doc):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(
-        description="Install sharebuf-p4tables' JSON through bfrt_python (bfshell -b), "
-        "or check its names against the compiler's bf-rt.json.")
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tables", help="the JSON sharebuf-p4tables wrote")
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("-o", "--output", help="write the bfrt_python script here")

@@ -4,6 +4,7 @@ usage: check_stats.py STATS_JSON EXPR [EXPR ...]
 Each EXPR is a Python expression over `s` (the JSON), `port(name)`, `queue(name, k)`,
 `accounted(q)` and `drops(q)`; all must be true. Prints each with its verdict.
 """
+import argparse
 import ast
 import json
 import sys
@@ -24,7 +25,11 @@ def operands(expr, env):
 
 
 def main():
-    with open(sys.argv[1]) as f:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("stats", help="sharebufctl --json stats output")
+    ap.add_argument("exprs", nargs="+", metavar="EXPR")
+    a = ap.parse_args()
+    with open(a.stats) as f:
         s = json.load(f)
 
     def port(name):
@@ -48,7 +53,7 @@ def main():
     env = {"s": s, "port": port, "queue": queue, "drops": drops, "accounted": accounted,
            "all": all, "sum": sum, "len": len, "abs": abs, "max": max, "min": min}
     ok = True
-    for expr in sys.argv[2:]:
+    for expr in a.exprs:
         try:
             value = eval(expr, env)  # the expressions come from our own test scripts
         except Exception as e:  # noqa: BLE001 - report any failure of the expression

@@ -13,10 +13,6 @@ tb_start_switch "$TB_DIR/sw.toml"
 times=$(timeout 120 /usr/bin/python3 "$TB_ROOT/experiments/lib/soak_control.py" \
   "$TB_DIR/ctl.sock" "$TB_DIR/crowd.json" --crowds 3) || fail "a crowd failed"
 echo "fresh status beside the crowd (ms): $times"
-/usr/bin/python3 - "$times" <<'PY' || fail "the fresh status took over 100 ms (median)"
-import json, sys
-t = sorted(json.loads(sys.argv[1]))
-sys.exit(0 if t[len(t) // 2] < 100 else 1)
-PY
+netns_check median-status-ms "$times" || fail "the fresh status took over 100 ms (median)"
 tb_ctl status >/dev/null || fail "the daemon does not answer after the crowds"
 echo "a fresh status beside 1000 busy and 300 idle clients: served in time"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The line-rate departure clock (datapath/departure_clock.h), seen through the policies that learn
+# The line-rate departure clock (model/departure_clock.h), seen through the policies that learn
 # from departures:
 # 1. A queue fed at twice its port's line rate grows at line rate, so Protean's normalised
 #    gradient reads 1.0 (within 5 %): h1 sends 1200-byte frames (15 cells exactly) at 10417
@@ -33,19 +33,8 @@ run() {
 
 # median FIELD LOW_CELLS HIGH_CELLS: the median of FIELD over samples with occupancy in range.
 median() {
-  /usr/bin/python3 - "$TB_DIR/samples.csv" "$@" <<'PY'
-import csv, statistics, sys
-path, field, low, high = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-rows = list(csv.DictReader(open(path)))
-vals = [float(r[field]) for r in rows if low <= int(r["occupancy_cells"]) <= high]
-print(f"{len(rows)} samples, {len(vals)} with the queue at {low}-{high} cells: "
-      + " ".join(f"{v:.3f}" for v in vals), file=sys.stderr)
-if len(vals) < 8:
-    sys.exit("too few samples with the queue in range")
-print(f"{statistics.median(vals):.4f}")
-PY
+  netns_check median-in-range "$TB_DIR/samples.csv" "$@"
 }
-within() { /usr/bin/python3 -c "import sys; sys.exit(0 if $1 else 1)"; }
 
 run 'alpha_incast = 1000
 beta = 0.01

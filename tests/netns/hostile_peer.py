@@ -122,7 +122,7 @@ def idle(a):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("attack", choices=["watchers", "flood", "pipeline", "idle"])
     p.add_argument("n", type=int, nargs="?", default=1, help="connections (not for flood)")
     p.add_argument("--socket", required=True, help="the daemon's control socket")

@@ -22,6 +22,11 @@ fail() {
   exit 1
 }
 
+# netns_check CHECK ARGS...: one of netns_checks.py's checks on what a run left behind.
+netns_check() { /usr/bin/python3 "$HERE/netns_checks.py" "$@"; }
+# within EXPR: an arithmetic condition over measured numbers ("0.95 * 8 <= $mbps <= 1.05 * 8").
+within() { netns_check within "$1"; }
+
 # check_stats EXPR...: evaluates Python expressions over the stats JSON (`s`, with helpers
 # port(name) and queue(name, k)); each must be true.
 check_stats() {

@@ -10,8 +10,7 @@ tb_create 3
 tb_write_config "$TB_DIR/sw.toml" dt 100Mbit "6000 cells"
 tb_start_switch "$TB_DIR/sw.toml"
 
-mapfile -t policies < <(tb_ctl --json policy.list | /usr/bin/python3 -c \
-  'import json,sys; [print(p["name"]) for p in json.load(sys.stdin)]')
+mapfile -t policies < <(tb_ctl --json policy.list | jq -r '.[].name')
 [ "${#policies[@]}" -ge 11 ] || fail "policy.list returned ${#policies[@]} policies"
 
 tb_bg 3 iperf3 -s -1 -p 5201 >/dev/null
@@ -29,7 +28,7 @@ sleep 0.5
 for i in $(seq 0 49); do
   p=${policies[$((i % ${#policies[@]}))]}
   tb_ctl policy.set "$p" >/dev/null || fail "policy.set $p"
-  got=$(tb_ctl --json policy.get | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')
+  got=$(tb_ctl --json policy.get | jq -r .name)
   [ "$got" = "$p" ] || fail "policy.get says $got after policy.set $p"
   if [ $((i % 5)) -eq 0 ]; then
     if [ $((i % 10)) -eq 0 ]; then
@@ -41,9 +40,9 @@ for i in $(seq 0 49); do
   sleep 0.2
 done
 # A bad request changes nothing.
-before=$(tb_ctl --json policy.get | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')
+before=$(tb_ctl --json policy.get | jq -r .name)
 tb_ctl policy.set dt alpha=-3 >/dev/null 2>&1 && fail "policy.set with alpha=-3 succeeded"
-after=$(tb_ctl --json policy.get | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])')
+after=$(tb_ctl --json policy.get | jq -r .name)
 [ "$before" = "$after" ] || fail "a rejected policy.set changed the policy ($before -> $after)"
 tb_ctl queues >/dev/null || fail "queues"
 # Credence with the shipped forest reports the kernel it evaluates it with: avx2 where the CPU has
@@ -51,8 +50,7 @@ tb_ctl queues >/dev/null || fail "queues"
 want=walk
 grep -qw avx2 /proc/cpuinfo && want=avx2
 tb_ctl policy.set credence oracle=forest >/dev/null || fail "policy.set credence oracle=forest"
-forest=$(tb_ctl --json policy.get | /usr/bin/python3 -c \
-  'import json,sys; f=json.load(sys.stdin)["state"]["forest"]; print(f["trees"], f["depth"], f["kernel"])')
+forest=$(tb_ctl --json policy.get | jq -r '.state.forest | "\(.trees) \(.depth) \(.kernel)"')
 [ "$forest" = "4 4 $want" ] || fail "policy.get shows forest '$forest', expected '4 4 $want'"
 echo "credence forest (trees depth kernel): $forest"
 tb_ctl --json capture.stop >"$TB_DIR/capture.json" || fail "capture.stop"
@@ -64,29 +62,8 @@ sleep 0.5
 tb_stop_switch || fail "sharebufd exited with $?"
 
 echo "== policies seen in the watch stream"
-/usr/bin/python3 - "$TB_DIR/watch.csv" "${policies[@]}" <<'PY' || fail "watch stream"
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-seen = {r["policy"] for r in rows}
-missing = [p for p in sys.argv[2:] if p not in seen]
-print(f"{len(rows)} rows, policies seen: {sorted(seen)}")
-assert not missing, f"never seen in watch samples: {missing}"
-assert all(int(r["threshold_cells"]) >= 0 for r in rows)
-PY
-/usr/bin/python3 - "$TB_DIR/capture.json" "$TB_DIR/drops.pcap" <<'PY' || fail "capture"
-import json, os, struct, sys
-st = json.load(open(sys.argv[1]))
-data = open(sys.argv[2], "rb").read()
-magic, = struct.unpack("<I", data[:4])
-assert magic == 0xA1B23C4D, hex(magic)  # nanosecond pcap: the admission times, to the ns
-n, off = 0, 24
-while off < len(data):
-    caplen, = struct.unpack("<I", data[off + 8:off + 12])
-    off += 16 + caplen
-    n += 1
-print(f"capture: {n} refused frames in {len(data)} bytes; daemon says {st['frames']}")
-assert n == st["frames"] and n > 0
-PY
+netns_check watch-policies "$TB_DIR/watch.csv" "${policies[@]}" || fail "watch stream"
+netns_check capture-frames "$TB_DIR/capture.json" "$TB_DIR/drops.pcap" || fail "capture"
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \
   's["buffer"]["pool_free_cells"] == s["buffer"]["pool_physical_cells"] - s["buffer"]["occupancy_cells"] + s["buffer"]["outside_cells"]' \
   'queue("p3")["admitted"] > 1000' 'queue("p3")["transmitted"] > 1000' \

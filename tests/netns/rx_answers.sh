@@ -21,10 +21,8 @@ tb_start_switch "$TB_DIR/sw.toml"
 counts() {
   tb_ctl --json status >"$TB_DIR/status.json"
   tb_ctl --json ports >"$TB_DIR/ports.json"
-  /usr/bin/python3 -c "import json,sys
-w = {x['ports'][0]: x['frames'] for x in json.load(open(sys.argv[1]))['rx_workers']}
-p = {x['interface']: x['rx_frames'] for x in json.load(open(sys.argv[2]))}
-print(w['p1'], w['p2'], p['p1'], p['p2'])" "$TB_DIR/status.json" "$TB_DIR/ports.json"
+  echo "$(jq -r '[.rx_workers[] | {(.ports[0]): .frames}] | add | "\(.p1) \(.p2)"' "$TB_DIR/status.json")" \
+    "$(jq -r 'map({(.interface): .rx_frames}) | add | "\(.p1) \(.p2)"' "$TB_DIR/ports.json")"
 }
 
 tb_exec 1 ping -c 5 -i 0.2 -W 1 -q "$(tb_ip 2)" >/dev/null  # learnt both ways

@@ -12,12 +12,7 @@ tb_start_switch "$TB_DIR/sw.toml"
 workers() { tb_ctl --json status >"$TB_DIR/status.json" && cat "$TB_DIR/status.json"; }
 check_workers() {  # PYTHON-EXPR over w (the rx_workers list)... MESSAGE
   workers >/dev/null
-  /usr/bin/python3 - "$TB_DIR/status.json" "$1" <<'PY' || fail "$2"
-import json, sys
-w = json.load(open(sys.argv[1]))["rx_workers"]
-print("rx workers:", w)
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
+  netns_check rx-workers "$TB_DIR/status.json" "$1" || fail "$2"
 }
 
 sleep 0.3
@@ -33,7 +28,7 @@ sleep 0.3
 tb_exec 1 timeout 20 iperf3 -c "$(tb_ip 2)" -p 5201 -t 3 -R -J >"$TB_DIR/tcp.json" || fail "iperf3 failed"
 wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
-/usr/bin/python3 -c "import json,sys; print('TCP %.0f Mbit/s' % (json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second'] / 1e6))" "$TB_DIR/tcp.json"
+netns_check tcp-rate "$TB_DIR/tcp.json"
 check_workers 'w[1]["unparks"] >= 1' "a TCP stream from h2 did not wake p2's worker"
 sleep 0.3
 check_workers 'w[1]["parked"] and w[2]["parked"] and w[1]["parks"] >= 2' \

@@ -19,14 +19,7 @@ cpus=$(getconf _NPROCESSORS_CONF)
 
 worker_frames() {  # prints each RX worker's frame count, one line
   tb_ctl --json status >"$TB_DIR/status.json"
-  /usr/bin/python3 - "$TB_DIR/status.json" "$cpus" <<'PY' || fail "status does not describe per-CPU RX"
-import json, sys
-st = json.load(open(sys.argv[1]))
-w = st["rx_workers"]
-ok = st["rx_mode"] == "per-cpu" and len(w) == int(sys.argv[2]) and all(x["ports"] == ["p1", "p2"] for x in w)
-print(" ".join(str(x["frames"]) for x in w))
-sys.exit(0 if ok else 1)
-PY
+  netns_check per-cpu-workers "$TB_DIR/status.json" "$cpus" || fail "status does not describe per-CPU RX"
 }
 
 # ping_from CPU: pings host 2 from CPU; sets took[w] to the frames worker w took meanwhile.
@@ -77,7 +70,7 @@ sleep 0.3
 tb_exec 1 timeout 20 iperf3 -c "$(tb_ip 2)" -p 5201 -t 2 -J >"$TB_DIR/tcp.json" || fail "iperf3 failed"
 wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
-/usr/bin/python3 -c "import json,sys; print('TCP %.0f Mbit/s' % (json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second'] / 1e6))" "$TB_DIR/tcp.json"
+netns_check tcp-rate "$TB_DIR/tcp.json"
 
 tb_stop_switch || fail "sharebufd exited with $?"
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])' \

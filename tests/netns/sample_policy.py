@@ -5,16 +5,23 @@ flat index (e.g. gradients, incast_thresholds_cells).
 
 usage: sample_policy.py SOCKET PORT_NAME QUEUE_INDEX INTERVAL_S DURATION_S FIELD [FIELD ...]
 """
+import argparse
 import json
 import socket
-import sys
 import time
 
 
 def main():
-    path, port, k, interval, duration = sys.argv[1:6]
-    fields = sys.argv[6:]
-    k, interval, duration = int(k), float(interval), float(duration)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("socket")
+    ap.add_argument("port", metavar="PORT_NAME")
+    ap.add_argument("queue", type=int, metavar="QUEUE_INDEX")
+    ap.add_argument("interval", type=float, metavar="INTERVAL_S")
+    ap.add_argument("duration", type=float, metavar="DURATION_S")
+    ap.add_argument("fields", nargs="+", metavar="FIELD")
+    a = ap.parse_args()
+    path, port, k, interval, duration, fields = (a.socket, a.port, a.queue, a.interval,
+                                                 a.duration, a.fields)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(path)
     reader = s.makefile("r")

@@ -3,10 +3,10 @@
 usage: send_malformed.py IFACE COUNT
 Each kind is sent COUNT times; prints the kinds (the parser's reason names) as JSON.
 """
+import argparse
 import json
 import socket
 import struct
-import sys
 
 BROADCAST = b"\xff" * 6
 
@@ -39,7 +39,11 @@ def frames(src):
 
 
 def main():
-    iface, count = sys.argv[1], int(sys.argv[2])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("iface")
+    ap.add_argument("count", type=int, help="frames of each kind")
+    a = ap.parse_args()
+    iface, count = a.iface, a.count
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((iface, 0))
     src = s.getsockname()[4][:6]

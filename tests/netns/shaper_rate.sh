@@ -38,17 +38,8 @@ measure() {
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
   tb_stop_switch >&2 || fail "sharebufd exited with $?"
-  /usr/bin/python3 - "$TB_DIR/a.json" "$TB_DIR/b.json" "$t1" "$t2" <<'PY'
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
-t1, t2 = float(sys.argv[3]), float(sys.argv[4])
-port = lambda s: next(p for p in s["ports"] if p["interface"] == "p2")
-rate = lambda key: (port(b)[key] - port(a)[key]) * 8 / (t2 - t1) / 1e6
-print(f"{rate('tx_bytes'):.1f} {int(port(b)['queues'][0]['occupancy_cells'] > 0)} "
-      f"{rate('shaper_catchup_bytes'):.1f} {rate('probe_charged_bytes'):.2f}")
-PY
+  netns_check shaper-rates "$TB_DIR/a.json" "$TB_DIR/b.json" "$t1" "$t2"
 }
-within() { /usr/bin/python3 -c "import sys; sys.exit(0 if $1 else 1)"; }
 
 # Probes charged to the port ([buffer] probe_bytes), as Tofino's shaper charges dt.p4's: one
 # queue probed every 1 ms with 250 B takes 2 Mbit/s of a 10 Mbit/s port, so 8 are left for frames.

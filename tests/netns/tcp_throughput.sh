@@ -16,16 +16,7 @@ measure() {
     fail "iperf3 failed"
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
-  /usr/bin/python3 - "$TB_DIR/tcp.json" <<'PY'
-import json, statistics, sys
-run = json.load(open(sys.argv[1]))
-rates = [i["sum"]["bits_per_second"] / 1e6 for i in run["intervals"]
-         if not i["sum"].get("omitted") and i["sum"]["seconds"] >= 0.9]
-mbps = statistics.median(rates)
-print(f"TCP goodput through a 100 Mbit/s port: median {mbps:.1f} Mbit/s over {len(rates)} s "
-      f"(seconds: {', '.join(f'{r:.1f}' for r in rates)})")
-sys.exit(0 if rates and 90 <= mbps <= 100 else 1)
-PY
+  netns_check tcp-goodput "$TB_DIR/tcp.json"
 }
 measure || { echo "measuring again"; measure; } ||
   fail "TCP goodput outside 90-100 Mbit/s twice"

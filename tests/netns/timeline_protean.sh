@@ -19,20 +19,5 @@ bash "$root/netns-scripts/timeline.sh" --out "$out" --seconds 3 dt protean:alpha
 for p in dt protean; do
   [ -s "$out/$p.png" ] || { echo "FAIL: no plot $out/$p.png"; exit 1; }
 done
-/usr/bin/python3 - "$out" <<'PY'
-import csv, sys
-d = sys.argv[1]
-def above(policy, alpha):
-    rows = [r for r in csv.DictReader(open(f"{d}/{policy}.csv"))
-            if r["port"] == "p3" and float(r["t_s"]) >= 1.0 and int(r["occupancy_cells"]) > 0]
-    n = sum(int(r["threshold_cells"]) > 1.05 * alpha * (int(r["capacity_cells"]) - int(r["total_cells"]))
-            for r in rows)
-    return n, len(rows)
-dt, dt_rows = above("dt", 1.0)
-pr, pr_rows = above("protean", 0.8)
-print(f"burst samples with threshold > 1.05 alpha Rem: dt {dt}/{dt_rows}, protean {pr}/{pr_rows}")
-assert dt_rows > 100 and pr_rows > 100, \
-    f"the TCP burst did not reach p3 (samples with p3 occupied: dt {dt_rows}, protean {pr_rows})"
-assert pr >= 5 and pr > 3 * dt, "Protean's incast threshold did not rise above DT's during the burst"
-print("PASS")
-PY
+/usr/bin/python3 "$root/tests/netns/netns_checks.py" timeline-protean "$out"
+echo "PASS"

@@ -48,48 +48,4 @@ tb_ctl counters.reset >/dev/null
 flood 2
 tb_ctl --json queues >"$TB_DIR/half.json"
 tb_stop_switch || fail "sharebufd exited with $?"
-/usr/bin/python3 - "$TB_DIR" <<'PY' || fail "push-out trimming check failed"
-import json, sys
-d = sys.argv[1]
-def queues(name):
-    return {q["queue"]: q for q in json.load(open(f"{d}/{name}.json")) if q["interface"] == "p3"}
-checks = {}
-lqd = queues("lqd")
-for k in (1, 2):
-    q = lqd[k]
-    refused = sum(v for r, v in q["dropped"].items() if r != "pushed_out")
-    print(f"LQD p3/{k}: received {q['received']}, refused {refused}, pushed out "
-          f"{q['dropped']['pushed_out']}, trimmed {q['trimmed']}")
-checks["LQD pushed frames out"] = sum(lqd[k]["dropped"]["pushed_out"] for k in (1, 2)) > 20
-checks["pushed-out frames were trimmed (trimmed > refused arrivals)"] = any(
-    lqd[k]["trimmed"] > sum(v for r, v in lqd[k]["dropped"].items() if r != "pushed_out") + 10
-    for k in (1, 2))
-checks["every trimmed copy reached the trim queue"] = (
-    lqd[1]["trimmed"] + lqd[2]["trimmed"] == lqd[0]["received"])
-new = queues("newest")
-for k in (1, 2):
-    q = new[k]
-    print(f"DT + trim_newest p3/{k}: received {q['received']}, admitted {q['admitted']}, "
-          f"pushed out {q['dropped']['pushed_out']}, trimmed_newest {q['trimmed_newest']}, "
-          f"trimmed {q['trimmed']}")
-checks["trim_newest trimmed queued frames"] = sum(new[k]["trimmed_newest"] for k in (1, 2)) > 20
-checks["each counted as a push-out"] = all(
-    new[k]["trimmed_newest"] == new[k]["dropped"]["pushed_out"] for k in (1, 2))
-# Equal-sized frames of trimming classes: the newest always qualifies, so with probability 1 an
-# overflow cuts the newest frame and the arrival is admitted, not refused too.
-newest = sum(new[k]["trimmed_newest"] for k in (1, 2))
-refused = sum(new[k]["dropped"].get("threshold", 0) for k in (1, 2))
-print(f"trim_newest = 1: {newest} newest frames trimmed, {refused} arrivals refused")
-checks["one cut per overflow (arrivals refused under 5 % of the newest trimmed)"] = (
-    refused <= 0.05 * newest)
-half = queues("half")
-newest = sum(half[k]["trimmed_newest"] for k in (1, 2))
-refused = sum(half[k]["dropped"].get("threshold", 0) for k in (1, 2))
-share = newest / max(1, newest + refused)
-print(f"trim_newest = 0.5: {newest} newest frames trimmed, {refused} arrivals refused ({share:.2f})")
-checks["about half the overflows trim the newest frame at 0.5"] = (
-    newest + refused > 40 and 0.3 <= share <= 0.7)
-for name, ok in checks.items():
-    print(("ok   " if ok else "FAIL ") + name)
-sys.exit(0 if all(checks.values()) else 1)
-PY
+netns_check trim-push-out "$TB_DIR" || fail "push-out trimming check failed"

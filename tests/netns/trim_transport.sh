@@ -40,37 +40,4 @@ run ideal
 tb_ctl trim.set class=data overflow=drop >/dev/null || fail "trim.set overflow=drop failed"
 run drop
 tb_stop_switch || fail "sharebufd exited with $?"
-/usr/bin/python3 - "$TB_DIR" <<'PY' || fail "transport check failed"
-import csv, json, statistics, sys
-d = sys.argv[1]
-def rows(name):
-    return list(csv.DictReader(open(f"{d}/{name}.csv")))
-def total(rs, k):
-    return sum(int(r[k]) for r in rs)
-checks = {}
-for mode in ("tofino", "ideal", "drop"):
-    rs = rows(mode)
-    fct = statistics.mean(int(r["fct_ns"]) for r in rs) / 1e6
-    print(f"{mode:6s}: {len(rs)} flows, mean FCT {fct:.2f} ms, trimmed {total(rs, 'trimmed')}, "
-          f"nack_retx {total(rs, 'nack_retx')}, rto_retx {total(rs, 'rto_retx')}")
-    checks[f"{mode}: 128 flows completed"] = len(rs) == 128 and total(rs, "failed") == 0
-for mode in ("tofino", "ideal"):
-    rs = rows(mode)
-    checks[f"{mode}: trimmed headers arrived"] = total(rs, "trimmed") > 50
-    checks[f"{mode}: NACKed packets came back"] = total(rs, "nack_retx") > 50
-drop = rows("drop")
-checks["drop: no headers, timeouts recover"] = total(drop, "trimmed") == 0 and total(drop, "rto_retx") > 0
-s = json.load(open(f"{d}/stats-tofino.json"))
-p1 = next(p for p in s["ports"] if p["interface"] == "p1")
-t = p1["tofino_approx"]
-print("p1 tofino_approx:", {k: v for k, v in t.items() if k != "states"})
-checks["meters trimmed at ingress"] = t["ingress_trimmed"] > 0
-checks["meter drops counted as reason 'meter'"] = p1["queues"][1]["dropped"]["meter"] == t["ingress_trimmed"]
-checks["deflections counted per queue and port"] = p1["queues"][1]["deflected"] == t["deflected"]
-checks["notifications follow deflections"] = t["notifications"] <= t["deflected"]
-q = p1["queues"][1]
-checks["data queue: received = admitted + dropped"] = q["received"] == q["admitted"] + sum(q["dropped"].values())
-for name, ok in checks.items():
-    print(("ok   " if ok else "FAIL ") + name)
-sys.exit(0 if all(checks.values()) else 1)
-PY
+netns_check trim-transport "$TB_DIR" || fail "transport check failed"

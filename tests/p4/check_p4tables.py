@@ -6,6 +6,7 @@ entries (and start values) name are declared in the program's source (P4Info lea
 usage: check_p4tables.py PROGRAM.p4info.txtpb TABLES.json PROGRAM.p4 [INCLUDE.p4 ...]
 Prints one line per problem and exits 1 if there is any; prints a summary line otherwise.
 """
+import argparse
 import json
 import re
 import sys
@@ -111,4 +112,10 @@ def check(info_path, tables_path, sources):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if check(sys.argv[1], sys.argv[2], sys.argv[3:]) else 1)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("p4info", metavar="PROGRAM.p4info.txtpb")
+    ap.add_argument("tables", metavar="TABLES.json")
+    ap.add_argument("sources", nargs="+", metavar="PROGRAM.p4 [INCLUDE.p4 ...]")
+    a = ap.parse_args()
+    sys.exit(0 if check(a.p4info, a.tables, a.sources) else 1)

@@ -4,12 +4,17 @@ compile (tests/p4/tofino_check.sh shows that its check fails then).
 
 usage: long_chain.py PROGRAM.p4 N > OUT.p4
 """
+import argparse
 import re
 import sys
 
 
 def main():
-    path, n = sys.argv[1], int(sys.argv[2])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("program", metavar="PROGRAM.p4")
+    ap.add_argument("n", type=int, help="dependent tables to add")
+    a = ap.parse_args()
+    path, n = a.program, a.n
     text = open(path).read()
     m = re.search(r"control (\w+Ingress)\(", text)
     if not m:

@@ -38,7 +38,7 @@ compile() {  # compile FILE [extra p4test options...]: validate, then the midend
 
 for prog in dt protean fb trim; do
   "$tables" --config "$root/p4/examples/$prog.toml" --program "$prog" -o "$dir/$prog.json"
-  defines=$(/usr/bin/python3 -c "import json,sys; print(' '.join(f'-D{k}={v}' for k, v in json.load(open(sys.argv[1]))['compile']['defines'].items()))" "$dir/$prog.json")
+  defines=$(jq -r '.compile.defines | to_entries | map("-D\(.key)=\(.value)") | join(" ")' "$dir/$prog.json")
   # shellcheck disable=SC2086
   if compile "$root/p4/$prog.p4" $defines --p4runtime-files "$dir/$prog.p4info.txtpb"; then
     echo "ok   $prog.p4: accepted (frontend and midend, $defines)"

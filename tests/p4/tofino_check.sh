@@ -35,7 +35,7 @@ compile() {  # compile OUT FILE [-D...]: bf-p4c for Tofino 1, logs and reports i
 
 for prog in dt protean fb trim; do
   "$tables" --config "$root/p4/examples/$prog.toml" --program "$prog" -o "$dir/$prog.json" 2>/dev/null
-  mapfile -t defines < <(/usr/bin/python3 -c "import json,sys; [print(f'-D{k}={v}') for k, v in json.load(open(sys.argv[1]))['compile']['defines'].items()]" "$dir/$prog.json")
+  mapfile -t defines < <(jq -r '.compile.defines | to_entries[] | "-D\(.key)=\(.value)"' "$dir/$prog.json")
   start=$(date +%s)
   if ! compile "$dir/$prog" "$root/p4/$prog.p4" "${defines[@]}"; then
     echo "FAIL $prog.p4 does not compile for Tofino 1:"

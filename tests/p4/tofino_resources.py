@@ -44,7 +44,7 @@ def report(out_dir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="the directory given to bf-p4c -o")
     ap.add_argument("--max-stages", type=int, default=12)
     ap.add_argument("--label", default="")

@@ -426,7 +426,7 @@ class IdleLatencyReport(unittest.TestCase):
             f.writelines(json.dumps(r) + "\n" for r in rows)
         argv, out = sys.argv, io.StringIO()
         try:
-            sys.argv = ["idle_latency_report.py", f.name, "1"] + ([""] + [args] if args else [])
+            sys.argv = ["idle_latency_report.py", f.name, "1"] + (["", "--args=" + args] if args else [])
             with contextlib.redirect_stdout(out):
                 idle_latency_report.main()
         finally:

@@ -1,6 +1,10 @@
-"""The scripts' --help: one convention. Every script with a -h/--help option prints its header
-(the comment block after the shebang, netns-scripts/lib/usage.sh) and exits 0; none cuts its
-header by line numbers (`sed -n '2,Np' "$0"`), which drifted from the headers it printed."""
+"""The scripts' --help: one convention. Every shell script with a -h/--help option prints its
+header (the comment block after the shebang, netns-scripts/lib/usage.sh) and exits 0; none cuts
+its header by line numbers (`sed -n '2,Np' "$0"`), which drifted from the headers it printed.
+Every Python program reads its arguments with argparse, its module docstring as the help: --help
+prints it and exits 0. No shell script carries Python of its own (a heredoc or `python3 -c`): it
+calls a module, where the code is linted and testable (JSON fields are read with jq)."""
+import ast
 import os
 import subprocess
 import unittest
@@ -25,6 +29,16 @@ def header(path):
     return "\n".join(out) + "\n"
 
 
+def python_programs():
+    out = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True)
+    programs = []
+    for f in out.stdout.split():
+        text = open(os.path.join(ROOT, f)).read()
+        if '__name__ == "__main__"' in text and "unittest.main()" not in text:
+            programs.append(f)
+    return programs
+
+
 class ScriptHelp(unittest.TestCase):
     def test_no_help_by_line_numbers(self):
         for f in shell_scripts():
@@ -42,6 +56,28 @@ class ScriptHelp(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 self.assertEqual(r.stdout, header(os.path.join(ROOT, f)))
                 self.assertGreater(len(r.stdout.split("\n")), 3)
+
+    def test_no_python_inside_shell_scripts(self):
+        for f in shell_scripts():
+            with self.subTest(script=f):
+                for line in open(os.path.join(ROOT, f)):
+                    self.assertNotRegex(line, r"python3 -( |$)", "a Python heredoc")
+                    if "python3 -c" in line:
+                        self.assertRegex(line, r'python3 -c "import \w+"', "inline Python")
+
+    def test_python_programs_take_argparse_help(self):
+        programs = python_programs()
+        self.assertGreater(len(programs), 30)
+        for f in programs:
+            with self.subTest(program=f):
+                path = os.path.join(ROOT, f)
+                doc = ast.get_docstring(ast.parse(open(path).read()))
+                self.assertTrue(doc, "no module docstring to serve as its help")
+                self.assertIn("argparse.ArgumentParser(description=__doc__", open(path).read())
+                r = subprocess.run(["/usr/bin/python3", path, "--help"], cwd=ROOT,
+                                   capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn(" ".join(doc.split()), " ".join(r.stdout.split()))
 
 
 if __name__ == "__main__":

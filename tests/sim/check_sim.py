@@ -5,12 +5,18 @@
     check_sim.py agreement-all NAME RECORD_DIR
     check_sim.py fabric SUMMARY_JSON FLOWS_CSV
     check_sim.py websearch SUMMARY_JSON FLOWS_CSV QUERIES_CSV
+    check_sim.py classes SUMMARY_JSON OCCUPANCY_CSV
+    check_sim.py classes-fabric OCCUPANCY_CSV
+    check_sim.py abm-first-bdp RUN_DIR
+    check_sim.py example-installed RUN_DIR
 
 Each prints one line per check ("ok   ..." or "FAIL ...") and exits 1 if any failed.
 """
 
+import argparse
 import csv
 import json
+import re
 import os
 import sys
 
@@ -175,17 +181,78 @@ def classes_fabric(occupancy_csv):
     return ok
 
 
-def main(argv):
-    cmd, args = argv[1], argv[2:]
-    ok = {"dt-steady": lambda: dt_steady(args[0], args[1], args[2], args[3], args[4:]),
-          "agreement": lambda: agreement(*args),
-          "agreement-all": lambda: agreement_all(*args),
-          "fabric": lambda: fabric(*args),
-          "websearch": lambda: websearch(*args),
-          "classes": lambda: classes(*args),
-          "classes-fabric": lambda: classes_fabric(*args)}[cmd]()
+def abm_first_bdp(d):
+    """ABM's first-BDP boost in ns-3: frames arrive tagged, the tags (not base_rtt_us) decide,
+    and the boost keeps the incast bursts (under a quarter of the drops without it)."""
+    def drops(name):
+        s = json.load(open(f"{d}/{name}/summary.json"))["switches"][0]
+        return sum(s["dropped"].values())
+
+    tagged = sum(1 for r in csv.DictReader(open(f"{d}/boost-rec/switch/arrivals.csv"))
+                 if r["first_bdp"] == "1")
+    boost, window, none = drops("boost"), drops("boost-window"), drops("none")
+    print(f"first-BDP frames recorded: {tagged}; drops: boost {boost}, boost at base_rtt_us 25 "
+          f"{window}, no boost {none}")
+    ok = report(tagged > 0, "frames reached the switch tagged as their flow's first BDP")
+    ok &= report(boost == window, "base_rtt_us did not change the result: the tags decide")
+    ok &= report(boost * 4 < none, "the boost kept the incast bursts (under a quarter of the "
+                 "drops without it)")
+    ok &= report(open(f"{d}/none/flows.csv").read() != open(f"{d}/boost/flows.csv").read(),
+                 "flows.csv differs with and without the boost")
+    return ok
+
+
+def example_installed(d):
+    """The installed queue disc's example: a line per policy whose FlowMonitor losses are the
+    switch's drops, a FlowMonitor XML per policy, and drops that differ between the policies."""
+    lines = open(f"{d}/out.txt").read().splitlines()
+    drops = {}
+    ok = True
+    for line in lines:
+        m = re.match(r"(\w+): switch received (\d+) packets, dropped (\d+), marked (\d+); "
+                     r"FlowMonitor: (\d+) flows, (\d+) bytes delivered, (\d+) packets lost", line)
+        if m:
+            drops[m.group(1)] = int(m.group(3))
+            ok &= report(int(m.group(7)) == int(m.group(3)),
+                         f"{m.group(1)}: FlowMonitor lost {m.group(7)}, the switch dropped "
+                         f"{m.group(3)}")
+            ok &= report(int(m.group(5)) > 0, f"{m.group(1)}: FlowMonitor saw {m.group(5)} flows")
+    if not report(set(drops) == {"dt", "lqd"}, f"a line for dt and for lqd (got {sorted(drops)})"):
+        return False
+    for p in drops:
+        ok &= report("<FlowMonitor>" in open(f"{d}/fm-{p}.xml").read(),
+                     f"a FlowMonitor XML for {p}")
+    ok &= report(drops["dt"] != drops["lqd"] and max(drops.values()) > 0,
+                 f"the policies' drops differ and are not zero: {drops}")
+    return ok
+
+
+# Each check and its arguments (the last nargs "+" takes the rest).
+CHECKS = {
+    "dt-steady": (dt_steady, ["occupancy_csv", "summary_json", "alpha", "queues", "ports+"]),
+    "agreement": (agreement, ["name", "sim_fates", "replay_fates"]),
+    "agreement-all": (agreement_all, ["name", "record_dir"]),
+    "fabric": (fabric, ["summary_json", "flows_csv"]),
+    "websearch": (websearch, ["summary_json", "flows_csv", "queries_csv"]),
+    "classes": (classes, ["summary_json", "occupancy_csv"]),
+    "classes-fabric": (classes_fabric, ["occupancy_csv"]),
+    "abm-first-bdp": (abm_first_bdp, ["run_dir"]),
+    "example-installed": (example_installed, ["run_dir"]),
+}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="check", required=True)
+    for name, (_, params) in CHECKS.items():
+        p = sub.add_parser(name)
+        for param in params:
+            p.add_argument(param.rstrip("+"), nargs="+" if param.endswith("+") else None)
+    a = ap.parse_args(argv)
+    fn, params = CHECKS[a.check]
+    ok = fn(*(getattr(a, param.rstrip("+")) for param in params))
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

@@ -6,6 +6,7 @@
 set -euo pipefail
 build=${1:?usage: ns3_example_installed.sh BUILD_DIR EXAMPLE_DIR}
 example=${2:?usage: ns3_example_installed.sh BUILD_DIR EXAMPLE_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cmake --install "$build" --prefix "$dir/prefix" >/dev/null
@@ -15,26 +16,4 @@ cmake -S "$dir/project" -B "$dir/project/build" -DCMAKE_PREFIX_PATH="$dir/prefix
 cmake --build "$dir/project/build" -j "$(nproc)" >/dev/null
 cd "$dir"
 project/build/star_two_policies --policies=dt,lqd --time=0.02 --out="$dir/fm" | tee "$dir/out.txt"
-/usr/bin/python3 - "$dir" <<'PY'
-import re, sys
-d = sys.argv[1]
-lines = open(f"{d}/out.txt").read().splitlines()
-drops = {}
-for line in lines:
-    m = re.match(r"(\w+): switch received (\d+) packets, dropped (\d+), marked (\d+); "
-                 r"FlowMonitor: (\d+) flows, (\d+) bytes delivered, (\d+) packets lost", line)
-    if m:
-        drops[m.group(1)] = int(m.group(3))
-        if int(m.group(7)) != int(m.group(3)):
-            sys.exit(f"FAIL: {m.group(1)}: FlowMonitor lost {m.group(7)}, the switch dropped {m.group(3)}")
-        if int(m.group(5)) == 0:
-            sys.exit(f"FAIL: {m.group(1)}: FlowMonitor saw no flow")
-if set(drops) != {"dt", "lqd"}:
-    sys.exit(f"FAIL: expected a line for dt and lqd, got {lines}")
-for p in drops:
-    if "<FlowMonitor>" not in open(f"{d}/fm-{p}.xml").read():
-        sys.exit(f"FAIL: no FlowMonitor XML for {p}")
-if drops["dt"] == drops["lqd"] or max(drops.values()) == 0:
-    sys.exit(f"FAIL: the policies' drops should differ and not be zero: {drops}")
-print("ok   installed library, example built and run:", drops)
-PY
+/usr/bin/python3 "$here/check_sim.py" example-installed "$dir"

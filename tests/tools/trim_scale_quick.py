@@ -8,6 +8,7 @@ the paper's 250 packets.
 
 usage: trim_scale_quick.py BUILD_DIR
 """
+import argparse
 import json
 import os
 import subprocess
@@ -18,8 +19,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 
-def main(argv):
-    replay = os.path.join(argv[1], "sim", "sharebuf-replay")
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build_dir")
+    a = ap.parse_args(argv)
+    replay = os.path.join(a.build_dir, "sim", "sharebuf-replay")
     with tempfile.TemporaryDirectory() as out:
         subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "lib", "trim_scale.py"),
                         out, "--quick", "--replay", replay], check=True)
@@ -47,4 +51,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())
