@@ -19,6 +19,7 @@
 #include "model/frame_parser.h"
 #include "model/mac_table.h"
 #include "model/trim_params.h"
+#include "model/view_params.h"
 #include "policies/policy.h"
 #include "policies/registry.h"
 
@@ -91,19 +92,17 @@ void read_buffer(TableReader& r, SwitchConfig& sw) {
     r.fail("size", msg.str());
   }
   sw.buffer.capacity_cells = static_cast<uint32_t>(*size);
-  sw.buffer.view_mode = r.choice("view", "exact", {"exact", "probe"}) == "exact"
-                            ? buffer::ViewMode::kExact
-                            : buffer::ViewMode::kProbe;
-  const auto probe = r.with_unit("probe_interval", parse_duration_ns);
-  if (probe) {
-    if (*probe < 1000 || *probe > 1'000'000'000) {
-      r.fail("probe_interval", "must be between 1us and 1s");
-    }
+  // The view keys, as model/view_params.h declares them.
+  sw.buffer.view_mode = *model::view_mode(r.choice("view", model::view_spec("view")));
+  if (const auto probe = r.with_unit("probe_interval", parse_duration_ns)) {
+    if (const auto bad = model::view_duration_error("probe_interval", *probe))
+      r.fail("probe_interval", *bad);
     sw.buffer.probe_interval_ns = *probe;
   }
   if (const auto delay = r.with_unit("probe_delay", parse_duration_ns)) {
-    if (const auto bad = buffer::ProbeRegisters::check_timing(sw.buffer.probe_interval_ns, *delay))
-      r.fail("probe_delay", *bad);
+    auto bad = model::view_duration_error("probe_delay", *delay);
+    if (!bad) bad = buffer::ProbeRegisters::check_timing(sw.buffer.probe_interval_ns, *delay);
+    if (bad) r.fail("probe_delay", *bad);
     sw.buffer.probe_delay_ns = *delay;
   }
   // What each probe takes from its port's rate while the port sends (model/probe_charge.h):

@@ -18,6 +18,7 @@
 #include "common/bounded_input.h"
 #include "common/units.h"
 #include "model/trim_params.h"
+#include "model/view_params.h"
 #include "policies/registry.h"
 
 namespace sharebuf::mgmt {
@@ -247,29 +248,33 @@ json policy_list(ControlContext&, const json& args) {
   return out;
 }
 
-// A duration argument in microseconds within [min_us, max_us], in ns; throws RequestError.
-uint64_t arg_us(const json& args, const char* key, double min_us, double max_us) {
+// A view key's duration given in microseconds (view.set's `probe_interval_us`), in ns, within the
+// range model/view_params.h declares for `name`; throws RequestError.
+uint64_t arg_view_us(const json& args, const char* key, std::string_view name) {
   const json& v = args[key];
-  if (!v.is_number() || v.get<double>() < min_us || v.get<double>() > max_us) {
-    char range[64];
-    std::snprintf(range, sizeof range, "from %g to %g", min_us, max_us);
-    throw RequestError(std::string("argument '") + key + "' must be a number of microseconds " +
-                       range);
-  }
-  return static_cast<uint64_t>(std::llround(v.get<double>() * 1000));
+  const auto error = [&] {
+    return RequestError(std::string("argument '") + key + "' must be a number of microseconds, " +
+                        policies::range_text(model::view_spec(name)));
+  };
+  if (!v.is_number() || v.get<double>() < 0) throw error();
+  const auto ns = static_cast<uint64_t>(std::llround(v.get<double>() * 1000));
+  if (model::view_duration_error(name, ns)) throw error();
+  return ns;
 }
 
 json view_set(ControlContext& ctx, const json& args) {
   only_keys(args, {"mode", "probe_interval_us", "probe_delay_us"});
   const std::string mode = arg_string(args, "mode", false);
-  if (!mode.empty() && mode != "exact" && mode != "probe")
-    throw RequestError("argument 'mode' must be \"exact\" or \"probe\", got \"" + mode + "\"");
+  if (!mode.empty() && !model::view_mode(mode))
+    throw RequestError("argument 'mode' must be one of " +
+                       policies::range_text(model::view_spec("view")) + ", got \"" + mode + "\"");
   std::optional<uint64_t> interval;
   std::optional<uint64_t> delay;
-  if (args.contains("probe_interval_us")) interval = arg_us(args, "probe_interval_us", 1, 1e6);
-  if (args.contains("probe_delay_us")) delay = arg_us(args, "probe_delay_us", 0, 1e6);
+  if (args.contains("probe_interval_us"))
+    interval = arg_view_us(args, "probe_interval_us", "probe_interval");
+  if (args.contains("probe_delay_us")) delay = arg_view_us(args, "probe_delay_us", "probe_delay");
   std::optional<buffer::ViewMode> m;
-  if (!mode.empty()) m = mode == "probe" ? buffer::ViewMode::kProbe : buffer::ViewMode::kExact;
+  if (!mode.empty()) m = *model::view_mode(mode);
   if (const auto err = ctx.sw.set_view(m, interval, delay)) throw RequestError(*err);
   const datapath::ViewSettings now = ctx.sw.view();
   ctx.config.sw.buffer.probe_interval_ns = now.probe_interval_ns;
@@ -652,6 +657,7 @@ std::string effective_config_toml(const ControlContext& ctx) {
     put_toml(policy, k, v);
   root.insert_or_assign("policy", std::move(policy));
   if (toml::table* b = root["buffer"].as_table()) {
+    // The view keys of model/view_params.h, as the file states them.
     b->insert_or_assign("view", std::string(buffer::to_string(ctx.config.sw.buffer.view_mode)));
     b->insert_or_assign("probe_interval",
                         std::to_string(ctx.config.sw.buffer.probe_interval_ns) + "ns");

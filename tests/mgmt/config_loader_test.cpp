@@ -323,6 +323,9 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"bad view",
        "[buffer]\nsize = 10\nview = \"fuzzy\"\n[[ports]]\ninterface = \"a\"\n",
        {"bad.toml:3:", "key 'view'", "exact, probe"}},
+      {"probe interval outside its declared range",
+       "[buffer]\nsize = 10\nprobe_interval = \"500ns\"\n[[ports]]\ninterface = \"a\"\n",
+       {"bad.toml:3:", "key 'probe_interval'", "1 us – 1 s"}},
       {"probe delay beyond the registers kept",
        "[buffer]\nsize = 10\nprobe_interval = \"1us\"\nprobe_delay = \"1ms\"\n"
        "[[ports]]\ninterface = \"a\"\n",
