@@ -10,23 +10,14 @@
 //   the sender's count by retransmissions only), else the frames of its first `base_rtt_us` after
 //   its first frame. The time window starts at the SYN, so it must cover the handshake's round
 //   trip and the first window's serialisation to reach any data at all.
-// Flows are tracked in a small 4-way set-associative table keyed by the datapath's flow hash
-// (5-tuple): an entry unused for `flow_ageing_us` is a new flow again, and a flow that finds its
-// set full replaces the way seen least recently (that flow then counts as new when it comes back:
-// a small table errs towards admitting first-RTT bursts). Four ways, not one: in a direct-mapped
-// table two long flows sharing a slot evict each other on every frame, so each is "new" at every
-// turn and gets first_rtt_alpha for good (seen live: a saturating UDP queue held at 2000 cells
-// grew to 5900 once a TCP flow shared its slot). Frames without a flow hash are never first-RTT.
-//
-// Thread-safety: the flow table is relaxed atomics updated by whichever RX worker sees the flow;
-// concurrent first packets of one flow may both claim it, harmlessly.
+// Flows are tracked in a FlowTable (policies/flow_table.h; an entry unused for `flow_ageing_us`
+// is a new flow again). Frames without a flow hash are never first-RTT.
 #pragma once
 
 #include <array>
-#include <atomic>
-#include <memory>
 
 #include "policies/class_alpha.h"
+#include "policies/flow_table.h"
 #include "policies/params.h"
 #include "policies/policy.h"
 
@@ -63,26 +54,16 @@ class AbmPolicy final : public Policy {
   bool first_rtt(uint32_t flow_hash, uint64_t now_ns, uint32_t bytes = 0) noexcept;
 
  private:
+  AbmPolicy(const ParamReader& reader, const PolicyEnv& env);
   double threshold(uint32_t queue, uint8_t class_id, double alpha,
                    const BufferView& view) const noexcept;
-
-  struct FlowEntry {
-    std::atomic<uint32_t> key{0};
-    std::atomic<uint64_t> first_ns{0};
-    std::atomic<uint64_t> last_ns{0};
-    std::atomic<uint64_t> bytes{0};  // seen since first_ns
-  };
-
-  static constexpr uint32_t kWays = 4;
 
   double alpha_;
   double first_rtt_alpha_;
   double base_rtt_ns_;
-  double ageing_ns_;
   uint64_t first_bdp_bytes_;
-  uint32_t table_size_;
   AlphaTable alphas_;
-  std::unique_ptr<FlowEntry[]> flows_;
+  FlowTable flows_;
 };
 
 }  // namespace sharebuf::policies

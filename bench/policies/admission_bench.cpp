@@ -53,6 +53,28 @@ void BM_Decide(benchmark::State& state) {
 }
 BENCHMARK(BM_Decide)->DenseRange(0, kLastPolicy)->Threads(1)->Threads(2)->UseRealTime();
 
+// The same with a flow hash on every frame, 1024 flows in turn, as a live switch's TCP and UDP
+// frames carry: what the flow tables of ABM and FAB cost (BM_Decide's frames have none).
+void BM_DecideFlows(benchmark::State& state) {
+  Fixture& f = fixture();
+  Policy& policy = f.get(state.range(0));
+  const auto view = buffer::BufferView::exact(f.state);
+  state.SetLabel(std::string(policy.name()));
+  uint32_t q = 0, flow = 0;
+  uint64_t now = 0;
+  for (auto _ : state) {
+    const Verdict v = policy.admit(
+        ArrivalContext{.now_ns = now, .queue = q, .cells = 1, .bytes = 64, .flow_hash = flow + 1},
+        view);
+    benchmark::DoNotOptimize(v);
+    q = (q + 1) & 31;
+    flow = (flow + 1) & 1023;
+    now += 100;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecideFlows)->DenseRange(0, kLastPolicy)->Threads(1)->UseRealTime();
+
 // As the RX workers call it: decisions in a burst bracketed by begin_burst()/end_burst(), so a
 // policy with one lock (Credence) takes it once per burst. An RX worker's burst is whatever its
 // ring holds, at most RxWorker::kBurst (64); 32 here. Returns the next queue.

@@ -41,6 +41,7 @@ for p in dt cs static lqd fb fba edt smartbuf; do
   agree "$p" credence.toml "{name = \"$p\"}"
 done
 agree abm credence.toml '{name = "abm", alpha = 0.5, first_rtt_alpha = 64}'
+agree fab credence.toml '{name = "fab"}'
 agree credence credence.toml "{name = \"credence\", oracle = \"forest\", model = \"$model\"}"
 agree protean protean.toml \
   '{name = "protean", alpha_incast = 1.0, alpha_long = 0.5, beta = 0.25, buildup = 2.0}' \

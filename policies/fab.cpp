@@ -1,0 +1,28 @@
+#include "policies/fab.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sharebuf::policies {
+
+FabPolicy::FabPolicy(const Params& params, const PolicyEnv& env)
+    : FabPolicy(ParamReader(kName, params, kParams), env) {}
+
+FabPolicy::FabPolicy(const ParamReader& reader, const PolicyEnv& env)
+    : Policy(env),
+      alpha_(reader.number("alpha")),
+      alpha_short_(reader.number("alpha_short")),
+      short_bytes_(static_cast<uint64_t>(reader.integer("short_bytes"))),
+      alphas_(resolve_alphas(env, alpha_)),
+      flows_(static_cast<uint64_t>(reader.integer("flow_table_size")),
+             reader.number("window_us") * 1000) {
+  set_params(reader.values());
+}
+
+uint32_t FabPolicy::threshold_cells(uint32_t, uint8_t class_id,
+                                    const BufferView& view) const noexcept {
+  return static_cast<uint32_t>(std::min<double>(
+      std::ceil(alphas_[class_id] * view.remaining_cells()), view.capacity_cells()));
+}
+
+}  // namespace sharebuf::policies
