@@ -40,9 +40,9 @@ const std::array kBuiltins = {
     info<FbPolicy>("FB: alpha * (1/N_p) * gamma * (B - Occ), per priority group"),
     info<FbaPolicy>("FBA: DT with per-queue alphas recomputed periodically from FB's factors"),
     info<AbmPolicy>("ABM: FB's factors with a large alpha for a flow's first RTT"),
-    info<FabPolicy>("FAB: DT with a large alpha for a flow's first bytes since it (re)started"),
     info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),
     info<CredencePolicy>("Credence: drop-tail following LQD's queue lengths, with an ML oracle"),
+    info<FabPolicy>("FAB: DT with a large alpha for a flow's first bytes since it (re)started"),
 };
 
 }  // namespace
