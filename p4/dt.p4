@@ -58,12 +58,13 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
     };
     RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_update = {
         void apply(inout int<32> value, out bit<32> rv) {
-            value = value - md.delta;
-            if (value > 0) {
-                rv = (bit<32>)value;
+            // The stateful ALU tests its inputs (value - delta > 0), not the value it writes.
+            if (value - md.delta > 0) {
+                rv = (bit<32>)(value - md.delta);
             } else {
                 rv = 0;
             }
+            value = value - md.delta;
         }
     };
     RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_read = {
@@ -91,7 +92,10 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
             md.rem = rem_read.execute(0);
             log2_rem.apply(md.rem, md.log_b);
             exp_threshold.apply(log_alpha + md.log_b, md.thr);
-            if (md.qdepth >= md.thr) {
+            // Q >= T as the borrow of Q - T (both below 2^31): a Tofino gateway compares a field
+            // with a constant, never with another field.
+            bit<32> below = md.qdepth - md.thr;
+            if (below[31:31] == 0) {
                 ig_dprsr_md.drop_ctl = 1;
             }
         }

@@ -200,7 +200,10 @@ control FbIngress(inout headers_t hdr, inout ig_meta_t md,
                 n = n + 1;
             }
             fb_shift.apply();
-            if (md.qdepth >= md.thr) {
+            // Q >= T as the borrow of Q - T (both below 2^31): a Tofino gateway compares a field
+            // with a constant, never with another field.
+            bit<32> below = md.qdepth - md.thr;
+            if (below[31:31] == 0) {
                 ig_dprsr_md.drop_ctl = 1;
             }
         }

@@ -86,12 +86,13 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
     // Each probe takes its queue's change off Rem.
     RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_update = {
         void apply(inout int<32> value, out bit<32> rv) {
-            value = value - md.delta;
-            if (value > 0) {
-                rv = (bit<32>)value;
+            // The stateful ALU tests its inputs (value - delta > 0), not the value it writes.
+            if (value - md.delta > 0) {
+                rv = (bit<32>)(value - md.delta);
             } else {
                 rv = 0;
             }
+            value = value - md.delta;
         }
     };
     RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_read = {
@@ -224,8 +225,12 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
             md.t_prev = tstamp_swap.execute(hdr.sb.qindex);
             hdr.sb.gradient = gradient_read.execute(hdr.sb.qindex);
             queue_rate.apply();
-            if (hdr.sb.depth >= md.q_prev) {
-                md.dq = hdr.sb.depth - md.q_prev;
+            // |depth - previous| and its sign from one subtraction's borrow (both below 2^31): a
+            // Tofino gateway compares a field with a constant, never with another field.
+            bit<32> rise = hdr.sb.depth - md.q_prev;
+            bit<1> falling = rise[31:31];
+            if (falling == 0) {
+                md.dq = rise;
             } else {
                 md.dq = md.q_prev - hdr.sb.depth;
             }
@@ -236,14 +241,15 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
                 md.g_raw = 0;
             } else {
                 exp_gradient.apply(md.log_a - md.log_b - md.log_rate, md.g_raw);
-                if (hdr.sb.depth < md.q_prev) {
+                if (falling == 1) {
                     md.g_raw = -md.g_raw;
                 }
             }
             md.g = hdr.sb.gradient - (hdr.sb.gradient >> SB_BETA_SHIFT) +
                    (md.g_raw >> SB_BETA_SHIFT);
             hdr.sb.gradient = md.g;
-            if (md.g > buildup_q8 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
+            int<32> above = buildup_q8 - md.g;  // g > buildup: negative (gateway: field vs constant)
+            if (above < 0 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
                 log2_g.apply((bit<32>)md.g, md.log_a);
                 hdr.sb.log_scale = md.log_a - Q8_ONE + log_alpha_incast;  // g's 8 fraction bits
             } else {

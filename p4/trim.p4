@@ -231,7 +231,10 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
             if (hdr.vlan.isValid()) {
                 trimmed_total_len = trimmed_total_len - 4;  // the cut counts the tag's 4 bytes
             }
-            if (hdr.ipv4.total_len > trimmed_total_len) {
+            // total_len > the cut's, as the borrow of cut - total_len (both below 2^15): a Tofino
+            // gateway compares a field with a constant, never with another field.
+            bit<16> kept = trimmed_total_len - hdr.ipv4.total_len;
+            if (kept[15:15] == 1) {
                 hdr.ipv4.total_len = trimmed_total_len;
                 if (hdr.udp.isValid()) {
                     // Without this a receiver drops the cut datagram (its length past the end);
