@@ -24,9 +24,11 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
     SbProbeRoute() probe_route;
     SbLog2() log2_rem;
     SbExpCells() exp_threshold;
+    int<32> log_alpha = 0;
+    SB_STEP(log_t_of, md.log_t = log_alpha + md.log_b;)
+    SB_STEP(below_of, md.below = md.qdepth - md.thr;)
 
     // log2(alpha) x 256 of each class (a class without an alpha of its own: the policy's).
-    int<32> log_alpha = 0;
     action set_alpha(int<32> log_value) {
         log_alpha = log_value;
     }
@@ -77,25 +79,40 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
         }
     };
 
+    SB_STEP(probe_qindex, md.qindex = hdr.sb.qindex;)
+    SB_STEP(delta_of, md.delta = (int<32>)(hdr.sb.depth - md.q_prev);)
+
     apply {
+        // First what each kind of packet needs before the registers, then the registers: a
+        // register's actions all sit in one stage, so the probe's access to `depth` and `rem`
+        // must not come earlier in the program than the data packet's, which waits for its queue
+        // index (bf-p4c's placement stops otherwise: "no more tables are placeable").
+        bit<2> path = PATH_NONE;
         if (hdr.pktgen.isValid()) {
             probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
         } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
-            md.q_prev = depth_swap.execute(hdr.sb.qindex);
-            md.delta = (int<32>)(hdr.sb.depth - md.q_prev);
-            rem_update.execute(0);
-            ig_dprsr_md.drop_ctl = 1;
+            probe_qindex.apply();
+            path = PATH_PROBE;
         } else if (hdr.ethernet.isValid()) {
             fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
             class_alpha.apply();
+            path = PATH_DATA;
+        }
+        if (path == PATH_PROBE) {
+            md.q_prev = depth_swap.execute(md.qindex);
+            delta_of.apply();
+            rem_update.execute(0);
+            ig_dprsr_md.drop_ctl = 1;
+        } else if (path == PATH_DATA) {
             md.qdepth = depth_read.execute(md.qindex);
             md.rem = rem_read.execute(0);
             log2_rem.apply(md.rem, md.log_b);
-            exp_threshold.apply(log_alpha + md.log_b, md.thr);
+            log_t_of.apply();
+            exp_threshold.apply(md.log_t, md.thr);
             // Q >= T as the borrow of Q - T (both below 2^31): a Tofino gateway compares a field
             // with a constant, never with another field.
-            bit<32> below = md.qdepth - md.thr;
-            if (below[31:31] == 0) {
+            below_of.apply();
+            if (md.below[31:31] == 0) {
                 ig_dprsr_md.drop_ctl = 1;
             }
         }

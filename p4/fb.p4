@@ -142,6 +142,8 @@ control FbIngress(inout headers_t hdr, inout ig_meta_t md,
         size = 16384;
     }
 
+    SB_STEP(below_of, md.below = md.qdepth - md.thr;)
+
     apply {
         fb_params.apply();
         if (hdr.pktgen.isValid()) {
@@ -202,8 +204,8 @@ control FbIngress(inout headers_t hdr, inout ig_meta_t md,
             fb_shift.apply();
             // Q >= T as the borrow of Q - T (both below 2^31): a Tofino gateway compares a field
             // with a constant, never with another field.
-            bit<32> below = md.qdepth - md.thr;
-            if (below[31:31] == 0) {
+            below_of.apply();
+            if (md.below[31:31] == 0) {
                 ig_dprsr_md.drop_ctl = 1;
             }
         }

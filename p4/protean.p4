@@ -48,9 +48,11 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
     action set_params(int<32> log_long) {
         log_alpha_long = log_long;
     }
+    // Until the control plane sets the default, the initial value above holds: a default
+    // action's argument cannot be negative in the control plane's description of the program.
     table protean_params {
-        actions = { set_params; }
-        default_action = set_params(-256);
+        actions = { set_params; NoAction; }
+        default_action = NoAction();
         size = 1;
     }
 
@@ -115,37 +117,58 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
         }
     };
 
+    SB_STEP(log_t_of, md.log_t = hdr.sb.log_scale + md.log_b;)
+    SB_STEP(log_long_of, md.log_a = log_alpha_long + md.log_b;)
+    SB_STEP(below_of, md.below = md.held - md.thr;)
+    SB_STEP(probe_qindex, md.qindex = hdr.sb.qindex;)
+    SB_STEP(delta_of, md.delta = (int<32>)(hdr.sb.depth - md.q_prev);)
+
     apply {
         protean_params.apply();
+        // First what each kind of packet needs before the registers, then the registers (as in
+        // dt.p4: a register's actions share one stage, so the probe's accesses must not come
+        // earlier in the program than the data packet's, which waits for its queue index).
+        bit<2> path = PATH_NONE;
         if (hdr.pktgen.isValid()) {
             // A new probe: through the queue it measures.
             probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
         } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
+            probe_qindex.apply();
+            path = PATH_PROBE;
+        } else if (hdr.ethernet.isValid()) {
+            fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
+            path = PATH_DATA;
+        }
+        if (path == PATH_PROBE) {
             // A probe back from egress: its queue's depth and threshold factor into the registers.
-            md.q_prev = depth_swap.execute(hdr.sb.qindex);
-            md.delta = (int<32>)(hdr.sb.depth - md.q_prev);
+            md.q_prev = depth_swap.execute(md.qindex);
+            delta_of.apply();
             md.rem = rem_update.execute(0);
             log2_rem.apply(md.rem, md.log_b);
-            exp_threshold.apply(hdr.sb.log_scale + md.log_b, md.thr);
-            incast_thr_write.execute(hdr.sb.qindex);
-            exp_long.apply(log_alpha_long + md.log_b, md.diff);
+            log_t_of.apply();
+            exp_threshold.apply(md.log_t, md.thr);
+            incast_thr_write.execute(md.qindex);
+            log_long_of.apply();
+            exp_long.apply(md.log_a, md.diff);
             long_thr_write.execute(0);
             ig_dprsr_md.drop_ctl = 1;  // a probe ends here
-        } else if (hdr.ethernet.isValid()) {
+        } else if (path == PATH_DATA) {
             // A data packet: Algorithm 1.
-            fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
             md.qdepth = depth_read.execute(md.qindex);
             md.rem = rem_read.execute(0);
+            // Tofino 1 has no compare instruction: each role sets what is compared and its bound,
+            // and one gateway tests the borrow of their difference (held >= thr: refuse).
+            md.held = md.qdepth;
             if (md.role == ROLE_SHORT) {
-                md.drop = md.cells >= md.rem;
+                md.held = md.cells;
+                md.thr = md.rem;
             } else if (md.role == ROLE_LONG) {
                 md.thr = long_thr_read.execute(0);
-                md.drop = md.qdepth >= md.thr;
             } else {
                 md.thr = incast_thr_read.execute(md.qindex);
-                md.drop = md.qdepth >= md.thr;
             }
-            if (md.drop) {
+            below_of.apply();
+            if (md.below[31:31] == 0) {
                 ig_dprsr_md.drop_ctl = 1;
             }
         }
@@ -166,9 +189,11 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
     // The policy's constants here (one default entry, from sharebuf-p4tables).
     int<32> buildup_q8 = 512;      // buildup x 256
     int<32> log_alpha_incast = 0;  // log2(alpha_incast) x 256
+    int<32> log_scale_base = -2048;  // log_alpha_incast - Q8_ONE: g's 8 fraction bits off
     action set_params(int<32> buildup, int<32> log_incast) {
         buildup_q8 = buildup;
         log_alpha_incast = log_incast;
+        log_scale_base = log_incast - Q8_ONE;
     }
     table gradient_params {
         actions = { set_params; }
@@ -215,6 +240,19 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
         }
     };
 
+    SB_STEP(rise_of, md.rise = hdr.sb.depth - md.q_prev;)
+    // One operation per field per step: an action runs in one stage, where an ALU applies one
+    // operation to each field ("action spanning multiple stages" otherwise).
+    SB_STEP(dt_of, md.dt = hdr.sb.tstamp - md.t_prev;)
+    SB_STEP(log_q_of, md.log_t = md.log_a - md.log_b;)
+    SB_STEP(log_t_of, md.log_t = md.log_t - md.log_rate;)
+    // g = g - (g >> beta_shift) + (g_raw >> beta_shift), as ProteanPolicy's tofino arithmetic.
+    SB_STEP(ewma_shifts, md.g_old = hdr.sb.gradient >> SB_BETA_SHIFT;
+                         md.g_new = md.g_raw >> SB_BETA_SHIFT;)
+    SB_STEP(ewma_keep, md.g = hdr.sb.gradient - md.g_old;)
+    SB_STEP(ewma_add, hdr.sb.gradient = md.g + md.g_new; md.g = md.g + md.g_new;)
+    SB_STEP(above_of, md.above = buildup_q8 - md.g;)
+
     apply {
         if (md.meta.origin == ORIGIN_CONTROL && hdr.sb.kind == SB_PROBE) {
             // A probe leaving the queue it measures: Algorithm 2 for that queue.
@@ -227,31 +265,32 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
             queue_rate.apply();
             // |depth - previous| and its sign from one subtraction's borrow (both below 2^31): a
             // Tofino gateway compares a field with a constant, never with another field.
-            bit<32> rise = hdr.sb.depth - md.q_prev;
-            bit<1> falling = rise[31:31];
-            if (falling == 0) {
-                md.dq = rise;
+            rise_of.apply();
+            if (md.rise[31:31] == 0) {
+                md.dq = md.rise;
             } else {
                 md.dq = md.q_prev - hdr.sb.depth;
             }
-            md.dt = hdr.sb.tstamp - md.t_prev;
+            dt_of.apply();
             log2_dq.apply(md.dq, md.log_a);
             log2_dt.apply(md.dt, md.log_b);
             if (md.dq == 0 || md.dt == 0) {  // dt = 0: the software's gradient is 0 too
                 md.g_raw = 0;
             } else {
-                exp_gradient.apply(md.log_a - md.log_b - md.log_rate, md.g_raw);
-                if (falling == 1) {
+                log_q_of.apply();
+                log_t_of.apply();
+                exp_gradient.apply(md.log_t, md.g_raw);
+                if (md.rise[31:31] == 1) {
                     md.g_raw = -md.g_raw;
                 }
             }
-            md.g = hdr.sb.gradient - (hdr.sb.gradient >> SB_BETA_SHIFT) +
-                   (md.g_raw >> SB_BETA_SHIFT);
-            hdr.sb.gradient = md.g;
-            int<32> above = buildup_q8 - md.g;  // g > buildup: negative (gateway: field vs constant)
-            if (above < 0 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
+            ewma_shifts.apply();
+            ewma_keep.apply();
+            ewma_add.apply();
+            above_of.apply();  // g > buildup: negative (a gateway compares with a constant)
+            if (md.above < 0 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
                 log2_g.apply((bit<32>)md.g, md.log_a);
-                hdr.sb.log_scale = md.log_a - Q8_ONE + log_alpha_incast;  // g's 8 fraction bits
+                hdr.sb.log_scale = md.log_a + log_scale_base;
             } else {
                 hdr.sb.log_scale = log_alpha_incast;
             }

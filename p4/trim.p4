@@ -209,6 +209,8 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
         size = SB_MAX_PORTS;
     }
 
+    SB_STEP(kept_of, md.kept = trimmed_total_len - hdr.ipv4.total_len;)
+
     apply {
         if (md.meta.origin == ORIGIN_DATA && eg_intr_md.deflection_flag == 1) {
             // Deflected on drop into the recirculation port: an UPDATE, cut to the trim size.
@@ -224,6 +226,7 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
             hdr.sb.occupied = 0;
             hdr.sb.port = md.meta.port_index;
             update_session.apply();
+            md.mirror_origin = ORIGIN_MIRROR_CONTROL;
             eg_dprsr_md.mirror_type = MIRROR_TYPE_E2E;
             eg_dprsr_md.drop_ctl = 1;
         } else if (md.meta.origin == ORIGIN_MIRROR_TRIM && hdr.ipv4.isValid()) {
@@ -233,8 +236,8 @@ control TrimEgress(inout headers_t hdr, inout eg_meta_t md,
             }
             // total_len > the cut's, as the borrow of cut - total_len (both below 2^15): a Tofino
             // gateway compares a field with a constant, never with another field.
-            bit<16> kept = trimmed_total_len - hdr.ipv4.total_len;
-            if (kept[15:15] == 1) {
+            kept_of.apply();
+            if (md.kept[15:15] == 1) {
                 hdr.ipv4.total_len = trimmed_total_len;
                 if (hdr.udp.isValid()) {
                     // Without this a receiver drops the cut datagram (its length past the end);

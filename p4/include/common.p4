@@ -40,6 +40,20 @@ const bit<8> ORIGIN_CONTROL = 1;         // a control packet (bridged; sharebuf_
 const bit<8> ORIGIN_MIRROR_CONTROL = 2;  // a control packet's copy on its way to recirculation
 const bit<8> ORIGIN_MIRROR_TRIM = 3;     // a data packet cut to the trim size (trim.p4)
 
+// SB_STEP(NAME, STATEMENTS): a keyless table whose one action runs STATEMENTS. What a gateway (an
+// `if`) tests must be computed in a table's action: assigned in an apply block, it is propagated
+// by the midend into the condition as an expression, which a Tofino gateway cannot evaluate
+// (bf-p4c: "condition expression too complex"; likewise a register's index must be one field).
+// Applying a table stops the propagation.
+#define SB_STEP(NAME, STATEMENTS) \
+    action NAME##_run() { STATEMENTS } \
+    table NAME { actions = { NAME##_run; } default_action = NAME##_run(); size = 1; }
+
+// Which kind of packet an ingress is handling, once its first steps are done.
+const bit<2> PATH_NONE = 0;
+const bit<2> PATH_PROBE = 1;  // a probe back from egress
+const bit<2> PATH_DATA = 2;   // a data packet
+
 const MirrorType_t MIRROR_TYPE_I2E = 1;
 const MirrorType_t MIRROR_TYPE_E2E = 2;
 
@@ -63,6 +77,7 @@ struct ig_meta_t {
     bit<16> port_index;   // sharebufd's port number of the egress port
     bit<16> qbase;        // port_index x queues_per_port
     QueueId_t qid;
+    bit<16> qid16;        // qid as wide as qbase: a container's add takes operands of one width
     bit<16> qindex;       // qbase + qid
     bit<8> class_id;
     bit<8> role;
@@ -72,6 +87,10 @@ struct ig_meta_t {
     bit<32> rem;          // the remaining buffer as ingress last heard of it (cells)
     bit<32> thr;          // the threshold the frame is held to (cells)
     bit<32> diff;         // scratch for comparisons
+    // What a gateway tests, computed in an SB_STEP table.
+    bit<32> held;         // what is compared with thr: the queue's depth (or a frame's cells)
+    bit<32> below;        // Q - T: its sign bit is Q < T
+    int<32> log_t;        // the logarithm an exp2 table looks up
     // fb.p4's constants (fb_params): B and the SYNC walk's last queue.
     bit<32> capacity;     // B, cells
     bit<16> last_qindex;  // the last queue of a SYNC walk
@@ -97,6 +116,9 @@ struct ig_meta_t {
 struct eg_meta_t {
     sb_meta_h meta;
     MirrorId_t mirror_session;
+    // What an egress mirror copy is (ORIGIN_MIRROR_CONTROL): a field, as Tofino's deparser takes
+    // no constant in a mirror's field list.
+    bit<8> mirror_origin;
     // protean.p4's gradient (Algorithm 2 in egress), Q.8 logarithms as in ig_meta_t.
     bit<32> q_prev;  // the probed queue's depth at its previous probe
     bit<32> t_prev;  // and the time of that probe
@@ -107,6 +129,13 @@ struct eg_meta_t {
     int<32> log_rate;  // log2 of the queue's port rate in cells per ns
     int<32> g_raw;     // the instantaneous gradient (Q.8)
     int<32> g;         // the smoothed gradient (Q.8)
+    // What a gateway tests, computed in SB_STEP tables.
+    bit<32> rise;      // Q - Qprev: its sign bit is a falling queue
+    int<32> above;     // buildup - g: negative when g > buildup
+    int<32> g_old;     // the EWMA's terms: gradient >> beta_shift
+    int<32> g_new;     // and g_raw >> beta_shift
+    int<32> log_t;     // the logarithm an exp2 table looks up
+    bit<16> kept;      // trim.p4: the cut's IPv4 length - the packet's: negative when it is cut
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,6 +154,7 @@ parser SbIngressParser(packet_in pkt, out headers_t hdr, out ig_meta_t md,
         md.port_index = 0;
         md.qbase = 0;
         md.qid = 0;
+        md.qid16 = 0;
         md.qindex = 0;
         md.class_id = 0;
         md.role = ROLE_INCAST;
@@ -231,6 +261,7 @@ control SbForward(inout headers_t hdr, inout ig_meta_t md,
     action set_class(bit<8> class_id, QueueId_t qid, bit<8> role, bit<8> group) {
         md.class_id = class_id;
         md.qid = qid;
+        md.qid16 = (bit<16>)qid;
         md.role = role;
         md.group = group;
     }
@@ -259,11 +290,14 @@ control SbForward(inout headers_t hdr, inout ig_meta_t md,
         size = 256;
     }
 
+    // The queue's register index (an execute()'s index must be one field: SB_STEP).
+    SB_STEP(qindex_of, md.qindex = md.qbase + md.qid16;)
+
     apply {
         forward.apply();
         classify.apply();
         cells_of_length.apply();
-        md.qindex = md.qbase + (bit<16>)md.qid;
+        qindex_of.apply();
         ig_tm_md.qid = md.qid;
         md.bridge.class_id = md.class_id;
         md.bridge.port_index = md.port_index;
@@ -306,7 +340,9 @@ control SbProbeRoute(inout headers_t hdr, inout ig_meta_t md,
 // ---------------------------------------------------------------------------------------------
 control SbIngressDeparser(packet_out pkt, inout headers_t hdr, in ig_meta_t md,
                           in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
-    Mirror(MIRROR_TYPE_I2E) mirror;
+    // Mirror() with the condition on mirror_type: the form with the type as a constructor
+    // argument fails in this bf-p4c ("Inconsistent mirror selectors", even with one emit).
+    Mirror() mirror;
     apply {
         if (ig_dprsr_md.mirror_type == MIRROR_TYPE_I2E) {
             // The copy egress sees: a trimmed data packet (trim.p4), or a NOTIFY (trim.p4).
@@ -405,6 +441,7 @@ control SbProbeStamp(inout headers_t hdr, inout eg_meta_t md,
             hdr.sb.depth = (bit<32>)eg_intr_md.deq_qdepth;
             hdr.sb.tstamp = eg_prsr_md.global_tstamp[31:0];
             recirculation_session.apply();
+            md.mirror_origin = ORIGIN_MIRROR_CONTROL;
             eg_dprsr_md.mirror_type = MIRROR_TYPE_E2E;
             eg_dprsr_md.drop_ctl = 1;
         }
@@ -413,7 +450,7 @@ control SbProbeStamp(inout headers_t hdr, inout eg_meta_t md,
 
 control SbEgressDeparser(packet_out pkt, inout headers_t hdr, in eg_meta_t md,
                          in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
-    Mirror(MIRROR_TYPE_E2E) mirror;
+    Mirror() mirror;  // as in the ingress deparser
     Checksum() ipv4_checksum;
     apply {
         if (hdr.ipv4.isValid()) {
@@ -425,7 +462,7 @@ control SbEgressDeparser(packet_out pkt, inout headers_t hdr, in eg_meta_t md,
         }
         if (eg_dprsr_md.mirror_type == MIRROR_TYPE_E2E) {
             mirror.emit<sb_meta_h>(md.mirror_session,
-                                   {ORIGIN_MIRROR_CONTROL, md.meta.class_id, md.meta.port_index,
+                                   {md.mirror_origin, md.meta.class_id, md.meta.port_index,
                                     md.meta.qindex});
         }
         // Recirculated control packets keep their sharebuf header; data leaves as it came.

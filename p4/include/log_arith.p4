@@ -22,13 +22,15 @@ const int<32> CELLS_EXP_KEYS = 8192;
 const int<32> Q8_ONE = 2048;  // log2(256) x 256: the logarithm of 1.0 in Q.8
 
 control SbLog2(in bit<32> x, out int<32> log) {
-    action set_log(int<32> value) {
-        log = value;
+    // The parameter is unsigned: a default action's argument goes into the control plane's
+    // description, which takes no negative values (bf-p4c: "Negative values not supported yet").
+    action set_log(bit<32> value) {
+        log = (int<32>)value;
     }
     table log2 {
         key = { x : ternary; }
         actions = { set_log; }
-        default_action = set_log(LOG_OF_ZERO);
+        default_action = set_log((bit<32>)LOG_OF_ZERO);
         size = 8192;
     }
     apply {
@@ -38,6 +40,8 @@ control SbLog2(in bit<32> x, out int<32> log) {
 
 control SbExpGradient(in int<32> s, out int<32> gradient_q8) {
     bit<16> exp_key = 0;
+    int<32> k = 0;
+    SB_STEP(key_of, k = s + GRADIENT_EXP_OFFSET;)
     action set_value(int<32> value) {
         gradient_q8 = value;
     }
@@ -48,14 +52,11 @@ control SbExpGradient(in int<32> s, out int<32> gradient_q8) {
         size = 8192;
     }
     apply {
-        int<32> k = s + GRADIENT_EXP_OFFSET;
+        key_of.apply();  // a gateway tests a field, not s + offset (SB_STEP)
         if (k < 0) {
             gradient_q8 = 0;
         } else {
-            if (k >= GRADIENT_EXP_KEYS) {
-                k = GRADIENT_EXP_KEYS - 1;
-            }
-            exp_key = (bit<16>)(bit<32>)k;
+            exp_key = (bit<16>)(bit<32>)(k < GRADIENT_EXP_KEYS - 1 ? k : GRADIENT_EXP_KEYS - 1);
             exp2.apply();
         }
     }
@@ -76,11 +77,9 @@ control SbExpCells(in int<32> t, out bit<32> cells) {
         if (t < 0) {
             cells = 0;  // under one cell
         } else {
-            int<32> k = t;
-            if (k >= CELLS_EXP_KEYS) {
-                k = CELLS_EXP_KEYS - 1;
-            }
-            exp_key = (bit<16>)(bit<32>)k;
+            // min(t, the last key): one instruction (a second gateway on a second field would
+            // pass the gateway's 4 bytes of input).
+            exp_key = (bit<16>)(bit<32>)(t < CELLS_EXP_KEYS - 1 ? t : CELLS_EXP_KEYS - 1);
             exp2.apply();
         }
     }

@@ -48,7 +48,7 @@ for prog in dt protean fb trim; do
     --label "$prog.p4 (${secs} s)" "$dir/$prog"; then
     fail=1
   fi
-  bfrt=$(find "$dir/$prog" -name bf-rt.json | head -1)
+  bfrt=$(find "$dir/$prog" -name bf-rt.json -o -name bfrt.json | head -1)
   if [ -z "$bfrt" ]; then
     echo "FAIL $prog.p4: the compiler wrote no bf-rt.json"
     fail=1
