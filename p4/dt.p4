@@ -87,23 +87,23 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
         // register's actions all sit in one stage, so the probe's access to `depth` and `rem`
         // must not come earlier in the program than the data packet's, which waits for its queue
         // index (bf-p4c's placement stops otherwise: "no more tables are placeable").
-        bit<2> path = PATH_NONE;
         if (hdr.pktgen.isValid()) {
             probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
         } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
             probe_qindex.apply();
-            path = PATH_PROBE;
         } else if (hdr.ethernet.isValid()) {
             fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
             class_alpha.apply();
-            path = PATH_DATA;
         }
-        if (path == PATH_PROBE) {
+        // Which packet this is, from what nothing above writes (its port, its parsed headers),
+        // so the tests cost no stage: a returning probe came through the recirculation port.
+        if (hdr.sb.isValid() && ig_intr_md.ingress_port[6:0] == RECIRC_PORT_IN_PIPE &&
+            hdr.sb.kind == SB_PROBE) {
             md.q_prev = depth_swap.execute(md.qindex);
             delta_of.apply();
             rem_update.execute(0);
             ig_dprsr_md.drop_ctl = 1;
-        } else if (path == PATH_DATA) {
+        } else if (!hdr.sb.isValid() && hdr.ethernet.isValid()) {
             md.qdepth = depth_read.execute(md.qindex);
             md.rem = rem_read.execute(0);
             log2_rem.apply(md.rem, md.log_b);

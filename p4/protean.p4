@@ -80,9 +80,11 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             value = md.thr;
         }
     };
-    RegisterAction<bit<32>, bit<16>, bit<32>>(incast_thr) incast_thr_read = {
+    // The data packet's tests come out of the registers as a difference whose sign bit says
+    // "below the bound": Q - thr (no compare instruction, and no step of its own).
+    RegisterAction<bit<32>, bit<16>, bit<32>>(incast_thr) incast_below = {
         void apply(inout bit<32> value, out bit<32> rv) {
-            rv = value;
+            rv = md.qdepth - value;
         }
     };
     // Each probe takes its queue's change off Rem.
@@ -97,13 +99,11 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             value = value - md.delta;
         }
     };
-    RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_read = {
+    // A short-role frame: c - Rem. Rem below 0 (read as 0) makes it positive, as 0 would: the
+    // frame does not fit either way.
+    RegisterAction<int<32>, bit<1>, bit<32>>(rem) rem_below = {
         void apply(inout int<32> value, out bit<32> rv) {
-            if (value > 0) {
-                rv = (bit<32>)value;
-            } else {
-                rv = 0;
-            }
+            rv = (bit<32>)((int<32>)md.cells - value);
         }
     };
     RegisterAction<bit<32>, bit<1>, bit<32>>(long_thr) long_thr_write = {
@@ -111,15 +111,14 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             value = md.diff;
         }
     };
-    RegisterAction<bit<32>, bit<1>, bit<32>>(long_thr) long_thr_read = {
+    RegisterAction<bit<32>, bit<1>, bit<32>>(long_thr) long_below = {
         void apply(inout bit<32> value, out bit<32> rv) {
-            rv = value;
+            rv = md.qdepth - value;
         }
     };
 
     SB_STEP(log_t_of, md.log_t = hdr.sb.log_scale + md.log_b;)
     SB_STEP(log_long_of, md.log_a = log_alpha_long + md.log_b;)
-    SB_STEP(below_of, md.below = md.held - md.thr;)
     SB_STEP(probe_qindex, md.qindex = hdr.sb.qindex;)
     SB_STEP(delta_of, md.delta = (int<32>)(hdr.sb.depth - md.q_prev);)
 
@@ -128,18 +127,18 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
         // First what each kind of packet needs before the registers, then the registers (as in
         // dt.p4: a register's actions share one stage, so the probe's accesses must not come
         // earlier in the program than the data packet's, which waits for its queue index).
-        bit<2> path = PATH_NONE;
         if (hdr.pktgen.isValid()) {
             // A new probe: through the queue it measures.
             probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
         } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
             probe_qindex.apply();
-            path = PATH_PROBE;
         } else if (hdr.ethernet.isValid()) {
             fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
-            path = PATH_DATA;
         }
-        if (path == PATH_PROBE) {
+        // Which packet this is, from what nothing above writes (its port, its parsed headers),
+        // so the tests cost no stage: a returning probe came through the recirculation port.
+        if (hdr.sb.isValid() && ig_intr_md.ingress_port[6:0] == RECIRC_PORT_IN_PIPE &&
+            hdr.sb.kind == SB_PROBE) {
             // A probe back from egress: its queue's depth and threshold factor into the registers.
             md.q_prev = depth_swap.execute(md.qindex);
             delta_of.apply();
@@ -152,22 +151,16 @@ control ProteanIngress(inout headers_t hdr, inout ig_meta_t md,
             exp_long.apply(md.log_a, md.diff);
             long_thr_write.execute(0);
             ig_dprsr_md.drop_ctl = 1;  // a probe ends here
-        } else if (path == PATH_DATA) {
+        } else if (!hdr.sb.isValid() && hdr.ethernet.isValid()) {
             // A data packet: Algorithm 1.
             md.qdepth = depth_read.execute(md.qindex);
-            md.rem = rem_read.execute(0);
-            // Tofino 1 has no compare instruction: each role sets what is compared and its bound,
-            // and one gateway tests the borrow of their difference (held >= thr: refuse).
-            md.held = md.qdepth;
             if (md.role == ROLE_SHORT) {
-                md.held = md.cells;
-                md.thr = md.rem;
+                md.below = rem_below.execute(0);
             } else if (md.role == ROLE_LONG) {
-                md.thr = long_thr_read.execute(0);
+                md.below = long_below.execute(0);
             } else {
-                md.thr = incast_thr_read.execute(md.qindex);
+                md.below = incast_below.execute(md.qindex);
             }
-            below_of.apply();
             if (md.below[31:31] == 0) {
                 ig_dprsr_md.drop_ctl = 1;
             }
@@ -246,17 +239,20 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
     SB_STEP(dt_of, md.dt = hdr.sb.tstamp - md.t_prev;)
     SB_STEP(log_q_of, md.log_t = md.log_a - md.log_b;)
     SB_STEP(log_t_of, md.log_t = md.log_t - md.log_rate;)
-    // g = g - (g >> beta_shift) + (g_raw >> beta_shift), as ProteanPolicy's tofino arithmetic.
+    // g = g - (g >> beta_shift) + (g_raw >> beta_shift), as ProteanPolicy's tofino arithmetic;
+    // in the copy's pass g_raw travels in hdr.sb.log_scale.
     SB_STEP(ewma_shifts, md.g_old = hdr.sb.gradient >> SB_BETA_SHIFT;
-                         md.g_new = md.g_raw >> SB_BETA_SHIFT;)
+                         md.g_new = hdr.sb.log_scale >> SB_BETA_SHIFT;)
     SB_STEP(ewma_keep, md.g = hdr.sb.gradient - md.g_old;)
     SB_STEP(ewma_add, hdr.sb.gradient = md.g + md.g_new; md.g = md.g + md.g_new;)
     SB_STEP(above_of, md.above = buildup_q8 - md.g;)
 
     apply {
+        // Algorithm 2 in two passes of egress, both before ingress needs the result: the probe
+        // leaving the queue it measures computes the raw gradient; its mirrored copy, passing the
+        // recirculation port's egress in each pipe on its way to ingress, smooths it, writes it
+        // back and turns it into the threshold's log factor. One pass would take 20 stages.
         if (md.meta.origin == ORIGIN_CONTROL && hdr.sb.kind == SB_PROBE) {
-            // A probe leaving the queue it measures: Algorithm 2 for that queue.
-            gradient_params.apply();
             hdr.sb.depth = (bit<32>)eg_intr_md.deq_qdepth;
             hdr.sb.tstamp = eg_prsr_md.global_tstamp[31:0];
             md.q_prev = depth_swap.execute(hdr.sb.qindex);
@@ -274,19 +270,29 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
             dt_of.apply();
             log2_dq.apply(md.dq, md.log_a);
             log2_dt.apply(md.dt, md.log_b);
+            // g_raw, signed, to the copy in hdr.sb.log_scale (which the copy's pass overwrites).
             if (md.dq == 0 || md.dt == 0) {  // dt = 0: the software's gradient is 0 too
-                md.g_raw = 0;
+                hdr.sb.log_scale = 0;
             } else {
                 log_q_of.apply();
                 log_t_of.apply();
                 exp_gradient.apply(md.log_t, md.g_raw);
                 if (md.rise[31:31] == 1) {
-                    md.g_raw = -md.g_raw;
+                    hdr.sb.log_scale = -md.g_raw;
+                } else {
+                    hdr.sb.log_scale = md.g_raw;
                 }
             }
+            probe_stamp.apply(hdr, md, eg_intr_md, eg_prsr_md, eg_dprsr_md);
+        } else if (md.meta.origin == ORIGIN_MIRROR_CONTROL && hdr.sb.kind == SB_PROBE) {
+            // Its copy on the way to recirculation: the EWMA, g back into the register it came
+            // from (in the other pipes' copies the queue is not theirs, and the write is never
+            // read), and the threshold's log factor for ingress.
+            gradient_params.apply();
             ewma_shifts.apply();
             ewma_keep.apply();
             ewma_add.apply();
+            gradient_write.execute(hdr.sb.qindex);
             above_of.apply();  // g > buildup: negative (a gateway compares with a constant)
             if (md.above < 0 && hdr.sb.depth != 0) {  // an empty queue: DT's threshold
                 log2_g.apply((bit<32>)md.g, md.log_a);
@@ -294,11 +300,6 @@ control ProteanEgress(inout headers_t hdr, inout eg_meta_t md,
             } else {
                 hdr.sb.log_scale = log_alpha_incast;
             }
-            probe_stamp.apply(hdr, md, eg_intr_md, eg_prsr_md, eg_dprsr_md);
-        } else if (md.meta.origin == ORIGIN_MIRROR_CONTROL && hdr.sb.kind == SB_PROBE) {
-            // Its copy on the way to recirculation: g back into the register it came from (in
-            // the other pipes' copies the queue is not theirs, and the write is never read).
-            gradient_write.execute(hdr.sb.qindex);
         }
     }
 }

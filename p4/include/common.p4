@@ -49,11 +49,6 @@ const bit<8> ORIGIN_MIRROR_TRIM = 3;     // a data packet cut to the trim size (
     action NAME##_run() { STATEMENTS } \
     table NAME { actions = { NAME##_run; } default_action = NAME##_run(); size = 1; }
 
-// Which kind of packet an ingress is handling, once its first steps are done.
-const bit<2> PATH_NONE = 0;
-const bit<2> PATH_PROBE = 1;  // a probe back from egress
-const bit<2> PATH_DATA = 2;   // a data packet
-
 const MirrorType_t MIRROR_TYPE_I2E = 1;
 const MirrorType_t MIRROR_TYPE_E2E = 2;
 

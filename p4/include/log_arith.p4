@@ -10,7 +10,7 @@
  *   Log2: x (bit<32>) -> log2(x) x 256 (int<32>); x = 0 misses: LOG_OF_ZERO.
  *   ExpGradient: key = s + GRADIENT_EXP_OFFSET, s a Q.8 logarithm in [-2048, 5888)
  *                -> 2^(s/256) x 256 (a gradient in Q.8); below the range 0.
- *   ExpCells: key = t, t a Q.8 logarithm in [0, 8192) -> 2^(t/256) rounded (cells).
+ *   ExpCells: key = t, t a Q.8 logarithm in [0, 16384) -> 2^(min(t, 8191)/256) rounded (cells).
  */
 #ifndef SHAREBUF_LOG_ARITH_P4
 #define SHAREBUF_LOG_ARITH_P4
@@ -18,7 +18,6 @@
 const int<32> LOG_OF_ZERO = -1073741824;
 const int<32> GRADIENT_EXP_OFFSET = 2048;
 const int<32> GRADIENT_EXP_KEYS = 7936;  // gradients below 2^23: x 256 fits an int<32>
-const int<32> CELLS_EXP_KEYS = 8192;
 const int<32> Q8_ONE = 2048;  // log2(256) x 256: the logarithm of 1.0 in Q.8
 
 control SbLog2(in bit<32> x, out int<32> log) {
@@ -31,7 +30,10 @@ control SbLog2(in bit<32> x, out int<32> log) {
         key = { x : ternary; }
         actions = { set_log; }
         default_action = set_log((bit<32>)LOG_OF_ZERO);
-        size = 8192;
+        // sharebuf-p4tables writes 6399 entries (a range of 256 per leading-one position, fewer
+        // where the low positions have fewer values): 13 TCAM blocks of 512, not 16, so the
+        // table and what shares its stage fit one stage.
+        size = 6400;
     }
     apply {
         log2.apply();
@@ -63,23 +65,23 @@ control SbExpGradient(in int<32> s, out int<32> gradient_q8) {
 }
 
 control SbExpCells(in int<32> t, out bit<32> cells) {
-    bit<16> exp_key = 0;
     action set_value(bit<32> value) {
         cells = value;
     }
+    // Keyed on t itself, no clamp step (a stage protean.p4 cannot spare): the keys of
+    // [0, 8192) and, for [8192, 16384), the last value again — the software's clamp. t stays
+    // below 16384: a logarithm of a 32-bit number is below 8192, and alpha (at most 1024) and
+    // the gradient's factor add less than the rest of the range.
     table exp2 {
-        key = { exp_key : exact; }
+        key = { t : exact; }
         actions = { set_value; }
         default_action = set_value(0);
-        size = 8192;
+        size = 16384;
     }
     apply {
         if (t < 0) {
             cells = 0;  // under one cell
         } else {
-            // min(t, the last key): one instruction (a second gateway on a second field would
-            // pass the gateway's 4 bytes of input).
-            exp_key = (bit<16>)(bit<32>)(t < CELLS_EXP_KEYS - 1 ? t : CELLS_EXP_KEYS - 1);
             exp2.apply();
         }
     }

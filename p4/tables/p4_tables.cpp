@@ -414,8 +414,19 @@ void log_tables(Context& c, const std::string& control, const std::vector<std::s
   };
   for (const std::string& inst : gradient)
     fill(inst, "exp2", "set_value", TofinoArithmetic::gradient_exp_entries(), exact);
+  // The cells tables are keyed on the logarithm itself (include/log_arith.p4: a clamp step would
+  // cost protean.p4 a stage): the software's keys, then up to twice as many holding the last
+  // value, which is the software's clamp (TofinoArithmetic::exp_cells).
+  std::vector<policies::ExactEntry> cell_entries = TofinoArithmetic::cells_exp_entries();
+  const policies::ExactEntry last = cell_entries.back();
+  for (uint32_t key = TofinoArithmetic::kCellsExpKeys; key < 2 * TofinoArithmetic::kCellsExpKeys;
+       ++key)
+    cell_entries.push_back(policies::ExactEntry{.key = key, .result = last.result});
   for (const std::string& inst : cells)
-    fill(inst, "exp2", "set_value", TofinoArithmetic::cells_exp_entries(), exact);
+    fill(inst, "exp2", "set_value", cell_entries,
+         [](const policies::ExactEntry& e, const std::string& a) {
+           return entry({{"t", {{"exact", e.key}}}}, a, {{"value", e.result}});
+         });
 }
 
 void dt(Context& c, json& out) {
