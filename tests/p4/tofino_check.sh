@@ -17,7 +17,8 @@ compiler=${BF_P4C:-}
 [ -n "$compiler" ] || { [ -x /opt/bf-p4c/bin/bf-p4c ] && compiler=/opt/bf-p4c/bin/bf-p4c; } || true
 if [ -z "$compiler" ] || [ ! -x "$compiler" ]; then
   echo "SKIP: no Tofino compiler (looked at \$BF_P4C, bf-p4c on PATH, /opt/bf-p4c/bin/bf-p4c);"
-  echo "      p4/README.md, 'The Tofino compiler', says how to build it from p4lang/p4c"
+  echo "      p4/compiler/build.sh builds it (about an hour on 2 cores; p4/README.md, 'The Tofino"
+  echo "      compiler', says how, also from p4lang/p4c without the sources beside the repository)"
   exit 77
 fi
 dir=$(mktemp -d)
