@@ -46,6 +46,13 @@ class NetnsChecks(unittest.TestCase):
         bad = json.dumps({"OutSegs": 20000, "TCPDSACKRecv": 30})
         self.assertTrue(quiet(netns_checks.tcp_kept_order, tcp, before, good, stats))
         self.assertFalse(quiet(netns_checks.tcp_kept_order, tcp, before, bad, stats))
+        # SACK reorder counts beside switch drops (loss recovery) pass; without drops they fail.
+        reorder = json.dumps({"OutSegs": 20000, "TCPDSACKRecv": 1, "TCPSACKReorder": 15})
+        self.assertFalse(quiet(netns_checks.tcp_kept_order, tcp, before, reorder, stats))
+        dropping = self.write("drops.json", {"ports": [
+            {"rx_frames": 20000, "ring_drops": 0, "tx_errors": 0,
+             "queues": [{"dropped": {"pool_full": 120}}]}]})
+        self.assertTrue(quiet(netns_checks.tcp_kept_order, tcp, before, reorder, dropping))
 
     def test_trimmed_receiver_needs_every_property(self):
         good = {"trimmed": 500, "whole": 5000, "trimmed_bad_ipv4": 0, "trimmed_bad_udp": 0,
