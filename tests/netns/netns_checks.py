@@ -171,7 +171,12 @@ def tcp_kept_order(tcp_json, send_before, send_after, stats_json, recv_before="{
     # SACKed): with the switch dropping, as it does when a loaded machine starves its egress
     # (measured: 110-1771 drops, 11-15 reorder counts, 0-1 DSACK), DSACK alone, a retransmission
     # the receiver already had, is the evidence of reordering.
-    return segs > 10000 and rx > 10000 and dsack <= 10 and (reorder <= 10 or drops > 0)
+    # And the counter's limit grows with the stream: af_xdp's two receive queues per port gave, on
+    # an idle machine, 20 reorder counts (2 DSACK) in one run of five over 1.2 million segments,
+    # where reading the queues out of order gives thousands.
+    reorder_limit = max(10, segs // 20000)
+    return (segs > 10000 and rx > 10000 and dsack <= 10
+            and (reorder <= reorder_limit or drops > 0))
 
 
 def rx_workers(status_json, expr):
