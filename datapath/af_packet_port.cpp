@@ -86,11 +86,11 @@ AfPacketPort::Ring AfPacketPort::setup_ring(int fd, int option, uint32_t frame_s
 
 void AfPacketPort::open_rx_lane(RxLane& lane, int ifindex, uint32_t frame_size,
                                 uint32_t rx_frames) {
-  lane.fd = open_socket(name_, ETH_P_ALL);
-  set_int(lane.fd, SOL_PACKET, PACKET_VERSION, TPACKET_V2, name_, "PACKET_VERSION");
-  set_int(lane.fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, name_, "PACKET_IGNORE_OUTGOING");
-  lane.ring = setup_ring(lane.fd, PACKET_RX_RING, frame_size, rx_frames, name_);
-  bind_socket(lane.fd, name_, ifindex, ETH_P_ALL);
+  lane.fd = open_socket(name(), ETH_P_ALL);
+  set_int(lane.fd, SOL_PACKET, PACKET_VERSION, TPACKET_V2, name(), "PACKET_VERSION");
+  set_int(lane.fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, name(), "PACKET_IGNORE_OUTGOING");
+  lane.ring = setup_ring(lane.fd, PACKET_RX_RING, frame_size, rx_frames, name());
+  bind_socket(lane.fd, name(), ifindex, ETH_P_ALL);
 }
 
 void AfPacketPort::join_fanout(uint32_t lanes) {
@@ -99,21 +99,21 @@ void AfPacketPort::join_fanout(uint32_t lanes) {
   // (fanout_demux_cpu: smp_processor_id() % members).
   const int first = (PACKET_FANOUT_CPU | PACKET_FANOUT_FLAG_UNIQUEID) << 16;
   if (setsockopt(rx_[0].fd, SOL_PACKET, PACKET_FANOUT, &first, sizeof first) != 0)
-    throw sys_error(name_, "setsockopt PACKET_FANOUT (fanout by CPU)");
+    throw sys_error(name(), "setsockopt PACKET_FANOUT (fanout by CPU)");
   int group = 0;
   socklen_t len = sizeof group;
   if (getsockopt(rx_[0].fd, SOL_PACKET, PACKET_FANOUT, &group, &len) != 0)
-    throw sys_error(name_, "getsockopt PACKET_FANOUT");
+    throw sys_error(name(), "getsockopt PACKET_FANOUT");
   const int join = (PACKET_FANOUT_CPU << 16) | (group & 0xffff);
   for (uint32_t i = 1; i < lanes; ++i) {
     if (setsockopt(rx_[i].fd, SOL_PACKET, PACKET_FANOUT, &join, sizeof join) != 0)
-      throw sys_error(name_, "setsockopt PACKET_FANOUT (joining lane " + std::to_string(i) + ")");
+      throw sys_error(name(), "setsockopt PACKET_FANOUT (joining lane " + std::to_string(i) + ")");
   }
 }
 
 AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
                            uint32_t tx_batch, uint32_t rx_lanes, bool rx_xdp)
-    : name_(ifname), mtu_(mtu), rx_(rx_xdp ? 0 : std::max<uint32_t>(1, rx_lanes)) {
+    : PortIo(ifname, mtu), rx_(rx_xdp ? 0 : std::max<uint32_t>(1, rx_lanes)) {
   // Room for the TPACKET header, Ethernet + two VLAN tags, and the MTU.
   const uint32_t frame_size = round_up_pow2(TPACKET_ALIGN(TPACKET2_HDRLEN) + 14 + 8 + mtu + 64);
   try {
@@ -122,21 +122,20 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     if (rx_.size() > 1) join_fanout(static_cast<uint32_t>(rx_.size()));
     // The kernel puts the network header of a frame at TPACKET_ALIGN(header + 16) into the slot
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
-    rx_capacity_ = frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14);
+    set_rx_capacity(frame_size -
+                    static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14));
     if (rx_xdp) {
       xsk_ = std::make_unique<XskRx>(ifname, ifindex, mtu, rx_frames);
-      rx_capacity_ = xsk_->capacity();
+      set_rx_capacity(xsk_->capacity());
     }
 
     // Protocol 0: this socket receives nothing, it only sends.
     tx_fd_ = open_socket(ifname, 0);
     set_int(tx_fd_, SOL_PACKET, PACKET_QDISC_BYPASS, 1, ifname, "PACKET_QDISC_BYPASS");
     bind_socket(tx_fd_, ifname, ifindex, 0);
-    tx_slot_bytes_ = frame_size;
-    tx_batch_ = std::min<uint32_t>(kMaxTxBatch, std::max<uint32_t>(1, tx_batch));
-    tx_staging_ = std::make_unique<uint8_t[]>(size_t{tx_batch_} * tx_slot_bytes_);
-    for (uint32_t i = 0; i < tx_batch_; ++i) {
-      tx_iov_[i].iov_base = tx_staging_.get() + size_t{i} * tx_slot_bytes_;
+    init_tx(frame_size, tx_batch);
+    for (uint32_t i = 0; i < this->tx_batch(); ++i) {
+      tx_iov_[i].iov_base = tx_frame(i);
       tx_msgs_[i] = mmsghdr{};
       tx_msgs_[i].msg_hdr.msg_iov = &tx_iov_[i];
       tx_msgs_[i].msg_hdr.msg_iovlen = 1;
@@ -166,30 +165,39 @@ void AfPacketPort::close_all() noexcept {
   tx_fd_ = -1;
 }
 
-bool AfPacketPort::rx_peek(RxFrame& frame, uint32_t lane) noexcept {
-  if (xsk_ != nullptr) return xsk_->peek(frame);
-  const Ring& ring = rx_[lane].ring;
-  auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(ring.next));
-  // acquire pairs with the kernel's release of the slot (smp_wmb before setting tp_status).
-  const uint32_t status = __atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE);
-  if ((status & TP_STATUS_USER) == 0) return false;
-  frame.data = reinterpret_cast<const uint8_t*>(hdr) + hdr->tp_mac;
-  frame.len = hdr->tp_snaplen;
-  frame.wire_len = hdr->tp_len;
-  frame.vlan_valid = (status & TP_STATUS_VLAN_VALID) != 0;
-  frame.vlan_tci = hdr->tp_vlan_tci;
-  frame.vlan_tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? hdr->tp_vlan_tpid : 0x8100;
-  frame.checksum_partial = (status & TP_STATUS_CSUMNOTREADY) != 0;
-  frame.ring_realtime_ns = uint64_t{hdr->tp_sec} * 1'000'000'000ull + hdr->tp_nsec;
-  return true;
+uint32_t AfPacketPort::rx_burst(RxFrame* frames, uint32_t max, uint32_t lane) noexcept {
+  if (xsk_ != nullptr) return xsk_->peek_burst(frames, max);
+  RxLane& l = rx_[lane];
+  const Ring& ring = l.ring;
+  uint32_t n = 0;
+  for (uint32_t slot = ring.next; n < max && n < ring.frames; slot = (slot + 1) % ring.frames) {
+    auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(slot));
+    // acquire pairs with the kernel's release of the slot (smp_wmb before setting tp_status).
+    const uint32_t status = __atomic_load_n(&hdr->tp_status, __ATOMIC_ACQUIRE);
+    if ((status & TP_STATUS_USER) == 0) break;
+    RxFrame& frame = frames[n++];
+    frame.data = reinterpret_cast<const uint8_t*>(hdr) + hdr->tp_mac;
+    frame.len = hdr->tp_snaplen;
+    frame.wire_len = hdr->tp_len;
+    frame.vlan_valid = (status & TP_STATUS_VLAN_VALID) != 0;
+    frame.vlan_tci = hdr->tp_vlan_tci;
+    frame.vlan_tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? hdr->tp_vlan_tpid : 0x8100;
+    frame.checksum_partial = (status & TP_STATUS_CSUMNOTREADY) != 0;
+    frame.ring_realtime_ns = uint64_t{hdr->tp_sec} * 1'000'000'000ull + hdr->tp_nsec;
+  }
+  l.held = n;
+  return n;
 }
 
 void AfPacketPort::rx_release(uint32_t lane) noexcept {
-  if (xsk_ != nullptr) return xsk_->release();
-  Ring& ring = rx_[lane].ring;
-  auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(ring.next));
-  __atomic_store_n(&hdr->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
-  ring.next = (ring.next + 1) % ring.frames;
+  if (xsk_ != nullptr) return xsk_->release_burst();
+  RxLane& l = rx_[lane];
+  Ring& ring = l.ring;
+  for (; l.held != 0; --l.held) {
+    auto* hdr = reinterpret_cast<tpacket2_hdr*>(ring.frame(ring.next));
+    __atomic_store_n(&hdr->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+    ring.next = (ring.next + 1) % ring.frames;
+  }
 }
 
 uint64_t AfPacketPort::rx_ring_drops(uint32_t lane) noexcept {
@@ -201,22 +209,12 @@ uint64_t AfPacketPort::rx_ring_drops(uint32_t lane) noexcept {
   return stats.tp_drops;
 }
 
-uint8_t* AfPacketPort::tx_slot(uint32_t* room) noexcept {
-  if (tx_count_ == tx_batch_) return nullptr;
-  *room = tx_slot_bytes_;
-  return static_cast<uint8_t*>(tx_iov_[tx_count_].iov_base);
-}
-
-void AfPacketPort::tx_commit(uint32_t len, uint64_t stamp_ns) noexcept {
-  tx_stamp_[tx_count_] = stamp_ns;
-  tx_iov_[tx_count_++].iov_len = len;
-}
-
-bool AfPacketPort::tx_kick(buffer::DelayHistogram* sent) noexcept {
+uint32_t AfPacketPort::tx_send(uint32_t count, uint64_t* hard_errors) noexcept {
+  for (uint32_t i = 0; i < count; ++i)
+    tx_iov_[i].iov_len = tx_len(i);
   uint32_t done = 0;
-  bool ok = true;
-  while (done < tx_count_) {
-    const int n = sendmmsg(tx_fd_, &tx_msgs_[done], tx_count_ - done, MSG_DONTWAIT);
+  while (done < count) {
+    const int n = sendmmsg(tx_fd_, &tx_msgs_[done], count - done, MSG_DONTWAIT);
     if (n > 0) {
       done += static_cast<uint32_t>(n);
       continue;
@@ -224,26 +222,10 @@ bool AfPacketPort::tx_kick(buffer::DelayHistogram* sent) noexcept {
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) break;  // retry next kick
     // A hard error on the first frame: drop it so the rest can go.
-    ok = false;
-    ++tx_dropped_;
+    ++*hard_errors;
     ++done;
   }
-  if (done != 0) {
-    if (sent != nullptr) {
-      const uint64_t now = monotonic_ns();
-      for (uint32_t i = 0; i < done; ++i) {
-        if (tx_stamp_[i] != 0) sent->record(now - std::min(now, tx_stamp_[i]));
-      }
-    }
-    // Keep what the kernel did not take, in order, at the front of the staging slots.
-    for (uint32_t i = done; i < tx_count_; ++i) {
-      std::memcpy(tx_iov_[i - done].iov_base, tx_iov_[i].iov_base, tx_iov_[i].iov_len);
-      tx_iov_[i - done].iov_len = tx_iov_[i].iov_len;
-      tx_stamp_[i - done] = tx_stamp_[i];
-    }
-    tx_count_ -= done;
-  }
-  return ok;
+  return done;
 }
 
 void AfPacketPort::tx_wait(int timeout_ms) noexcept {

@@ -182,8 +182,8 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   // but for the moments another worker takes the answers to what it sent (run()). A per-CPU
   // lane has one reader only.
   if (!per_cpu_ && port.rx_owned.exchange(true, std::memory_order_acquire)) return 0;
-  RxFrame rx;
-  if (!port.io->rx_peek(rx, lane_)) {
+  const uint32_t n = port.io->rx_burst(burst_.data(), kBurst, lane_);
+  if (n == 0) {
     if (!per_cpu_) port.rx_owned.store(false, std::memory_order_release);
     return 0;
   }
@@ -193,16 +193,16 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   const uint64_t now = monotonic_ns();
   const uint64_t real_now = realtime_ns();  // the ring stamps' clock (hop_latency.h)
   const buffer::BufferView view = model::ingress_view(policy, core_.buffer, now);
-  if (woke) port.latency.record_since_ring(HopLatency::kWakeup, rx.ring_realtime_ns, real_now);
-  uint32_t n = 0;
+  if (woke) port.latency.record_since_ring(HopLatency::kWakeup, burst_[0].ring_realtime_ns, real_now);
   policy.begin_burst();  // nothing below calls the policy's egress hooks (flush_pending is after)
-  for (; n < static_cast<uint32_t>(kBurst) && port.io->rx_peek(rx, lane_); ++n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const RxFrame& rx = burst_[i];
     port.latency.record_since_ring(HopLatency::kRingToRx, rx.ring_realtime_ns, real_now);
     if (per_cpu_) note_arrival_order(rx.ring_realtime_ns);
     frame_ns_ = ring_arrival_ns(rx, now, real_now);
     handle(rx, policy, view, now, cache);
-    port.io->rx_release(lane_);
   }
+  port.io->rx_release(lane_);
   policy.end_burst();
   if (!per_cpu_) port.rx_owned.store(false, std::memory_order_release);
   core_.rx_parking[worker_]->frames.fetch_add(n, std::memory_order_relaxed);
@@ -243,8 +243,8 @@ void RxWorker::flush_pending(buffer::CellCache& cache) {
       signal.wake();
       continue;
     }
-    path.send_burst(cache, kInlineBudget);
-    const bool more = path.any_queued();
+    const EgressPath::Result r = path.send_burst(cache, kInlineBudget);
+    const bool more = r.stop != EgressPath::Stop::kEmpty || path.any_queued();
     path.release();
     if (more) signal.wake();
     if (std::find(ports_.begin(), ports_.end(), out_port) == ports_.end())

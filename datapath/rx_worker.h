@@ -25,11 +25,13 @@
 // counted per port (rx_out_of_order).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "buffer/cell_pool.h"
-#include "datapath/af_packet_port.h"
+#include "datapath/port_io.h"
+#include "datapath/rx_frame.h"
 #include "datapath/switch_core.h"
 #include "model/frame_trim.h"
 #include "model/overflow_step.h"
@@ -38,7 +40,7 @@ namespace sharebuf::datapath {
 
 class RxWorker : private model::OverflowStep::Sink {
  public:
-  static constexpr int kBurst = 64;
+  static constexpr uint32_t kBurst = 64;
   // Frames an RX worker sends inline for an idle port before handing over to its egress worker.
   static constexpr uint32_t kInlineBudget = 64;
   // A parked worker's ring that gives the first worker this many frames at once is busy: its
@@ -97,7 +99,8 @@ class RxWorker : private model::OverflowStep::Sink {
   uint64_t frame_ns_ = 0;         // the frame being handled reached its ring (ring_arrival_ns)
   uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next
-  std::vector<uint8_t> scratch_;  // a frame with its VLAN tag put back
+  std::array<RxFrame, kBurst> burst_;  // the frames of the burst being handled
+  std::vector<uint8_t> scratch_;       // a frame with its VLAN tag put back
   model::OverflowStep overflow_;  // admission with trimming's overflow actions
 };
 

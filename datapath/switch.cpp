@@ -14,11 +14,27 @@
 
 #include <spdlog/spdlog.h>
 
+#include "datapath/af_packet_port.h"
 #include "datapath/egress_worker.h"
 #include "datapath/port_lock.h"
 #include "datapath/rx_worker.h"
 
 namespace sharebuf::datapath {
+namespace {
+
+// Shaper depth when idle: two full frames, or 500 us at the port rate, whichever is larger, so an
+// idle port does not burst much. While backlogged: up to 20 ms at the rate, because on a loaded
+// 2-core host the egress thread wakes milliseconds late, and a plain bucket then forfeits the
+// credit: a 100 Mbit/s port sent 70-84 Mbit/s beside two CPU-bound processes.
+void set_rates(PortRuntime& port, uint32_t mtu) {
+  const uint64_t max_frame = mtu + 64;
+  const uint64_t bytes_per_ms = port.config.rate_bps / 8 / 1000;
+  port.shaper.set_rate(port.config.rate_bps, std::max<uint64_t>(2 * max_frame, bytes_per_ms / 2),
+                       std::max<uint64_t>(2 * max_frame, 20 * bytes_per_ms));
+  port.clock.set_rate(port.config.rate_bps, port.shaper.catchup_ns());
+}
+
+}  // namespace
 
 Switch::Switch(const model::SwitchConfig& config)
     : core_(std::make_unique<SwitchCore>(config)),
@@ -62,16 +78,24 @@ Switch::Switch(const model::SwitchConfig& config)
     port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
                                               port->config.rx_ring_frames, port->config.tx_batch,
                                               lanes, core_->config.rx_io == model::RxIo::kAfXdp);
-    // Shaper depth when idle: two full frames, or 500 us at the port rate, whichever is larger,
-    // so an idle port does not burst much. While backlogged: up to 20 ms at the rate, because on
-    // a loaded 2-core host the egress thread wakes milliseconds late, and a plain bucket then
-    // forfeits the credit: a 100 Mbit/s port sent 70-84 Mbit/s beside two CPU-bound processes.
-    const uint64_t max_frame = port->link.mtu + 64;
-    const uint64_t bytes_per_ms = port->config.rate_bps / 8 / 1000;
-    port->shaper.set_rate(port->config.rate_bps,
-                          std::max<uint64_t>(2 * max_frame, bytes_per_ms / 2),
-                          std::max<uint64_t>(2 * max_frame, 20 * bytes_per_ms));
-    port->clock.set_rate(port->config.rate_bps, port->shaper.catchup_ns());
+    set_rates(*port, port->link.mtu);
+  }
+}
+
+Switch::Switch(const model::SwitchConfig& config, std::vector<std::unique_ptr<PortIo>> ports)
+    : core_(std::make_unique<SwitchCore>(config)),
+      control_(std::make_unique<SwitchControl>(*core_)) {
+  if (ports.size() != core_->ports.size())
+    throw std::invalid_argument("Switch: " + std::to_string(ports.size()) + " port I/Os for " +
+                                std::to_string(core_->ports.size()) + " configured ports");
+  core_->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (core_->stop_fd < 0) throw std::runtime_error("eventfd failed");
+  for (size_t i = 0; i < ports.size(); ++i) {
+    PortRuntime& port = *core_->ports[i];
+    port.io = std::move(ports[i]);
+    port.link.mtu = port.io->mtu();
+    if (port.config.storm_pps != 0) port.storm.set_rate(port.config.storm_pps);
+    set_rates(port, port.io->mtu());
   }
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "datapath/port_io.h"
 #include "datapath/switch_control.h"
 #include "model/switch_config.h"
 
@@ -20,6 +21,10 @@ class Switch {
   // Opens every port. Throws std::runtime_error (interface missing, no permission, ...) or
   // policies::ConfigError (bad policy parameters).
   explicit Switch(const model::SwitchConfig& config);
+  // A switch over ports the caller made, one per configured port in order (in-memory ports in the
+  // datapath's tests, datapath/memory_port.h): no interface is claimed or inspected; everything
+  // else as above. Throws std::invalid_argument if the counts differ.
+  Switch(const model::SwitchConfig& config, std::vector<std::unique_ptr<PortIo>> ports);
   ~Switch();
   Switch(const Switch&) = delete;
   Switch& operator=(const Switch&) = delete;

@@ -1,5 +1,5 @@
 // SwitchCore: the state every datapath thread shares — the shared buffer, the active policy, the
-// MAC table, the classifier, and per port its socket pair, counters, scheduler, shaper and the
+// MAC table, the classifier, and per port its I/O (datapath/port_io.h), counters, scheduler, shaper and the
 // egress worker's wake-up signal. Switch (switch.h) owns it and the threads.
 //
 // Thread-safety: the policy pointer is an atomic that RX workers load once per batch and egress
@@ -16,7 +16,6 @@
 
 #include "buffer/shared_buffer.h"
 #include "common/spin_lock.h"
-#include "datapath/af_packet_port.h"
 #include "datapath/clocks.h"
 #include "datapath/epochs.h"
 #include "datapath/frame_capture.h"
@@ -24,6 +23,7 @@
 #include "datapath/link_control.h"
 #include "datapath/port_claim.h"
 #include "datapath/port_counters.h"
+#include "datapath/port_io.h"
 #include "datapath/storm_control.h"
 #include "model/classifier.h"
 #include "model/departure_clock.h"
@@ -62,7 +62,7 @@ struct PortRuntime {
   // Declared before `io`: the sockets close before the claim restores the interface.
   std::unique_ptr<PortClaim> claim;
   LinkInfo link;  // as found at the start (claim->link())
-  std::unique_ptr<AfPacketPort> io;
+  std::unique_ptr<PortIo> io;  // AfPacketPort in the daemon; MemoryPort in tests
   PortCounters counters;
   HopLatency latency;
   StormControl storm;  // under storm_lock: in per-CPU mode every RX worker reads the port

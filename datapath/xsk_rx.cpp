@@ -272,54 +272,62 @@ void XskRx::close_all() noexcept {
   }
 }
 
-bool XskRx::peek(RxFrame& frame) noexcept {
-  // The frame that reached the port first, by the XDP program's stamps, of the queues' heads: the
-  // port is served in arrival order, as one ring (or a hardware port's FIFO) would serve it, and
-  // no queue waits behind another that never runs empty.
-  Sock* best = nullptr;
-  const xdp_desc* best_desc = nullptr;
-  uint64_t best_stamp = 0;
-  for (uint32_t i = 0; i < socks_.size(); ++i) {
-    Ring& rx = socks_[i].rx;
-    if (rx.cached_cons == rx.cached_prod) {
-      // acquire pairs with the kernel's release of the producer index after writing the entry.
-      rx.cached_prod = __atomic_load_n(rx.producer, __ATOMIC_ACQUIRE);
-      if (rx.cached_cons == rx.cached_prod) continue;
+uint32_t XskRx::peek_burst(RxFrame* frames, uint32_t max) noexcept {
+  uint32_t n = 0;
+  for (; n < max; ++n) {
+    // The frame that reached the port first, by the XDP program's stamps, of the queues' next
+    // frames: the port is served in arrival order, as one ring (or a hardware port's FIFO) would
+    // serve it, and no queue waits behind another that never runs empty.
+    Sock* best = nullptr;
+    const xdp_desc* best_desc = nullptr;
+    uint64_t best_stamp = 0;
+    for (Sock& s : socks_) {
+      Ring& rx = s.rx;
+      if (rx.cached_cons + s.held == rx.cached_prod) {
+        // acquire pairs with the kernel's release of the producer index after writing the entry.
+        rx.cached_prod = __atomic_load_n(rx.producer, __ATOMIC_ACQUIRE);
+        if (rx.cached_cons + s.held == rx.cached_prod) continue;
+      }
+      const xdp_desc& d = static_cast<const xdp_desc*>(rx.desc)[(rx.cached_cons + s.held) & rx.mask];
+      // The XDP program's stamp, 8 bytes in front of the frame (CLOCK_MONOTONIC).
+      uint64_t stamp = 0;
+      std::memcpy(&stamp, s.umem + d.addr - sizeof stamp, sizeof stamp);
+      if (best == nullptr || stamp < best_stamp) {
+        best = &s;
+        best_desc = &d;
+        best_stamp = stamp;
+      }
     }
-    const xdp_desc& d = static_cast<const xdp_desc*>(rx.desc)[rx.cached_cons & rx.mask];
-    // The XDP program's stamp, 8 bytes in front of the frame (CLOCK_MONOTONIC).
-    uint64_t stamp = 0;
-    std::memcpy(&stamp, socks_[i].umem + d.addr - sizeof stamp, sizeof stamp);
-    if (best == nullptr || stamp < best_stamp) {
-      best = &socks_[i];
-      best_desc = &d;
-      best_stamp = stamp;
-      current_ = i;
-    }
+    if (best == nullptr) break;
+    ++best->held;
+    RxFrame& frame = frames[n];
+    frame.data = best->umem + best_desc->addr;
+    frame.len = best_desc->len;
+    frame.wire_len = best_desc->len;
+    frame.vlan_valid = false;
+    frame.vlan_tci = 0;
+    frame.vlan_tpid = 0x8100;
+    frame.checksum_partial = false;
+    frame.ring_realtime_ns =
+        best_stamp == 0 ? 0 : best_stamp + realtime_offset_ns_.load(std::memory_order_relaxed);
   }
-  if (best == nullptr) return false;
-  frame.data = best->umem + best_desc->addr;
-  frame.len = best_desc->len;
-  frame.wire_len = best_desc->len;
-  frame.vlan_valid = false;
-  frame.vlan_tci = 0;
-  frame.vlan_tpid = 0x8100;
-  frame.checksum_partial = false;
-  frame.ring_realtime_ns =
-      best_stamp == 0 ? 0 : best_stamp + realtime_offset_ns_.load(std::memory_order_relaxed);
-  peeked_addr_ = best_desc->addr;
-  peeked_ = true;
-  return true;
+  return n;
 }
 
-void XskRx::release() noexcept {
-  if (!peeked_) return;
-  peeked_ = false;
-  Sock& s = socks_[current_];
-  // The buffer back to the kernel (it masks the address down to its chunk), then the RX slot.
-  static_cast<uint64_t*>(s.fill.desc)[s.fill.cached_prod & s.fill.mask] = peeked_addr_;
-  __atomic_store_n(s.fill.producer, ++s.fill.cached_prod, __ATOMIC_RELEASE);
-  __atomic_store_n(s.rx.consumer, ++s.rx.cached_cons, __ATOMIC_RELEASE);
+void XskRx::release_burst() noexcept {
+  for (Sock& s : socks_) {
+    if (s.held == 0) continue;
+    // The buffers back to the kernel (it masks each address down to its chunk), then the RX
+    // slots.
+    for (uint32_t j = 0; j < s.held; ++j) {
+      const xdp_desc& d = static_cast<const xdp_desc*>(s.rx.desc)[(s.rx.cached_cons + j) & s.rx.mask];
+      static_cast<uint64_t*>(s.fill.desc)[s.fill.cached_prod++ & s.fill.mask] = d.addr;
+    }
+    s.rx.cached_cons += s.held;
+    s.held = 0;
+    __atomic_store_n(s.fill.producer, s.fill.cached_prod, __ATOMIC_RELEASE);
+    __atomic_store_n(s.rx.consumer, s.rx.cached_cons, __ATOMIC_RELEASE);
+  }
 }
 
 uint64_t XskRx::drops() noexcept {

@@ -11,7 +11,7 @@
 //
 // One socket per receive queue the interface uses (a socket takes only its own queue's frames);
 // each has its own UMEM of `frames` buffers, all handed to the kernel's fill ring at the start and
-// given back one by one as the reader releases them. The sockets sit in one epoll set whose fd is
+// given back a burst at a time as the reader releases them. The sockets sit in one epoll set whose fd is
 // what the RX worker polls. The reader takes, of the queues' first frames, the one the XDP
 // program stamped first, so the port is served in the order frames reached it, as one ring
 // serves it (a flow's frames are on one queue anyway: the sender picks the queue per flow).
@@ -49,10 +49,11 @@ class XskRx {
   // The longest frame a buffer holds.
   uint32_t capacity() const noexcept { return frame_size_ - kHeadroom; }
 
-  // The next frame, without releasing it; false if none is ready on any queue.
-  bool peek(RxFrame& frame) noexcept;
-  // Gives the frame peek() returned back to the kernel.
-  void release() noexcept;
+  // Up to `max` frames ready now, in the order the XDP program stamped them, without releasing
+  // them; how many (0: none is ready on any queue).
+  uint32_t peek_burst(RxFrame* frames, uint32_t max) noexcept;
+  // Gives every frame peek_burst() returned back to the kernel.
+  void release_burst() noexcept;
   // Frames the kernel could not put into a socket (its ring full, or no free buffer), since the
   // last call.
   uint64_t drops() noexcept;
@@ -77,6 +78,7 @@ class XskRx {
     uint8_t* umem = nullptr;
     size_t umem_bytes = 0;
     Ring fill, completion, rx;
+    uint32_t held = 0;     // RX entries from rx.cached_cons on that peek_burst handed out
     uint64_t counted = 0;  // drops already reported
   };
   // false if the interface has no receive queue `queue` (and queue > 0).
@@ -88,9 +90,6 @@ class XskRx {
   std::string name_;
   int ifindex_ = 0;
   std::vector<Sock> socks_;
-  uint32_t current_ = 0;  // the socket of the frame peek() returned
-  bool peeked_ = false;   // peek() returned a frame not yet released
-  uint64_t peeked_addr_ = 0;
   // CLOCK_REALTIME - CLOCK_MONOTONIC, for the XDP stamps: set by drops() (the port's own worker)
   // while another worker holding the ring may be reading frames.
   std::atomic<uint64_t> realtime_offset_ns_{0};

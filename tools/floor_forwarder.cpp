@@ -13,7 +13,8 @@
 // port, each reading its port and sending on the other, as sharebufd's unparked workers do under
 // load (but sending inline, without egress workers). --spin: never block (a polling floor, one
 // core per thread). Untagged frames only: a frame whose VLAN tag the kernel stripped, or one
-// the ring slot truncated, is counted and dropped. Runs until SIGINT/SIGTERM and then prints its
+// the ring slot truncated, is counted and dropped (so is a frame beyond a staging batch smaller
+// than PortIo::kMaxTxBatch, which sharebufd's defaults never have). Runs until SIGINT/SIGTERM and then prints its
 // counters as one JSON line (forwarded, dropped, TX errors and RX ring drops, per direction).
 //   sharebuf-floor --port p1 --port p2 [--threads 1|2] [--spin]
 #include <net/if.h>
@@ -39,6 +40,7 @@
 namespace {
 
 using sharebuf::datapath::AfPacketPort;
+using sharebuf::datapath::PortIo;
 using sharebuf::datapath::RxFrame;
 
 std::atomic<bool> g_stop{false};
@@ -54,25 +56,24 @@ struct Direction {
   uint64_t dropped = 0;  // tagged or truncated: this floor does not handle them
 };
 
-// Moves what `in`'s ring holds (up to one TX batch) into `out`'s staging slots and sends it with
-// one sendmmsg. Returns the frames taken from the ring.
+// Moves what `in`'s ring holds (as much as the free staging slots take) into `out`'s staging
+// slots and sends it with one sendmmsg. Returns the frames taken from the ring.
 uint32_t forward(Direction& d) {
-  uint32_t taken = 0;
-  RxFrame frame;
-  while (d.in->rx_peek(frame)) {
+  RxFrame frames[PortIo::kMaxTxBatch];
+  const uint32_t taken = d.in->rx_burst(frames, PortIo::kMaxTxBatch - d.out->tx_pending());
+  for (uint32_t i = 0; i < taken; ++i) {
+    const RxFrame& frame = frames[i];
     uint32_t room = 0;
     uint8_t* slot = d.out->tx_slot(&room);
-    if (slot == nullptr) break;  // every staging slot holds a frame: send those first
-    if (frame.vlan_valid || frame.len != frame.wire_len || frame.len > room) {
+    if (slot == nullptr || frame.vlan_valid || frame.len != frame.wire_len || frame.len > room) {
       ++d.dropped;
     } else {
       std::memcpy(slot, frame.data, frame.len);
       d.out->tx_commit(frame.len);
       ++d.forwarded;
     }
-    d.in->rx_release();
-    ++taken;
   }
+  d.in->rx_release();
   if (d.out->tx_pending() != 0) {
     d.out->tx_kick();
     // The socket took nothing (its buffer is full): wait for room rather than spin on it.

@@ -1,0 +1,107 @@
+// PortIo: what the datapath needs of one switch port's I/O, burst by burst. The RX workers and
+// the egress path see a port only through it, so the same workers run over AF_PACKET sockets
+// (datapath/af_packet_port.h, the daemon) and over in-memory ports (datapath/memory_port.h: the
+// datapath's unit tests, which need no root and no kernel).
+//
+// The cost of the indirection is one virtual call per burst, never one per frame: a burst of
+// received frames is handed out by one rx_burst() and given back by one rx_release(); frames to
+// send are gathered into staging slots this class owns (tx_slot/tx_commit: inline, no call into
+// the implementation) and handed over by one tx_kick(), whose send is the implementation's.
+//
+// Thread-safety: the RX half of a lane belongs to one reader at a time (an RX worker), the TX
+// half to the port's TX owner (datapath/egress_path.h); mtu() may be read anywhere.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "buffer/delay_histogram.h"
+#include "datapath/rx_frame.h"
+
+namespace sharebuf::datapath {
+
+class PortIo {
+ public:
+  // The most frames one tx_kick() carries ([ports] tx_batch is at most this).
+  static constexpr uint32_t kMaxTxBatch = 64;
+
+  virtual ~PortIo() = default;
+  PortIo(const PortIo&) = delete;
+  PortIo& operator=(const PortIo&) = delete;
+
+  const std::string& name() const noexcept { return name_; }
+  // The interface's MTU: fixed by the start for the receive slots, updated (set_mtu, by the
+  // daemon's main thread) when it changes, for the egress limit RX workers check.
+  uint32_t mtu() const noexcept { return mtu_.load(std::memory_order_relaxed); }
+  void set_mtu(uint32_t mtu) noexcept { mtu_.store(mtu, std::memory_order_relaxed); }
+  // The longest frame (Ethernet header on, no FCS) a receive slot holds whole; longer ones
+  // arrive truncated (RxFrame::len < wire_len).
+  uint32_t rx_capacity() const noexcept { return rx_capacity_; }
+  // The longest frame a TX staging slot holds.
+  uint32_t tx_capacity() const noexcept { return tx_slot_bytes_; }
+
+  // RX, per lane. The number of lanes (rx_mode per-cpu: one per CPU) and each lane's pollable fd:
+  // readable while frames wait.
+  virtual uint32_t rx_lanes() const noexcept = 0;
+  virtual int rx_fd(uint32_t lane = 0) const noexcept = 0;
+  // Up to `max` frames that are ready now, in the order they reached the port, into frames[0..);
+  // returns how many (0: none). They stay valid, and writable in place, until rx_release(lane),
+  // which gives every one of them back; a lane holds one burst at a time.
+  virtual uint32_t rx_burst(RxFrame* frames, uint32_t max, uint32_t lane = 0) noexcept = 0;
+  virtual void rx_release(uint32_t lane = 0) noexcept = 0;
+  // Frames lost because the lane's receive ring was full, since the last call.
+  virtual uint64_t rx_ring_drops(uint32_t lane = 0) noexcept = 0;
+
+  // TX: a free staging slot (its capacity in *room), or nullptr if every slot holds a frame.
+  uint8_t* tx_slot(uint32_t* room) noexcept {
+    if (tx_count_ == tx_batch_) return nullptr;
+    *room = tx_slot_bytes_;
+    return tx_frame(tx_count_);
+  }
+  // Commits the frame written into the slot tx_slot() gave. stamp_ns: when the RX worker took
+  // the frame (monotonic), for the rx_to_sent hop.
+  void tx_commit(uint32_t len, uint64_t stamp_ns = 0) noexcept {
+    tx_len_[tx_count_] = len;
+    tx_stamp_[tx_count_++] = stamp_ns;
+  }
+  // Hands the committed frames to the wire. Frames it cannot take now (a full socket buffer)
+  // stay staged, in order, for the next kick. Returns false if a frame was dropped on a hard
+  // error. With `sent` given, each frame taken records now - its stamp there.
+  bool tx_kick(buffer::DelayHistogram* sent = nullptr) noexcept;
+  // Waits up to timeout_ms for the wire to take more.
+  virtual void tx_wait(int timeout_ms) noexcept = 0;
+  uint32_t tx_pending() const noexcept { return tx_count_; }
+  uint64_t tx_dropped() const noexcept { return tx_dropped_; }
+
+ protected:
+  PortIo(std::string name, uint32_t mtu) : name_(std::move(name)), mtu_(mtu) {}
+  void set_rx_capacity(uint32_t bytes) noexcept { rx_capacity_ = bytes; }
+  // tx_batch staging slots (clamped to 1..kMaxTxBatch) of tx_slot_bytes each.
+  void init_tx(uint32_t tx_slot_bytes, uint32_t tx_batch);
+
+  // The implementation's send: takes staged frames 0..count-1 in order and returns how many it
+  // took (0..count); a frame it dropped on a hard error counts as taken and adds to
+  // *hard_errors.
+  virtual uint32_t tx_send(uint32_t count, uint64_t* hard_errors) noexcept = 0;
+  uint8_t* tx_frame(uint32_t i) const noexcept {
+    return tx_staging_.get() + size_t{i} * tx_slot_bytes_;
+  }
+  uint32_t tx_len(uint32_t i) const noexcept { return tx_len_[i]; }
+  uint32_t tx_batch() const noexcept { return tx_batch_; }
+
+ private:
+  std::string name_;
+  std::atomic<uint32_t> mtu_;
+  uint32_t rx_capacity_ = 0;
+  uint32_t tx_slot_bytes_ = 0;
+  uint32_t tx_batch_ = 0;
+  uint32_t tx_count_ = 0;
+  uint64_t tx_dropped_ = 0;
+  std::unique_ptr<uint8_t[]> tx_staging_;
+  uint32_t tx_len_[kMaxTxBatch] = {};
+  uint64_t tx_stamp_[kMaxTxBatch] = {};
+};
+
+}  // namespace sharebuf::datapath

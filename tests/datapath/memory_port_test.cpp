@@ -1,0 +1,119 @@
+// PortIo's burst contract as the in-memory port implements it (the workers' tests rely on it),
+// and PortIo's own staging: frames the wire refuses stay staged in order, hard errors drop one.
+#include <poll.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "datapath/memory_port.h"
+
+namespace sharebuf::datapath {
+namespace {
+
+bool readable(const MemoryPort& p) {
+  pollfd fd{p.rx_fd(), POLLIN, 0};
+  return poll(&fd, 1, 0) == 1;
+}
+
+std::vector<uint8_t> bytes(size_t n, uint8_t v) {
+  return std::vector<uint8_t>(n, v);
+}
+
+TEST(MemoryPort, HandsOutBurstsHeldUntilReleased) {
+  MemoryPort p("m", 1500, 8);
+  EXPECT_FALSE(readable(p));
+  for (uint8_t i = 0; i < 3; ++i)
+    ASSERT_TRUE(p.inject(bytes(60, i)));
+  EXPECT_TRUE(readable(p));
+  RxFrame f[4];
+  ASSERT_EQ(p.rx_burst(f, 2), 2u);
+  EXPECT_EQ(f[0].data[0], 0);
+  EXPECT_EQ(f[1].data[0], 1);
+  EXPECT_EQ(f[1].len, 60u);
+  EXPECT_TRUE(readable(p)) << "one frame still waits";
+  EXPECT_EQ(p.rx_waiting(), 3u) << "held frames keep their slots";
+  p.rx_release();
+  EXPECT_EQ(p.rx_waiting(), 1u);
+  ASSERT_EQ(p.rx_burst(f, 4), 1u);
+  EXPECT_EQ(f[0].data[0], 2);
+  EXPECT_FALSE(readable(p));
+  p.rx_release();
+  EXPECT_EQ(p.rx_burst(f, 4), 0u);
+}
+
+TEST(MemoryPort, UnannouncedFramesWaitWithoutMakingTheFdReadable) {
+  MemoryPort p("m");
+  ASSERT_TRUE(p.inject(bytes(60, 7), {.announce = false}));
+  EXPECT_FALSE(readable(p));
+  RxFrame f;
+  ASSERT_EQ(p.rx_burst(&f, 1), 1u);
+  EXPECT_EQ(f.data[0], 7);
+  p.rx_release();
+}
+
+TEST(MemoryPort, TruncatesLikeARingSlotAndCountsRingDrops) {
+  MemoryPort p("m", 1500, 2);
+  ASSERT_TRUE(p.inject(bytes(2000, 1)));
+  ASSERT_TRUE(p.inject(bytes(60, 2)));
+  EXPECT_FALSE(p.inject(bytes(60, 3)));
+  EXPECT_EQ(p.rx_ring_drops(), 1u);
+  EXPECT_EQ(p.rx_ring_drops(), 0u) << "a delta since the last call";
+  RxFrame f[2];
+  ASSERT_EQ(p.rx_burst(f, 2), 2u);
+  EXPECT_EQ(f[0].len, p.rx_capacity());
+  EXPECT_EQ(f[0].wire_len, 2000u);
+  p.rx_release();
+}
+
+void stage(MemoryPort& p, uint8_t v, uint64_t stamp = 0) {
+  uint32_t room = 0;
+  uint8_t* slot = p.tx_slot(&room);
+  ASSERT_NE(slot, nullptr);
+  ASSERT_GE(room, 100u);
+  std::fill(slot, slot + 100, v);
+  p.tx_commit(100, stamp);
+}
+
+TEST(PortIo, KeepsWhatTheWireRefusedStagedInOrder) {
+  MemoryPort p("m", 1500, 8, 4);
+  p.set_tx_room(2);
+  for (uint8_t i = 0; i < 4; ++i)
+    stage(p, i, 1);
+  uint32_t room = 0;
+  EXPECT_EQ(p.tx_slot(&room), nullptr) << "four staging slots";
+  buffer::DelayHistogram h;
+  EXPECT_TRUE(p.tx_kick(&h));
+  EXPECT_EQ(p.tx_pending(), 2u);
+  EXPECT_EQ(h.count(), 2u);
+  stage(p, 4);
+  p.set_tx_room(MemoryPort::kUnlimited);
+  EXPECT_TRUE(p.tx_kick(&h));
+  EXPECT_EQ(p.tx_pending(), 0u);
+  EXPECT_EQ(h.count(), 4u) << "the unstamped frame records nothing";
+  const auto sent = p.sent();
+  ASSERT_EQ(sent.size(), 5u);
+  for (uint8_t i = 0; i < 5; ++i)
+    EXPECT_EQ(sent[i], bytes(100, i));
+  const auto sends = p.sends();
+  ASSERT_EQ(sends.size(), 2u);
+  EXPECT_EQ(sends[0].frames, 2u);
+  EXPECT_EQ(sends[1].frames, 3u);
+}
+
+TEST(PortIo, DropsAFrameOnAHardErrorAndSaysSo) {
+  MemoryPort p("m");
+  p.fail_sends(1);
+  stage(p, 1);
+  stage(p, 2);
+  EXPECT_FALSE(p.tx_kick());
+  EXPECT_EQ(p.tx_dropped(), 1u);
+  EXPECT_EQ(p.tx_pending(), 0u);
+  ASSERT_EQ(p.sent_count(), 1u);
+  EXPECT_EQ(p.sent()[0], bytes(100, 2));
+  EXPECT_TRUE(p.tx_kick()) << "nothing staged: nothing to fail";
+}
+
+}  // namespace
+}  // namespace sharebuf::datapath

@@ -1,0 +1,261 @@
+// The RX workers over in-memory ports (tests/datapath/memory_switch.h): learning, flooding and
+// filtering with their counters, bursts and the inline sends that carry them, answers taken from
+// a sleeping worker's ring, parking and unparking, trimming and deflect-on-drop. The real worker
+// threads run; each test asserts what the workers must do whatever the scheduling (waits are
+// bounded and generous; no assertion depends on timing).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "datapath/rx_worker.h"
+#include "model/frame_parser.h"
+#include "tests/datapath/memory_switch.h"
+
+namespace sharebuf::testing {
+namespace {
+
+using datapath::MemoryPort;
+
+std::string ports_toml(int n, const std::string& port_extra = "") {
+  std::string t;
+  for (int i = 0; i < n; ++i)
+    t += "[[ports]]\ninterface = \"m" + std::to_string(i) + "\"\n" + port_extra;
+  return t;
+}
+
+// No parking: each port's worker reads its own ring, at idle too.
+const std::string kNoPark = "[switch]\nrx_park_after = 0\n[buffer]\nsize = \"4000 cells\"\n";
+
+uint64_t taken_by(const MemoryPort& p, const std::string& thread) {
+  const auto m = p.taken_by();
+  const auto it = m.find(thread);
+  return it == m.end() ? 0 : it->second;
+}
+
+TEST(RxWorker, LearnsFloodsUnknownForwardsKnownFiltersLocal) {
+  MemorySwitch sw(kNoPark + ports_toml(3));
+  sw.start();
+  const auto a = udp_frame(1, 2);
+  ASSERT_TRUE(sw.port(0).inject(a));  // host 2 unknown: flooded to m1 and m2
+  ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 1 && sw.port(2).sent_count() == 1; }));
+  EXPECT_EQ(sw.port(1).sent().at(0), a);
+  ASSERT_TRUE(sw.port(1).inject(udp_frame(2, 1)));  // host 1 learned on m0: there only
+  ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == 1; }));
+  ASSERT_TRUE(sw.port(1).inject(udp_frame(3, 2)));  // host 2 learned on m1, the ingress: filtered
+  ASSERT_TRUE(eventually([&] { return sw.counters(1).filtered.load() == 1; }));
+  sw.stop();
+  EXPECT_EQ(sw.port(2).sent_count(), 1u);
+  EXPECT_EQ(sw.counters(0).rx_frames.load(), 1u);
+  EXPECT_EQ(sw.counters(0).flooded.load(), 1u);
+  EXPECT_EQ(sw.counters(1).rx_frames.load(), 2u);
+  EXPECT_EQ(sw.counters(1).flooded.load(), 0u);
+  EXPECT_EQ(sw.counters(0).tx_frames.load(), 1u);
+  EXPECT_EQ(sw.counters(1).tx_frames.load(), 1u);
+  EXPECT_EQ(sw.counters(2).tx_frames.load(), 1u);
+}
+
+// Every frame that arrives is counted once: forwarded, or under the reason it was not.
+TEST(RxWorker, CountsTruncatedMalformedAndRingDrops) {
+  MemorySwitch sw(kNoPark + ports_toml(2, "rx_ring_frames = 64\n"));
+  ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 2, 1600)));          // longer than the slot
+  ASSERT_TRUE(sw.port(0).inject(std::vector<uint8_t>(10, 0xab)));  // a runt
+  for (int i = 0; i < 70; ++i)  // 62 more fit in the 64 slots; 8 are lost
+    sw.port(0).inject(udp_frame(1, 2, 64, static_cast<uint16_t>(i)));
+  sw.start();
+  ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 62; }));
+  sw.stop();
+  EXPECT_EQ(sw.counters(0).truncated.load(), 1u);
+  EXPECT_EQ(sw.counters(0).malformed[static_cast<size_t>(model::ParseError::kRunt)].load(), 1u);
+  EXPECT_EQ(sw.counters(0).ring_drops.load(), 8u);
+  EXPECT_EQ(sw.counters(0).rx_frames.load(), 64u);
+  EXPECT_EQ(sw.counters(1).tx_frames.load(), 62u);
+}
+
+// Frames waiting in a ring are taken a burst (RxWorker::kBurst) at a time, and an idle port's
+// frames leave inline from the RX worker, one kick per burst: the egress worker is never woken.
+TEST(RxWorker, SendsAnIdlePortsFramesInlineOneKickPerBurst) {
+  MemorySwitch sw(kNoPark + ports_toml(2));
+  sw.start();
+  ASSERT_TRUE(eventually([&] { return sw.all_egress_asleep(); }));
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint16_t i = 0; i < 200; ++i)
+    frames.push_back(udp_frame(1, 2, 64, i));
+  ASSERT_EQ(sw.port(0).inject_burst(frames), 200u);
+  ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 200; }));
+  const auto sent = sw.port(1).sent();
+  for (uint16_t i = 0; i < 200; ++i)
+    ASSERT_EQ(frame_number(sent[i]), i) << "out of order";
+  std::vector<uint32_t> kicks;
+  for (const MemoryPort::Send& s : sw.port(1).sends()) {
+    kicks.push_back(s.frames);
+    EXPECT_EQ(s.thread, "sb-rx0");
+  }
+  EXPECT_EQ(kicks, (std::vector<uint32_t>{64, 64, 64, 8}));
+  EXPECT_EQ(taken_by(sw.port(0), "sb-rx0"), 200u);
+}
+
+// A shaped port sends inline what its shaper allows at once; its egress worker is woken for the
+// rest, which it sends at the rate.
+TEST(RxWorker, HandsAShapedBacklogToTheEgressWorker) {
+  MemorySwitch sw(kNoPark + "[[ports]]\ninterface = \"m0\"\n[[ports]]\ninterface = \"m1\"\n"
+                            "rate = \"20Mbit\"\n");
+  sw.start();
+  ASSERT_TRUE(eventually([&] { return sw.all_egress_asleep(); }));
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint16_t i = 0; i < 60; ++i)
+    frames.push_back(udp_frame(1, 2, 1000, i));
+  ASSERT_EQ(sw.port(0).inject_burst(frames), 60u);
+  ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 60; }));
+  const auto sends = sw.port(1).sends();
+  EXPECT_EQ(sends.front().thread, "sb-rx0");
+  EXPECT_LT(sends.front().frames, 60u);
+  EXPECT_EQ(sends.back().thread, "sb-tx-m1");
+  const auto sent = sw.port(1).sent();
+  for (uint16_t i = 0; i < 60; ++i)
+    ASSERT_EQ(frame_number(sent[i]), i) << "out of order";
+}
+
+// After sending inline to a port whose worker sleeps, the sender reads that port's ring itself:
+// the answer the host behind it put there during the send leaves without waking that worker.
+TEST(RxWorker, TakesTheAnswerFromASleepingWorkersRing) {
+  MemorySwitch sw(kNoPark + ports_toml(2));
+  MemoryPort& m1 = sw.port(1);
+  // Host 2 answers each request at once, into m1's ring, without a wake-up for m1's reader: only
+  // a worker that reads the ring for another reason finds it before that reader's next timeout.
+  m1.set_on_sent([&m1](std::span<const uint8_t> f) {
+    if (f.size() > 35 && f[5] == 2)
+      m1.inject(udp_frame(2, 1, 64, static_cast<uint16_t>(f[34] << 8 | f[35])),
+                {.announce = false});
+  });
+  sw.start();
+  constexpr int kExchanges = 5;
+  for (int i = 0; i < kExchanges; ++i) {
+    ASSERT_TRUE(eventually([&] {
+      return sw.all_egress_asleep() && sw.core().ports[1]->rx_asleep.load();
+    }));
+    ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 2, 64, static_cast<uint16_t>(i))));
+    ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == static_cast<size_t>(i + 1); }));
+  }
+  // m1's own worker wakes every 100 ms and may take one that arrived just then; the sender takes
+  // the rest.
+  EXPECT_GE(taken_by(m1, "sb-rx0"), kExchanges - 1u);
+}
+
+// A worker whose rings stay idle parks and its rings are read by the first worker; a burst on
+// them wakes it again.
+TEST(RxWorker, ParksWhenIdleAndIsWokenByABurst) {
+  MemorySwitch sw("[switch]\nrx_park_after = \"2ms\"\n[buffer]\nsize = \"4000 cells\"\n" +
+                  ports_toml(2));
+  sw.start();
+  auto& parking = *sw.core().rx_parking.at(1);
+  ASSERT_TRUE(eventually([&] { return parking.parked.load(); }));
+  ASSERT_TRUE(sw.port(1).inject(udp_frame(2, 1)));
+  ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == 1; }));
+  EXPECT_EQ(taken_by(sw.port(1), "sb-rx0"), 1u);
+  EXPECT_EQ(taken_by(sw.port(1), "sb-rx1"), 0u);
+  EXPECT_EQ(parking.unparks.load(), 0u);
+  std::vector<std::vector<uint8_t>> burst;
+  for (uint16_t i = 0; i < datapath::RxWorker::kUnparkBurst * 2; ++i)
+    burst.push_back(udp_frame(2, 1, 64, i));
+  ASSERT_EQ(sw.port(1).inject_burst(burst), burst.size());
+  ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == 1 + burst.size(); }));
+  EXPECT_EQ(parking.unparks.load(), 1u);
+  // Idle again: it parks again.
+  ASSERT_TRUE(eventually([&] { return parking.parks.load() >= 2 && parking.parked.load(); }));
+}
+
+const std::string kTrimClass =
+    "[[classes]]\nname = \"data\"\nalpha = 1.0\noverflow = \"trim\"\n";
+
+// Counts what left m1 (1042-byte frames whole, trim_size-byte cut copies) and m0 (returned
+// headers), and checks each cut copy is a valid frame with the trim DSCP.
+struct Delivered {
+  size_t whole = 0, cut = 0, returned = 0;
+};
+Delivered delivered(MemorySwitch& sw, size_t frame_bytes, size_t trim_size, uint8_t dscp) {
+  Delivered d;
+  for (const auto& f : sw.port(1).sent()) {
+    if (f.size() == frame_bytes) {
+      ++d.whole;
+      continue;
+    }
+    EXPECT_EQ(f.size(), trim_size);
+    const model::ParsedFrame p = model::parse_frame(std::span<const uint8_t>(f));
+    EXPECT_TRUE(p.ok());
+    EXPECT_EQ(f.at(15) >> 2, dscp);
+    ++d.cut;
+  }
+  d.returned = sw.port(0).sent_count();
+  return d;
+}
+
+// A burst into a small buffer ahead of a slow port: what the buffer refuses leaves as a cut
+// copy (or returns to its sender when even the header reserve is full), and every frame is
+// accounted for on the wire or in a counter.
+TEST(RxWorker, TrimsWhatTheBufferRefuses) {
+  MemorySwitch sw(std::string("[buffer]\nsize = \"120 cells\"\ncell_bytes = 80\n[switch]\n"
+                              "rx_park_after = 0\n") +
+                  kTrimClass + "[trimming]\ntrim_size = 128\ntrim_dscp = 8\n" +
+                  "[[ports]]\ninterface = \"m0\"\n[[ports]]\ninterface = \"m1\"\n"
+                  "rate = \"50Mbit\"\n");
+  sw.start();
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint16_t i = 0; i < 60; ++i)
+    frames.push_back(udp_frame(1, 2, 1000, i));
+  const size_t bytes = frames[0].size();
+  ASSERT_EQ(sw.port(0).inject_burst(frames), 60u);
+  ASSERT_TRUE(eventually([&] { return sw.quiet() && sw.port(1).sent_count() != 0; }))
+      << sw.core().buffer.state().total_cells() << " cells queued, " << sw.port(1).sent_count()
+      << " sent on m1, " << sw.port(0).sent_count() << " on m0";
+  sw.stop();
+  const Delivered d = delivered(sw, bytes, 128, 8);
+  const buffer::QueueStats& q = sw.core().buffer.stats(sw.core().buffer.layout().queue_id(1, 0));
+  const buffer::QueueStats& back = sw.core().buffer.stats(sw.core().buffer.layout().queue_id(0, 0));
+  EXPECT_GT(d.cut, 0u);
+  EXPECT_GT(d.returned, 0u);
+  EXPECT_EQ(d.whole + q.trimmed_pkts.load(), 60u) << "each arrival left whole or was cut";
+  EXPECT_EQ(q.trimmed_sent_pkts.load(), d.cut);
+  EXPECT_EQ(d.cut + q.bounced_pkts.load(), q.trimmed_pkts.load())
+      << "each cut copy left on m1 or, its trim queue full, went back to its sender";
+  EXPECT_EQ(d.returned + back.received_pkts.load() - back.enqueued_pkts.load(),
+            q.bounced_pkts.load())
+      << "each returned copy left on m0 or was refused there";
+}
+
+// Trimming's Tofino approximation: a frame the buffer refuses is deflected into the emulated
+// recirculation port and trimmed as it leaves it, which the RX worker waits for (it sleeps no
+// longer than the first departure).
+TEST(RxWorker, DeflectsRefusedFramesAndTrimsThemAsTheyLeaveRecirculation) {
+  MemorySwitch sw(std::string("[buffer]\nsize = \"400 cells\"\ncell_bytes = 80\n[switch]\n"
+                              "rx_park_after = 0\n") +
+                  kTrimClass +
+                  "[trimming]\nmode = \"tofino-approx\"\ntrim_size = 128\ntrim_dscp = 8\n"
+                  "meter_burst = 1000000\nrecirc_rate = \"1Gbit\"\n"
+                  "recirc_latency = \"200us\"\nline_rate = \"1Gbit\"\n" +
+                  "[[ports]]\ninterface = \"m0\"\n[[ports]]\ninterface = \"m1\"\n"
+                  "rate = \"50Mbit\"\n");
+  sw.start();
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint16_t i = 0; i < 60; ++i)
+    frames.push_back(udp_frame(1, 2, 1000, i));
+  const size_t bytes = frames[0].size();
+  ASSERT_EQ(sw.port(0).inject_burst(frames), 60u);
+  ASSERT_TRUE(eventually([&] { return sw.quiet() && sw.port(1).sent_count() != 0; }));
+  sw.stop();
+  const Delivered d = delivered(sw, bytes, 128, 8);
+  const buffer::QueueStats& q = sw.core().buffer.stats(sw.core().buffer.layout().queue_id(1, 0));
+  const uint64_t refused = q.dropped_pkts[static_cast<size_t>(buffer::DropReason::kThreshold)];
+  EXPECT_GT(q.deflected_pkts.load(), 0u);
+  EXPECT_EQ(q.dropped_pkts[static_cast<size_t>(buffer::DropReason::kMeter)].load(), 0u);
+  EXPECT_EQ(d.whole + refused, 60u) << "each arrival left whole or was refused";
+  EXPECT_LE(q.deflected_pkts.load(), refused);
+  EXPECT_EQ(q.trimmed_pkts.load(), q.deflected_pkts.load()) << "each deflected frame was cut";
+  EXPECT_EQ(d.cut + q.trimmed_dropped_pkts.load(), q.deflected_pkts.load())
+      << "and its cut copy left on m1 unless its trim queue refused it";
+}
+
+}  // namespace
+}  // namespace sharebuf::testing
