@@ -122,8 +122,7 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     if (rx_.size() > 1) join_fanout(static_cast<uint32_t>(rx_.size()));
     // The kernel puts the network header of a frame at TPACKET_ALIGN(header + 16) into the slot
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
-    set_rx_capacity(frame_size -
-                    static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14));
+    set_rx_capacity(frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14));
     if (rx_xdp) {
       xsk_ = std::make_unique<XskRx>(ifname, ifindex, mtu, rx_frames);
       set_rx_capacity(xsk_->capacity());

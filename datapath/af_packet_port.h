@@ -6,9 +6,9 @@
 //       lane, joined in that order into a PACKET_FANOUT_CPU group: the kernel puts a frame into
 //       lane (CPU it was received on) mod lanes, so lane c holds what arrived on CPU c.
 //   TX: a second socket that receives nothing, with PACKET_QDISC_BYPASS; the egress path gathers
-//       cells into PortIo's staging slots and a kick sends them with one sendmmsg. (A TPACKET TX ring was
-//       measured slower on veth: its zero-copy skbs are copied again by veth, an extra page
-//       allocation and copy per frame; bench/forwarding_bench.sh.)
+//       cells into PortIo's staging slots and a kick sends them with one sendmmsg. (A TPACKET TX
+//       ring was measured slower on veth: its zero-copy skbs are copied again by veth, an extra
+//       page allocation and copy per frame; bench/forwarding_bench.sh.)
 //   With rx_xdp ([switch] rx_io = "af_xdp") the RX side is AF_XDP sockets instead
 //   (datapath/xsk_rx.h); TX is the same.
 // Thread-safety: as PortIo's (datapath/port_io.h).
@@ -44,9 +44,7 @@ class AfPacketPort final : public PortIo {
   uint32_t rx_lanes() const noexcept override {
     return xsk_ ? 1 : static_cast<uint32_t>(rx_.size());
   }
-  int rx_fd(uint32_t lane = 0) const noexcept override {
-    return xsk_ ? xsk_->fd() : rx_[lane].fd;
-  }
+  int rx_fd(uint32_t lane = 0) const noexcept override { return xsk_ ? xsk_->fd() : rx_[lane].fd; }
   uint32_t rx_burst(RxFrame* frames, uint32_t max, uint32_t lane = 0) noexcept override;
   void rx_release(uint32_t lane = 0) noexcept override;
   uint64_t rx_ring_drops(uint32_t lane = 0) noexcept override;

@@ -105,10 +105,7 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
   }
   if (!port.io->tx_kick(&port.latency.hops[HopLatency::kRxToSent]))
     port.counters.tx_errors.fetch_add(1, std::memory_order_relaxed);
-  // Frames the wire did not take stay staged: they are the port's backlog too, and an owner that
-  // went to sleep (or an RX worker that sent inline and let go) would leave them there until the
-  // next frame came.
-  if (r.stop == Stop::kEmpty && port.io->tx_pending() != 0) r.stop = Stop::kRingFull;
+  r.staged = port.io->tx_pending();
   port.shaper.set_backlogged(r.stop != Stop::kEmpty);
   if (const uint64_t owed = port.shaper.take_caught_up_bytes(); owed != 0)
     port.counters.shaper_catchup_bytes.fetch_add(owed, std::memory_order_relaxed);

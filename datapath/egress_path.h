@@ -31,6 +31,10 @@ class EgressPath {
     uint32_t sent = 0;
     Stop stop = Stop::kEmpty;
     uint64_t wait_until_ns = 0;  // with kShaped: when the next frame may go (monotonic)
+    // Frames the wire did not take (a full socket buffer, or the veth peer's backlog full:
+    // EAGAIN, ENOBUFS), staged for the next kick. With nothing queued behind them, no kick may
+    // come: whoever sent must see that one does (egress_worker.cpp, rx_worker.cpp).
+    uint32_t staged = 0;
   };
   // Sends up to `budget` frames that the scheduler and shaper allow now, then kicks the kernel.
   Result send_burst(buffer::CellCache& cache, uint32_t budget) noexcept;

@@ -132,6 +132,7 @@ uint32_t MemoryPort::tx_send(uint32_t count, uint64_t* hard_errors) noexcept {
       if (tx_room_ != kUnlimited) --tx_room_;
       sent_.emplace_back(tx_frame(taken), tx_frame(taken) + tx_len(taken));
     }
+    refused_ += count - taken;
     if (taken != 0) sends_.push_back({taken, thread_name()});
   }
   cv_.notify_all();
@@ -171,6 +172,11 @@ bool MemoryPort::wait_sent(size_t count, std::chrono::milliseconds timeout) cons
 std::vector<MemoryPort::Send> MemoryPort::sends() const {
   std::lock_guard lock(mu_);
   return sends_;
+}
+
+uint64_t MemoryPort::refused() const {
+  std::lock_guard lock(mu_);
+  return refused_;
 }
 
 std::map<std::string, uint64_t> MemoryPort::taken_by() const {

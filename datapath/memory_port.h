@@ -65,6 +65,8 @@ class MemoryPort final : public PortIo {
   size_t sent_count() const;
   bool wait_sent(size_t count, std::chrono::milliseconds timeout) const;
   std::vector<Send> sends() const;
+  // Frames kicks offered that the wire did not take (counted again at each refusal).
+  uint64_t refused() const;
   // Frames taken from the ring, by the name of the thread that took them.
   std::map<std::string, uint64_t> taken_by() const;
   // The wire takes at most this many more frames (kUnlimited: any number); tx_wait() returns
@@ -108,6 +110,7 @@ class MemoryPort final : public PortIo {
   std::vector<Send> sends_;
   uint64_t tx_room_ = kUnlimited;
   uint64_t fail_ = 0;
+  uint64_t refused_ = 0;
   std::function<void(std::span<const uint8_t>)> on_sent_;
 };
 

@@ -90,18 +90,18 @@ class RxWorker : private model::OverflowStep::Sink {
   void note_arrival_order(uint64_t ring_realtime_ns) noexcept;
 
   SwitchCore& core_;
-  std::vector<uint32_t> ports_;   // the ports this worker reads
-  uint32_t slot_;                 // epoch slot
-  uint32_t worker_;               // index in core.rx_parking (0: the first worker)
-  uint32_t lane_;                 // the lane of each port's RX ring this worker reads
-  bool per_cpu_;                  // per-CPU RX: lane_ of every port is this worker's alone
-  uint32_t port_ = 0;             // the port of the burst being handled
-  uint64_t frame_ns_ = 0;         // the frame being handled reached its ring (ring_arrival_ns)
-  uint64_t pending_ports_ = 0;    // bit p: this burst enqueued a frame for port p (<= 64 ports)
-  uint64_t answer_ports_ = 0;     // bit p: sent inline to port p, not ours: read its ring next
+  std::vector<uint32_t> ports_;  // the ports this worker reads
+  uint32_t slot_;                // epoch slot
+  uint32_t worker_;              // index in core.rx_parking (0: the first worker)
+  uint32_t lane_;                // the lane of each port's RX ring this worker reads
+  bool per_cpu_;                 // per-CPU RX: lane_ of every port is this worker's alone
+  uint32_t port_ = 0;            // the port of the burst being handled
+  uint64_t frame_ns_ = 0;        // the frame being handled reached its ring (ring_arrival_ns)
+  uint64_t pending_ports_ = 0;   // bit p: this burst enqueued a frame for port p (<= 64 ports)
+  uint64_t answer_ports_ = 0;    // bit p: sent inline to port p, not ours: read its ring next
   std::array<RxFrame, kBurst> burst_;  // the frames of the burst being handled
   std::vector<uint8_t> scratch_;       // a frame with its VLAN tag put back
-  model::OverflowStep overflow_;  // admission with trimming's overflow actions
+  model::OverflowStep overflow_;       // admission with trimming's overflow actions
 };
 
 }  // namespace sharebuf::datapath

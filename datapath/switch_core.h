@@ -1,6 +1,6 @@
 // SwitchCore: the state every datapath thread shares — the shared buffer, the active policy, the
-// MAC table, the classifier, and per port its I/O (datapath/port_io.h), counters, scheduler, shaper and the
-// egress worker's wake-up signal. Switch (switch.h) owns it and the threads.
+// MAC table, the classifier, and per port its I/O (datapath/port_io.h), counters, scheduler, shaper
+// and the egress worker's wake-up signal. Switch (switch.h) owns it and the threads.
 //
 // Thread-safety: the policy pointer is an atomic that RX workers load once per batch and egress
 // workers once per frame, between the epoch boundaries they announce (datapath/epochs.h); a
@@ -61,7 +61,7 @@ struct PortRuntime {
   model::PortConfig config;
   // Declared before `io`: the sockets close before the claim restores the interface.
   std::unique_ptr<PortClaim> claim;
-  LinkInfo link;  // as found at the start (claim->link())
+  LinkInfo link;               // as found at the start (claim->link())
   std::unique_ptr<PortIo> io;  // AfPacketPort in the daemon; MemoryPort in tests
   PortCounters counters;
   HopLatency latency;

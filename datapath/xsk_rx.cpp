@@ -288,7 +288,8 @@ uint32_t XskRx::peek_burst(RxFrame* frames, uint32_t max) noexcept {
         rx.cached_prod = __atomic_load_n(rx.producer, __ATOMIC_ACQUIRE);
         if (rx.cached_cons + s.held == rx.cached_prod) continue;
       }
-      const xdp_desc& d = static_cast<const xdp_desc*>(rx.desc)[(rx.cached_cons + s.held) & rx.mask];
+      const xdp_desc& d =
+          static_cast<const xdp_desc*>(rx.desc)[(rx.cached_cons + s.held) & rx.mask];
       // The XDP program's stamp, 8 bytes in front of the frame (CLOCK_MONOTONIC).
       uint64_t stamp = 0;
       std::memcpy(&stamp, s.umem + d.addr - sizeof stamp, sizeof stamp);
@@ -320,7 +321,8 @@ void XskRx::release_burst() noexcept {
     // The buffers back to the kernel (it masks each address down to its chunk), then the RX
     // slots.
     for (uint32_t j = 0; j < s.held; ++j) {
-      const xdp_desc& d = static_cast<const xdp_desc*>(s.rx.desc)[(s.rx.cached_cons + j) & s.rx.mask];
+      const xdp_desc& d =
+          static_cast<const xdp_desc*>(s.rx.desc)[(s.rx.cached_cons + j) & s.rx.mask];
       static_cast<uint64_t*>(s.fill.desc)[s.fill.cached_prod++ & s.fill.mask] = d.addr;
     }
     s.rx.cached_cons += s.held;

@@ -11,8 +11,8 @@
 //
 // One socket per receive queue the interface uses (a socket takes only its own queue's frames);
 // each has its own UMEM of `frames` buffers, all handed to the kernel's fill ring at the start and
-// given back a burst at a time as the reader releases them. The sockets sit in one epoll set whose fd is
-// what the RX worker polls. The reader takes, of the queues' first frames, the one the XDP
+// given back a burst at a time as the reader releases them. The sockets sit in one epoll set whose
+// fd is what the RX worker polls. The reader takes, of the queues' first frames, the one the XDP
 // program stamped first, so the port is served in the order frames reached it, as one ring
 // serves it (a flow's frames are on one queue anyway: the sender picks the queue per flow).
 //

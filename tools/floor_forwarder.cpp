@@ -14,8 +14,9 @@
 // load (but sending inline, without egress workers). --spin: never block (a polling floor, one
 // core per thread). Untagged frames only: a frame whose VLAN tag the kernel stripped, or one
 // the ring slot truncated, is counted and dropped (so is a frame beyond a staging batch smaller
-// than PortIo::kMaxTxBatch, which sharebufd's defaults never have). Runs until SIGINT/SIGTERM and then prints its
-// counters as one JSON line (forwarded, dropped, TX errors and RX ring drops, per direction).
+// than PortIo::kMaxTxBatch, which sharebufd's defaults never have). Runs until SIGINT/SIGTERM and
+// then prints its counters as one JSON line (forwarded, dropped, TX errors and RX ring drops, per
+// direction).
 //   sharebuf-floor --port p1 --port p2 [--threads 1|2] [--spin]
 #include <net/if.h>
 #include <poll.h>

@@ -28,7 +28,8 @@ class MemorySwitch {
     const mgmt::DaemonConfig cfg = mgmt::parse_config(toml, "memory.toml");
     std::vector<std::unique_ptr<datapath::PortIo>> io;
     for (const model::PortConfig& p : cfg.sw.ports) {
-      auto port = std::make_unique<datapath::MemoryPort>(p.name, 1500, p.rx_ring_frames, p.tx_batch);
+      auto port =
+          std::make_unique<datapath::MemoryPort>(p.name, 1500, p.rx_ring_frames, p.tx_batch);
       ports_.push_back(port.get());
       io.push_back(std::move(port));
     }

@@ -40,7 +40,8 @@ TEST(RxWorker, LearnsFloodsUnknownForwardsKnownFiltersLocal) {
   sw.start();
   const auto a = udp_frame(1, 2);
   ASSERT_TRUE(sw.port(0).inject(a));  // host 2 unknown: flooded to m1 and m2
-  ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 1 && sw.port(2).sent_count() == 1; }));
+  ASSERT_TRUE(
+      eventually([&] { return sw.port(1).sent_count() == 1 && sw.port(2).sent_count() == 1; }));
   EXPECT_EQ(sw.port(1).sent().at(0), a);
   ASSERT_TRUE(sw.port(1).inject(udp_frame(2, 1)));  // host 1 learned on m0: there only
   ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == 1; }));
@@ -60,7 +61,7 @@ TEST(RxWorker, LearnsFloodsUnknownForwardsKnownFiltersLocal) {
 // Every frame that arrives is counted once: forwarded, or under the reason it was not.
 TEST(RxWorker, CountsTruncatedMalformedAndRingDrops) {
   MemorySwitch sw(kNoPark + ports_toml(2, "rx_ring_frames = 64\n"));
-  ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 2, 1600)));          // longer than the slot
+  ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 2, 1600)));           // longer than the slot
   ASSERT_TRUE(sw.port(0).inject(std::vector<uint8_t>(10, 0xab)));  // a runt
   for (int i = 0; i < 70; ++i)  // 62 more fit in the 64 slots; 8 are lost
     sw.port(0).inject(udp_frame(1, 2, 64, static_cast<uint16_t>(i)));
@@ -100,8 +101,9 @@ TEST(RxWorker, SendsAnIdlePortsFramesInlineOneKickPerBurst) {
 // A shaped port sends inline what its shaper allows at once; its egress worker is woken for the
 // rest, which it sends at the rate.
 TEST(RxWorker, HandsAShapedBacklogToTheEgressWorker) {
-  MemorySwitch sw(kNoPark + "[[ports]]\ninterface = \"m0\"\n[[ports]]\ninterface = \"m1\"\n"
-                            "rate = \"20Mbit\"\n");
+  MemorySwitch sw(kNoPark +
+                  "[[ports]]\ninterface = \"m0\"\n[[ports]]\ninterface = \"m1\"\n"
+                  "rate = \"20Mbit\"\n");
   sw.start();
   ASSERT_TRUE(eventually([&] { return sw.all_egress_asleep(); }));
   std::vector<std::vector<uint8_t>> frames;
@@ -133,9 +135,8 @@ TEST(RxWorker, TakesTheAnswerFromASleepingWorkersRing) {
   sw.start();
   constexpr int kExchanges = 5;
   for (int i = 0; i < kExchanges; ++i) {
-    ASSERT_TRUE(eventually([&] {
-      return sw.all_egress_asleep() && sw.core().ports[1]->rx_asleep.load();
-    }));
+    ASSERT_TRUE(
+        eventually([&] { return sw.all_egress_asleep() && sw.core().ports[1]->rx_asleep.load(); }));
     ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 2, 64, static_cast<uint16_t>(i))));
     ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == static_cast<size_t>(i + 1); }));
   }
@@ -167,8 +168,7 @@ TEST(RxWorker, ParksWhenIdleAndIsWokenByABurst) {
   ASSERT_TRUE(eventually([&] { return parking.parks.load() >= 2 && parking.parked.load(); }));
 }
 
-const std::string kTrimClass =
-    "[[classes]]\nname = \"data\"\nalpha = 1.0\noverflow = \"trim\"\n";
+const std::string kTrimClass = "[[classes]]\nname = \"data\"\nalpha = 1.0\noverflow = \"trim\"\n";
 
 // Counts what left m1 (1042-byte frames whole, trim_size-byte cut copies) and m0 (returned
 // headers), and checks each cut copy is a valid frame with the trim DSCP.

@@ -15,7 +15,8 @@ ORDER = ["common", "buffer", "policies", "model", "datapath", "mgmt"]
 EXTRA = {"sim": {"common", "buffer", "policies", "model", "mgmt"},
          "sim/ns3": {"common", "buffer", "policies", "model", "mgmt", "sim"}}
 DATAPATH_INSIDES = {"datapath/switch_core.h", "datapath/rx_worker.h", "datapath/egress_worker.h",
-                    "datapath/egress_path.h", "datapath/epochs.h", "datapath/af_packet_port.h"}
+                    "datapath/egress_path.h", "datapath/epochs.h", "datapath/af_packet_port.h",
+                    "datapath/port_io.h", "datapath/memory_port.h", "datapath/xsk_rx.h"}
 
 
 def includes(path):
