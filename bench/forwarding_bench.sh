@@ -10,7 +10,11 @@
 # histograms (wake-up, ring → RX, RX → queued, RX → sent per port) over the 64-byte flood and
 # over the pings, each reset before. Over the TCP runs, the segments the receiver queued out of
 # order (every switch) and, for sharebufd, the frames it took out of their arrival order.
+# --baseline DIR adds sharebufd-baseline, the sharebufd of another build directory (a before/after
+# comparison, interleaved in one run); --report FILE writes the table there instead, leaving
+# docs/ as it is.
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
+#                             [--baseline DIR] [--report FILE]
 # Needs root; installs openvswitch-switch if missing.
 set -euo pipefail
 # shellcheck source=../netns-scripts/lib/usage.sh
@@ -24,13 +28,15 @@ source "$here/lib/switches.sh"
 source "$here/lib/host_counters.sh"
 
 cmdline="$*"
-build=$TB_ROOT/build reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp"
+build=$TB_ROOT/build report="" reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --baseline) export SHAREBUFD_BASELINE=$2/mgmt/sharebufd; only="$only,sharebufd-baseline"; shift 2 ;;
+    --report) report=$2; shift 2 ;;
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "forwarding_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -118,6 +124,11 @@ measure() {
 
 bench_interleave "$reps" measure "${switches[@]}"
 
+if [ -n "$report" ]; then
+  /usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" --options="$cmdline" >"$report"
+  cat "$report"
+  exit 0
+fi
 /usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" --options="$cmdline" \
   >"$here/../docs/measurements/forwarding-results.md"
 /usr/bin/python3 "$here/lib/forwarding_report.py" plot "$results" "$TB_ROOT/docs/img/fwd-ping-cdf.png"

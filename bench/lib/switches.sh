@@ -22,6 +22,8 @@
 #   sharebufd-spinlong rx_busy_poll = 20ms (spins across a 10 ms ping gap: a polling floor)
 #   sharebufd-percpu   rx_mode = "per-cpu": one RX worker per CPU, pinned, reading the frames the
 #                      kernel received on its CPU
+#   sharebufd-baseline sharebufd's defaults, run from another build ($SHAREBUFD_BASELINE: e.g. the
+#                      commit before a change, for a before/after comparison in one run)
 #   sharebufd-xdp      rx_io = "af_xdp": ports receive through AF_XDP sockets (the switch's own XDP
 #                      program in place of the testbed's while it runs)
 #   sharebufd-cpu0, sharebufd-cpu1
@@ -69,6 +71,7 @@ bench_switch_label() {
     sharebufd-spinlong) echo "sharebufd, rx_busy_poll = 20ms" ;;
     sharebufd-percpu) echo "sharebufd, rx_mode = per-cpu" ;;
     sharebufd-xdp) echo "sharebufd, rx_io = af_xdp" ;;
+    sharebufd-baseline) echo "sharebufd (cs, unshaped, defaults), baseline build" ;;
     sharebufd-cpu0) echo "sharebufd, all threads on CPU 0" ;;
     sharebufd-cpu1) echo "sharebufd, all threads on CPU 1" ;;
     sharebufd-rtcpu0) echo "sharebufd, realtime_priority = 10, all threads on CPU 0" ;;
@@ -108,7 +111,12 @@ bench_start_switch() {
         sharebufd-xdp) extra='rx_io = "af_xdp"' ;;
       esac
       [ -z "$extra" ] || sed -i "s/^\[switch\]/[switch]\n$extra/" "$conf"
-      tb_start_switch "$conf"
+      if [ "$1" = sharebufd-baseline ]; then
+        [ -x "${SHAREBUFD_BASELINE:-}" ] || tb_die "sharebufd-baseline: set SHAREBUFD_BASELINE to a sharebufd binary"
+        SHAREBUFD=$SHAREBUFD_BASELINE tb_start_switch "$conf"
+      else
+        tb_start_switch "$conf"
+      fi
       case "$1" in
         sharebufd-cpu0 | sharebufd-rtcpu0) taskset -a -p -c 0 "$TB_SWITCH_PID" >/dev/null ;;
         sharebufd-cpu1) taskset -a -p -c 1 "$TB_SWITCH_PID" >/dev/null ;;
