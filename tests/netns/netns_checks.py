@@ -171,10 +171,14 @@ def tcp_kept_order(tcp_json, send_before, send_after, stats_json, recv_before="{
     # SACKed): with the switch dropping, as it does when a loaded machine starves its egress
     # (measured: 110-1771 drops, 11-15 reorder counts, 0-1 DSACK), DSACK alone, a retransmission
     # the receiver already had, is the evidence of reordering.
-    # And the counter's limit grows with the stream: af_xdp's two receive queues per port gave, on
-    # an idle machine, 20 reorder counts (2 DSACK) in one run of five over 1.2 million segments,
-    # where reading the queues out of order gives thousands.
-    reorder_limit = max(10, segs // 20000)
+    # And the counter is a weak witness. With af_xdp's two receive queues per port (each frame
+    # stamped by its queue's NAPI poll, which a loaded CPU runs late), correct code, before and
+    # after the port interface side by side, gave 0-40 reorder counts per 400-600 thousand
+    # segments with a CPU hog on each core (28 in a run with one switch drop), and 2 of 5 runs of
+    # the flaky-test guard failed this check with a limit of one per 20000 segments. Reading the
+    # queues without their stamps gave 89-93, and 713-1033 DSACK: DSACK is what catches it. So the
+    # limit is loose (one per 5000 segments, at least 50).
+    reorder_limit = max(50, segs // 5000)
     return (segs > 10000 and rx > 10000 and dsack <= 10
             and (reorder <= reorder_limit or drops > 0))
 
