@@ -15,13 +15,6 @@ const std::string kTwoPorts =
     "[switch]\nrx_park_after = 0\n[buffer]\nsize = \"4000 cells\"\n[[ports]]\ninterface = "
     "\"m0\"\n[[ports]]\ninterface = \"m1\"\n";
 
-std::vector<std::vector<uint8_t>> numbered(uint16_t n, uint32_t payload = 64) {
-  std::vector<std::vector<uint8_t>> frames;
-  for (uint16_t i = 0; i < n; ++i)
-    frames.push_back(udp_frame(1, 2, payload, i));
-  return frames;
-}
-
 // The wire refuses the frames an RX worker sends inline (a full socket buffer): they stay
 // staged, with nothing queued behind them and no frame coming to carry them. The egress worker is
 // woken for them and tries again until the wire takes them.
@@ -35,9 +28,7 @@ TEST(EgressWorker, RetriesFramesTheWireRefusedWithNothingBehindThem) {
   ASSERT_TRUE(eventually([&] { return sw.port(1).refused() >= 10; })) << "the kick was refused";
   sw.port(1).set_tx_room(datapath::MemoryPort::kUnlimited);
   ASSERT_TRUE(sw.port(1).wait_sent(10, std::chrono::seconds(20)));
-  const auto sent = sw.port(1).sent();
-  for (uint16_t i = 0; i < 10; ++i)
-    ASSERT_EQ(frame_number(sent[i]), i) << "out of order";
+  ASSERT_TRUE(sent_in_order(sw.port(1), 10));
   ASSERT_TRUE(eventually([&] { return sw.egress_asleep(1); })) << "it sleeps again when done";
 }
 
@@ -54,9 +45,7 @@ TEST(EgressWorker, KeepsOrderAcrossPartialSends) {
   }
   sw.port(1).set_tx_room(datapath::MemoryPort::kUnlimited);
   ASSERT_TRUE(sw.port(1).wait_sent(100, std::chrono::seconds(20)));
-  const auto sent = sw.port(1).sent();
-  for (uint16_t i = 0; i < 100; ++i)
-    ASSERT_EQ(frame_number(sent[i]), i) << "out of order";
+  ASSERT_TRUE(sent_in_order(sw.port(1), 100));
   for (const auto& s : sw.port(1).sends())
     EXPECT_LE(s.frames, 7u);
 }

@@ -99,4 +99,24 @@ inline uint16_t frame_number(const std::vector<uint8_t>& f) {
   return static_cast<uint16_t>(f.at(34) << 8 | f.at(35));
 }
 
+// Frames 0..n-1 from host 1 to host 2, numbered by udp_frame().
+inline std::vector<std::vector<uint8_t>> numbered(uint16_t n, uint32_t payload = 64) {
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint16_t i = 0; i < n; ++i)
+    frames.push_back(udp_frame(1, 2, payload, i));
+  return frames;
+}
+
+// The first n frames `port` sent are numbered 0..n-1, in that order.
+inline ::testing::AssertionResult sent_in_order(const datapath::MemoryPort& port, uint16_t n) {
+  const auto sent = port.sent();
+  if (sent.size() < n) return ::testing::AssertionFailure() << sent.size() << " sent of " << n;
+  for (uint16_t i = 0; i < n; ++i) {
+    if (frame_number(sent[i]) != i)
+      return ::testing::AssertionFailure()
+             << "out of order: frame " << i << " is number " << frame_number(sent[i]);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace sharebuf::testing

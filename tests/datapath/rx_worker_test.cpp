@@ -81,14 +81,10 @@ TEST(RxWorker, SendsAnIdlePortsFramesInlineOneKickPerBurst) {
   MemorySwitch sw(kNoPark + ports_toml(2));
   sw.start();
   ASSERT_TRUE(eventually([&] { return sw.all_egress_asleep(); }));
-  std::vector<std::vector<uint8_t>> frames;
-  for (uint16_t i = 0; i < 200; ++i)
-    frames.push_back(udp_frame(1, 2, 64, i));
+  const auto frames = numbered(200, 64);
   ASSERT_EQ(sw.port(0).inject_burst(frames), 200u);
   ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 200; }));
-  const auto sent = sw.port(1).sent();
-  for (uint16_t i = 0; i < 200; ++i)
-    ASSERT_EQ(frame_number(sent[i]), i) << "out of order";
+  ASSERT_TRUE(sent_in_order(sw.port(1), 200));
   std::vector<uint32_t> kicks;
   for (const MemoryPort::Send& s : sw.port(1).sends()) {
     kicks.push_back(s.frames);
@@ -106,18 +102,14 @@ TEST(RxWorker, HandsAShapedBacklogToTheEgressWorker) {
                   "rate = \"20Mbit\"\n");
   sw.start();
   ASSERT_TRUE(eventually([&] { return sw.all_egress_asleep(); }));
-  std::vector<std::vector<uint8_t>> frames;
-  for (uint16_t i = 0; i < 60; ++i)
-    frames.push_back(udp_frame(1, 2, 1000, i));
+  const auto frames = numbered(60, 1000);
   ASSERT_EQ(sw.port(0).inject_burst(frames), 60u);
   ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 60; }));
   const auto sends = sw.port(1).sends();
   EXPECT_EQ(sends.front().thread, "sb-rx0");
   EXPECT_LT(sends.front().frames, 60u);
   EXPECT_EQ(sends.back().thread, "sb-tx-m1");
-  const auto sent = sw.port(1).sent();
-  for (uint16_t i = 0; i < 60; ++i)
-    ASSERT_EQ(frame_number(sent[i]), i) << "out of order";
+  ASSERT_TRUE(sent_in_order(sw.port(1), 60));
 }
 
 // After sending inline to a port whose worker sleeps, the sender reads that port's ring itself:
@@ -202,9 +194,7 @@ TEST(RxWorker, TrimsWhatTheBufferRefuses) {
                   "[[ports]]\ninterface = \"m0\"\n[[ports]]\ninterface = \"m1\"\n"
                   "rate = \"50Mbit\"\n");
   sw.start();
-  std::vector<std::vector<uint8_t>> frames;
-  for (uint16_t i = 0; i < 60; ++i)
-    frames.push_back(udp_frame(1, 2, 1000, i));
+  const auto frames = numbered(60, 1000);
   const size_t bytes = frames[0].size();
   ASSERT_EQ(sw.port(0).inject_burst(frames), 60u);
   ASSERT_TRUE(eventually([&] { return sw.quiet() && sw.port(1).sent_count() != 0; }))
@@ -238,9 +228,7 @@ TEST(RxWorker, DeflectsRefusedFramesAndTrimsThemAsTheyLeaveRecirculation) {
                   "[[ports]]\ninterface = \"m0\"\n[[ports]]\ninterface = \"m1\"\n"
                   "rate = \"50Mbit\"\n");
   sw.start();
-  std::vector<std::vector<uint8_t>> frames;
-  for (uint16_t i = 0; i < 60; ++i)
-    frames.push_back(udp_frame(1, 2, 1000, i));
+  const auto frames = numbered(60, 1000);
   const size_t bytes = frames[0].size();
   ASSERT_EQ(sw.port(0).inject_burst(frames), 60u);
   ASSERT_TRUE(eventually([&] { return sw.quiet() && sw.port(1).sent_count() != 0; }));
