@@ -30,7 +30,7 @@ std::vector<std::string> check_accounting(const SharedBuffer& buffer) {
     const uint64_t received = s.received_pkts.load();
     const uint64_t enqueued = s.enqueued_pkts.load();
     const uint64_t dequeued = s.dequeued_pkts.load();
-    const uint64_t pushed = s.dropped(DropReason::kPushedOut);
+    const uint64_t pushed = s.evicted();
     if (received != enqueued + s.dropped_before_enqueue()) {
       errors.push_back(str("queue ", q, ": received ", received, " != enqueued ", enqueued,
                            " + dropped before enqueue ", s.dropped_before_enqueue()));
@@ -45,7 +45,7 @@ std::vector<std::string> check_accounting(const SharedBuffer& buffer) {
     }
     if (frames != enqueued - dequeued - pushed) {
       errors.push_back(str("queue ", q, ": holds ", frames, " frames != enqueued ", enqueued,
-                           " - dequeued ", dequeued, " - pushed out ", pushed));
+                           " - dequeued ", dequeued, " - pushed out or reclaimed ", pushed));
     }
     if (cells != state.queue_cells(q)) {
       errors.push_back(str("queue ", q, ": frames hold ", cells, " cells but occupancy says ",

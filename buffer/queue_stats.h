@@ -1,7 +1,7 @@
 // QueueStats: the packet counters of one queue. The accounting identities (checked by
 // buffer/accounting_check.h at every test fixture's teardown):
-//   received = enqueued + sum(dropped[r] for r != pushed_out)
-//   queued   = enqueued - dequeued - dropped[pushed_out]
+//   received = enqueued + sum(dropped[r] for r not pushed_out or reclaimed)
+//   queued   = enqueued - dequeued - dropped[pushed_out] - dropped[reclaimed]
 //
 // Thread-safety: atomics incremented with relaxed order by RX workers (received, enqueued,
 // dropped) and the egress worker (dequeued); readers see values that are exact at quiescent
@@ -61,11 +61,15 @@ struct alignas(64) QueueStats {
   uint64_t dropped_before_enqueue() const noexcept {
     uint64_t n = 0;
     for (size_t r = 0; r < kNumDropReasons; ++r) {
-      if (static_cast<DropReason>(r) != DropReason::kPushedOut) {
+      if (!evicted_after_admission(static_cast<DropReason>(r))) {
         n += dropped_pkts[r].load(std::memory_order_relaxed);
       }
     }
     return n;
+  }
+  // Admitted frames that left the queue unsent: pushed out (LQD) or reclaimed (Occamy).
+  uint64_t evicted() const noexcept {
+    return dropped(DropReason::kPushedOut) + dropped(DropReason::kReclaimed);
   }
   uint64_t dropped(DropReason r) const noexcept {
     return dropped_pkts[static_cast<size_t>(r)].load(std::memory_order_relaxed);

@@ -130,7 +130,8 @@ bool SharedBuffer::plan_victims(uint32_t q, uint32_t need, uint32_t held, bool f
   return true;
 }
 
-void SharedBuffer::record_evicted(uint32_t head, EvictedFrames* evicted) const noexcept {
+void SharedBuffer::record_evicted(uint32_t head, EvictedFrames* evicted,
+                                  DropReason reason) const noexcept {
   if (evicted == nullptr) return;
   const PacketDescriptor& d = pool_.descriptor(head);
   if (evicted->frames.size() == evicted->frames.capacity() ||
@@ -141,7 +142,7 @@ void SharedBuffer::record_evicted(uint32_t head, EvictedFrames* evicted) const n
   const size_t offset = evicted->bytes.size();
   evicted->bytes.resize(offset + d.bytes);
   pool_.read_frame(head, std::span<std::byte>(evicted->bytes).subspan(offset, d.bytes));
-  evicted->frames.push_back({d, offset});
+  evicted->frames.push_back({d, offset, reason});
 }
 
 uint32_t SharedBuffer::evict_planned(CellCache& cache, uint32_t q, bool from_head,
@@ -150,7 +151,7 @@ uint32_t SharedBuffer::evict_planned(CellCache& cache, uint32_t q, bool from_hea
   for (const uint32_t j : plan_victims_) {
     const uint32_t head = from_head ? queues_[j].pop_head() : queues_[j].pop_tail();
     if (head == kNoCell) continue;  // its egress sent the queue's last frames meanwhile
-    record_evicted(head, evicted);
+    record_evicted(head, evicted, DropReason::kPushedOut);
     const PacketDescriptor& d = pool_.descriptor(head);
     const uint32_t c = d.cells;
     count_drop(j, DropReason::kPushedOut, c);
@@ -244,11 +245,11 @@ uint32_t SharedBuffer::push_out(CellCache& cache, uint32_t q, bool from_head,
   return head == kNoCell ? 0 : evict(cache, q, head, evicted);
 }
 
-uint32_t SharedBuffer::evict(CellCache& cache, uint32_t q, uint32_t head,
-                             EvictedFrames* evicted) noexcept {
-  record_evicted(head, evicted);
+uint32_t SharedBuffer::evict(CellCache& cache, uint32_t q, uint32_t head, EvictedFrames* evicted,
+                             DropReason reason) noexcept {
+  record_evicted(head, evicted, reason);
   const PacketDescriptor d = pool_.descriptor(head);
-  count_drop(q, DropReason::kPushedOut, d.cells);
+  count_drop(q, reason, d.cells);
   pool_.free_frame(cache, head);
   give_back(d);
   return d.cells;

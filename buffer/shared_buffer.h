@@ -57,8 +57,9 @@ struct FrameMeta {
 // recorded (`skipped`).
 struct EvictedFrames {
   struct Frame {
-    PacketDescriptor desc;  // its queue, class, ingress port, flags, length
-    size_t offset = 0;      // its bytes: bytes[offset, offset + desc.bytes)
+    PacketDescriptor desc;                       // its queue, class, ingress port, flags, length
+    size_t offset = 0;                           // its bytes: bytes[offset, offset + desc.bytes)
+    DropReason reason = DropReason::kPushedOut;  // pushed_out or reclaimed
   };
   void reserve(size_t bytes_capacity, size_t frames_capacity) {
     bytes.reserve(bytes_capacity);
@@ -138,6 +139,14 @@ class SharedBuffer {
   // `evicted` (optional) receives a copy of the frame.
   uint32_t push_out(CellCache& cache, uint32_t q, bool from_head,
                     EvictedFrames* evicted = nullptr) noexcept;
+  // Reclaim (Occamy, docs/policies.md): drops queue q's oldest frame and counts it as a
+  // reclaimed drop of q. Returns the cells freed, 0 if q was empty (its egress took the last
+  // frame). Safe beside the egress workers: the frame is taken off under the queue's lock, as a
+  // dequeue would take it.
+  uint32_t reclaim_head(CellCache& cache, uint32_t q, EvictedFrames* evicted = nullptr) noexcept {
+    const uint32_t head = queues_[q].pop_head();
+    return head == kNoCell ? 0 : evict(cache, q, head, evicted, DropReason::kReclaimed);
+  }
   // push_out of q's tail (its newest frame) only if `take(descriptor)` accepts it, decided under
   // the queue's lock so the frame judged is the frame taken. 0 if not taken.
   template <typename Take>
@@ -206,7 +215,7 @@ class SharedBuffer {
   uint32_t evict_planned(CellCache& cache, uint32_t q, bool from_head,
                          EvictedFrames* evicted) noexcept;
   // Appends frame `head` to `evicted` if it has room.
-  void record_evicted(uint32_t head, EvictedFrames* evicted) const noexcept;
+  void record_evicted(uint32_t head, EvictedFrames* evicted, DropReason reason) const noexcept;
 
   BufferLayout layout_;
   CellPool pool_;
@@ -220,7 +229,8 @@ class SharedBuffer {
 
   // make_room()'s lock and its planning scratch (one entry per queue), guarded by it.
   // Counts and frees a frame already taken off queue q (push-outs).
-  uint32_t evict(CellCache& cache, uint32_t q, uint32_t head, EvictedFrames* evicted) noexcept;
+  uint32_t evict(CellCache& cache, uint32_t q, uint32_t head, EvictedFrames* evicted,
+                 DropReason reason = DropReason::kPushedOut) noexcept;
   common::SpinLock push_out_lock_;
   std::vector<uint32_t> plan_cells_;
   std::vector<uint8_t> plan_has_frame_;

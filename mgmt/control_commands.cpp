@@ -63,7 +63,7 @@ void subtract(json& cur, const json& base) {
     }
   }
   // A queue's frames queued at the reset were admitted before it: the identity since the reset
-  // is admitted = transmitted + pushed_out + queued - queued_at_reset.
+  // is admitted = transmitted + pushed_out + reclaimed + queued - queued_at_reset.
   if (cur.contains("queued") && base.contains("queued")) cur["queued_at_reset"] = base["queued"];
 }
 

@@ -16,6 +16,7 @@ using nlohmann::json;
 constexpr std::pair<std::string_view, std::string_view> kShortReason[] = {
     {"threshold", "thr"},     {"pool_full", "full"},    {"prediction", "pred"},
     {"pushed_out", "pushed"}, {"unsupported", "unsup"}, {"meter", "meter"},
+    {"reclaimed", "reclaim"},
 };
 
 std::string short_reason(const std::string& reason) {

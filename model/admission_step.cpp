@@ -19,12 +19,37 @@ buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& 
   return buffer.view(now_ns);
 }
 
+namespace {
+
+// Policy::reclaim()'s drop_head: the buffer's own head drop.
+struct Reclaimer {
+  buffer::SharedBuffer& buffer;
+  buffer::CellCache& cache;
+  buffer::EvictedFrames* evicted;
+  uint32_t cells = 0;
+
+  static uint32_t drop_head(void* self, uint32_t queue) noexcept {
+    auto& r = *static_cast<Reclaimer*>(self);
+    if (queue >= r.buffer.layout().num_queues()) return 0;
+    const uint32_t c = r.buffer.reclaim_head(r.cache, queue, r.evicted);
+    r.cells += c;
+    return c;
+  }
+};
+
+}  // namespace
+
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,
                              const buffer::FrameMeta& meta, buffer::EvictedFrames* evicted,
                              const RefusalHook* on_refused) noexcept {
   AdmissionOutcome out;
+  if (policy.reclaims()) {
+    Reclaimer r{buffer, cache, evicted};
+    policy.reclaim(ctx.now_ns, buffer.exact_view(), &Reclaimer::drop_head, &r);
+    out.reclaimed_cells = r.cells;
+  }
   // A refusal for lack of room, unless the hook makes room the frame then takes.
   auto refuse = [&](DropReason reason) {
     if (on_refused != nullptr &&

@@ -18,6 +18,8 @@ struct AdmissionOutcome {
   bool enqueued = false;
   buffer::DropReason reason = buffer::DropReason::kNone;  // why, when not enqueued
   uint32_t pushed_out_cells = 0;
+  // Cells a reclaiming policy (Occamy) dropped from queue heads before this frame's verdict.
+  uint32_t reclaimed_cells = 0;
   // LQD: refused after a push-out because the cells of victims an egress worker had taken did not
   // come back within SharedBuffer::kVictimWait (a worker descheduled that long).
   bool waited_out = false;
@@ -41,10 +43,12 @@ struct RefusalHook {
 buffer::BufferView ingress_view(policies::Policy& policy, buffer::SharedBuffer& buffer,
                                 uint64_t now_ns) noexcept;
 
-// `ctx.cells` must be buffer.layout().cells_for(frame.size()). A kTrim verdict is a refusal here
-// (dropped with its reason); the caller applies the class's overflow action (admit_trimmed).
-// `evicted` (optional) receives copies of the frames a push-out evicted for this one; `on_refused`
-// (optional) is asked once for room before a refusal for threshold or pool_full is counted.
+// `ctx.cells` must be buffer.layout().cells_for(frame.size()). A reclaiming policy first gets
+// Policy::reclaim() at ctx.now_ns (its head drops land in `evicted` too). A kTrim verdict is a
+// refusal here (dropped with its reason); the caller applies the class's overflow action
+// (admit_trimmed). `evicted` (optional) receives copies of the frames a push-out evicted for this
+// one; `on_refused` (optional) is asked once for room before a refusal for threshold or pool_full
+// is counted.
 AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buffer,
                              buffer::CellCache& cache, const buffer::BufferView& view,
                              const policies::ArrivalContext& ctx, std::span<const std::byte> frame,

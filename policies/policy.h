@@ -146,6 +146,18 @@ class Policy {
                                     std::span<const uint8_t> has_frame) noexcept;
   virtual VictimPicker victim_picker() const noexcept { return nullptr; }
 
+  // Reclaim (Occamy): a policy that frees buffer by dropping admitted frames from the head of
+  // queues says so (set_reclaims() in its constructor) and gets reclaim() before each admission
+  // decision, at the arrival's time, with the buffer's exact occupancy (the traffic manager's own
+  // counters, whatever the admission view) and `drop_head(ctx, queue)`: it drops that queue's
+  // oldest frame (counted `reclaimed` at the queue; the egress workers cannot send it any more)
+  // and returns the cells freed, 0 if the queue held no frame. Called on every RX worker
+  // concurrently, like admit(); the view reflects each drop at once.
+  using HeadDropper = uint32_t (*)(void* ctx, uint32_t queue) noexcept;
+  bool reclaims() const noexcept { return reclaims_; }
+  virtual void reclaim(uint64_t /*now_ns*/, const BufferView& /*exact*/, HeadDropper /*drop_head*/,
+                       void* /*ctx*/) noexcept {}
+
   // The threshold a frame of `class_id` arriving at `queue` would be held to now, in cells
   // (telemetry and the watch stream).
   virtual uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
@@ -162,11 +174,13 @@ class Policy {
   explicit Policy(const PolicyEnv& env) : env_(env) {}
   // Call at the end of the constructor with ParamReader::values().
   void set_params(nlohmann::json values) { params_ = std::move(values); }
+  void set_reclaims() noexcept { reclaims_ = true; }
   const PolicyEnv& env() const noexcept { return env_; }
 
  private:
   PolicyEnv env_;
   nlohmann::json params_ = nlohmann::json::object();
+  bool reclaims_ = false;
 };
 
 }  // namespace sharebuf::policies

@@ -12,6 +12,7 @@
 #include "policies/fb.h"
 #include "policies/fba.h"
 #include "policies/lqd.h"
+#include "policies/occamy.h"
 #include "policies/protean.h"
 #include "policies/smartbuf.h"
 #include "policies/static.h"
@@ -43,6 +44,8 @@ const std::array kBuiltins = {
     info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),
     info<CredencePolicy>("Credence: drop-tail following LQD's queue lengths, with an ML oracle"),
     info<FabPolicy>("FAB: DT with a large alpha for a flow's first bytes since it (re)started"),
+    info<OccamyPolicy>(
+        "Occamy: DT, and head drops from queues over it with the spare memory bandwidth"),
 };
 
 }  // namespace

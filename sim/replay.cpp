@@ -214,7 +214,7 @@ class ReplayEngine final : private model::OverflowStep::Sink {
     const AdmissionOutcome outcome =
         admit_frame(*policy_, buffer_, cache_, ingress_view(*policy_, buffer_, a.time_ns), ctx,
                     std::span<const std::byte>(kPayload.data(), bytes), meta);
-    if (outcome.pushed_out_cells != 0) settle_push_outs();
+    if (outcome.pushed_out_cells != 0 || outcome.reclaimed_cells != 0) settle_push_outs();
     if (outcome.enqueued) {
       queued_[a.queue].push_back({n, buffer_.queue(a.queue).peek_tail()});
       // An idle port starts sending the moment a frame arrives.
@@ -234,11 +234,11 @@ class ReplayEngine final : private model::OverflowStep::Sink {
         port);
   }
 
-  // Which frames did LQD push out? The victims' counters say how many, the queue's head says
-  // from which end.
+  // Which frames did LQD push out, or Occamy reclaim (always from the head)? The victims'
+  // counters say how many, the queue's head says from which end.
   void settle_push_outs() {
     for (uint32_t q = 0; q < queued_.size(); ++q) {
-      const uint64_t pushed = buffer_.stats(q).dropped(buffer::DropReason::kPushedOut);
+      const uint64_t pushed = buffer_.stats(q).evicted();
       uint64_t k = pushed - pushed_seen_[q];
       pushed_seen_[q] = pushed;
       auto& fifo = queued_[q];

@@ -92,17 +92,18 @@ uint64_t dropped(const ReplayResult& r, DropReason d) {
 }
 
 void print_summary(const std::vector<ReplayResult>& results, uint32_t capacity) {
-  std::printf("%-44s %9s %12s %8s %10s %10s %10s %10s %6s\n", "policy", "arrivals", "transmitted",
-              "tx %", "threshold", "pool_full", "predicted", "pushed_out", "peak%");
+  std::printf("%-44s %9s %12s %8s %10s %10s %10s %10s %9s %6s\n", "policy", "arrivals",
+              "transmitted", "tx %", "threshold", "pool_full", "predicted", "pushed_out",
+              "reclaimed", "peak%");
   for (const ReplayResult& r : results) {
-    std::printf("%-44s %9lu %12lu %7.2f%% %10lu %10lu %10lu %10lu %5.0f%%\n", r.policy.c_str(),
+    std::printf("%-44s %9lu %12lu %7.2f%% %10lu %10lu %10lu %10lu %9lu %5.0f%%\n", r.policy.c_str(),
                 r.arrivals, r.transmitted,
                 r.arrivals
                     ? 100.0 * static_cast<double>(r.transmitted) / static_cast<double>(r.arrivals)
                     : 0.0,
                 dropped(r, DropReason::kThreshold), dropped(r, DropReason::kPoolFull),
                 dropped(r, DropReason::kPrediction), dropped(r, DropReason::kPushedOut),
-                100.0 * r.peak_total_cells / capacity);
+                dropped(r, DropReason::kReclaimed), 100.0 * r.peak_total_cells / capacity);
     for (const auto& e : r.accounting_errors)
       std::printf("  accounting VIOLATED: %s\n", e.c_str());
   }
@@ -110,18 +111,18 @@ void print_summary(const std::vector<ReplayResult>& results, uint32_t capacity) 
 
 void print_queues(const std::vector<std::string>& labels,
                   const std::vector<ReplayResult>& results) {
-  std::printf("\n%-24s %-8s %9s %9s %12s %10s %10s %10s %10s %11s %9s\n", "policy", "queue",
+  std::printf("\n%-24s %-8s %9s %9s %12s %10s %10s %10s %10s %9s %11s %9s\n", "policy", "queue",
               "arrivals", "admitted", "transmitted", "threshold", "pool_full", "predicted",
-              "pushed_out", "peak cells", "trimmed");
+              "pushed_out", "reclaimed", "peak cells", "trimmed");
   for (const ReplayResult& r : results) {
     for (size_t q = 0; q < r.queues.size(); ++q) {
       const auto& qr = r.queues[q];
       auto d = [&](DropReason x) { return qr.dropped[static_cast<size_t>(x)]; };
-      std::printf("%-24s %-8s %9lu %9lu %12lu %10lu %10lu %10lu %10lu %11u %9lu\n",
+      std::printf("%-24s %-8s %9lu %9lu %12lu %10lu %10lu %10lu %10lu %9lu %11u %9lu\n",
                   r.policy.substr(0, 24).c_str(), q < labels.size() ? labels[q].c_str() : "?",
                   qr.arrivals, qr.enqueued, qr.transmitted, d(DropReason::kThreshold),
                   d(DropReason::kPoolFull), d(DropReason::kPrediction), d(DropReason::kPushedOut),
-                  qr.peak_cells, qr.trimmed + qr.bounced);
+                  d(DropReason::kReclaimed), qr.peak_cells, qr.trimmed + qr.bounced);
     }
   }
 }

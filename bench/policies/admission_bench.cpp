@@ -140,6 +140,36 @@ BENCHMARK(BM_DecideBurstThenWork)
     ->Threads(2)
     ->UseRealTime();
 
+// A reclaiming policy (Occamy) as the admission step calls it: reclaim() at the frame's time, then
+// admit(). Arrivals 100 ns apart keep the bucket filling, so every reclaim looks for a victim; in
+// the fixture no queue is over its threshold, so each look scans every queue (the worst case: an
+// over-threshold queue ends the scan where it is found). Range(1): 1 = the fixture's 300-cell
+// queues are over their threshold (alpha 1/64); the dropper then reports a 1500-byte frame (19
+// cells) dropped without changing the buffer, so the bucket (4 ports: 6.25 cells per 100 ns)
+// pays for a head drop about every third arrival.
+void BM_DecideWithReclaim(benchmark::State& state) {
+  Fixture& f = fixture();
+  const PolicyEnv env{.layout = &f.layout};
+  Params params;
+  if (state.range(1) == 1) params.values = {{"alpha", 1.0 / 64}};
+  const std::unique_ptr<Policy> policy = make_policy("occamy", params, env);
+  const auto view = buffer::BufferView::exact(f.state);
+  state.SetLabel(state.range(1) == 1 ? "occamy, queues over" : "occamy, none over");
+  auto drop_head = [](void*, uint32_t) noexcept -> uint32_t { return 19; };
+  uint32_t q = 0;
+  uint64_t now = 0;
+  for (auto _ : state) {
+    now += 100;
+    policy->reclaim(now, view, drop_head, nullptr);
+    const Verdict v =
+        policy->admit(ArrivalContext{.now_ns = now, .queue = q, .cells = 1, .bytes = 64}, view);
+    benchmark::DoNotOptimize(v);
+    q = (q + 1) & 31;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecideWithReclaim)->ArgsProduct({{0}, {0, 1}})->Threads(1)->UseRealTime();
+
 void BM_DecideReserveRelease(benchmark::State& state) {
   Fixture& f = fixture();
   Policy& policy = f.get(state.range(0));

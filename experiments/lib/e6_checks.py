@@ -23,12 +23,13 @@ def policy_changes(watch_rows):
 
 
 def counters_balance(stats):
-    """received = admitted + dropped before admission; admitted = transmitted + pushed out +
-    queued, for every queue."""
+    """received = admitted + dropped before admission; admitted = transmitted + pushed out
+    + reclaimed + queued, for every queue."""
     def ok(q):
-        refused = sum(v for k, v in q["dropped"].items() if k != "pushed_out")
+        refused = sum(v for k, v in q["dropped"].items() if k not in ("pushed_out", "reclaimed"))
         return (q["received"] == q["admitted"] + refused and
-                q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"] + q["queued"])
+                q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"]
+                + q["dropped"].get("reclaimed", 0) + q["queued"])
     return all(ok(q) for p in stats["ports"] for q in p["queues"])
 
 

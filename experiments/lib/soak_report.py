@@ -21,7 +21,7 @@ def checks_of(s, ctl, log, rc, rss_warm, rss_end, target, fast):
     queues = [q for p in ports for q in p["queues"]]
 
     def drops(q):
-        return sum(v for k, v in q["dropped"].items() if k != "pushed_out")
+        return sum(v for k, v in q["dropped"].items() if k not in ("pushed_out", "reclaimed"))
 
     rx = sum(p["rx_frames"] for p in ports)
     flooded = sum(p["flooded"] for p in ports)
@@ -36,6 +36,7 @@ def checks_of(s, ctl, log, rc, rss_warm, rss_end, target, fast):
         ("sharebufd exited 0", rc == 0, f"exit {rc}"),
         ("per-queue identities", all(q["received"] == q["admitted"] + drops(q) and
                                      q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"]
+                                     + q["dropped"].get("reclaimed", 0)
                                      + q["queued"] for q in queues), f"{len(queues)} queues"),
         ("copies balance", copies == received, f"{copies} copies expected, {received} received"),
         ("every cell back", bool(m) and m.group(1) == m.group(2),

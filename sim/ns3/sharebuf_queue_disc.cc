@@ -172,10 +172,10 @@ bool SharebufSwitch::Take(uint64_t handle, Held* out) {
   return true;
 }
 
-void SharebufSwitch::Evict(uint64_t handle) {
+void SharebufSwitch::Evict(uint64_t handle, const char* reason) {
   Held h;
-  NS_ABORT_MSG_IF(!Take(handle, &h), "SharebufSwitch: a push-out evicted an unknown packet");
-  h.disc->Evicted(h.item, h.queue);
+  NS_ABORT_MSG_IF(!Take(handle, &h), "SharebufSwitch: the buffer evicted an unknown packet");
+  h.disc->Evicted(h.item, h.queue, reason);
 }
 
 void SharebufSwitch::RequestDeparture(uint32_t port, uint64_t at_ns) {
@@ -385,8 +385,8 @@ bool SharebufQueueDisc::DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) {
   a.flow_hash = item->Hash(0);
   const uint64_t handle = sw_->NextHandle();
   const SwitchFacade::Outcome out = facade.arrive(a, NowNs(), handle);
-  for (uint64_t victim : out.evicted)
-    sw_->Evict(victim);
+  for (const SwitchFacade::Outcome::Evicted& victim : out.evicted)
+    sw_->Evict(victim.handle, victim.reason);
   if (!out.admitted) {
     DropBeforeEnqueue(item, out.drop_reason.c_str());
     Occupancy();
@@ -427,11 +427,12 @@ void SharebufQueueDisc::Depart() {
   in_round_ = false;
 }
 
-void SharebufQueueDisc::Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue) {
+void SharebufQueueDisc::Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue,
+                                const char* reason) {
   ns3::Ptr<ns3::QueueDiscItem> taken =
       ns3::StaticCast<PortQueue>(GetInternalQueue(queue))->Take(ns3::PeekPointer(item));
-  NS_ABORT_MSG_IF(!taken, "SharebufQueueDisc: a pushed-out packet was not in its internal queue");
-  DropAfterDequeue(taken, "pushed_out");
+  NS_ABORT_MSG_IF(!taken, "SharebufQueueDisc: an evicted packet was not in its internal queue");
+  DropAfterDequeue(taken, reason);
   Occupancy();
 }
 

@@ -4,7 +4,7 @@
 // admission step, policy, classifier, schedulers and ECN marking of the live switch), aggregated
 // to an ns-3 node. Every SharebufQueueDisc on that node's devices is one of its ports: the
 // switch's policy decides what each port keeps, the port's scheduler what it sends, and a
-// push-out (LQD) may evict packets of any port of the node.
+// push-out (LQD) or a reclaim (Occamy) may evict packets of any port of the node.
 //
 // Two ways to make one:
 // - ns-3's usual way: TrafficControlHelper::SetRootQueueDisc("sharebuf::SharebufQueueDisc", ...)
@@ -19,9 +19,10 @@
 // Accounting is ns-3's own: each port holds one internal queue per sharebuf queue, so GetStats(),
 // GetNPackets() and the Enqueue, Dequeue, Drop, DropBeforeEnqueue, DropAfterDequeue and Mark trace
 // sources report what the switch did. A refused packet is dropped before enqueue with the policy's
-// reason ("threshold", "pool_full", "prediction", ...); a pushed-out packet is dequeued from its
-// internal queue and dropped after dequeue with reason "pushed_out" (how ns-3's AQMs drop a packet
-// they already hold); an ECN mark goes through QueueDisc::Mark with reason "ecn_threshold".
+// reason ("threshold", "pool_full", "prediction", ...); a pushed-out or reclaimed packet is
+// dequeued from its internal queue and dropped after dequeue with reason "pushed_out" or
+// "reclaimed" (how ns-3's AQMs drop a packet they already hold); an ECN mark goes through
+// QueueDisc::Mark with reason "ecn_threshold".
 //
 // Departures: a frame leaves the shared buffer when the link is free to send it (the device asks
 // one frame early, as its own queue holds one: the queue disc answers only once the previous
@@ -80,7 +81,7 @@ class SharebufSwitch : public ns3::Object {
   void Hold(uint64_t handle, ns3::Ptr<ns3::QueueDiscItem> item, SharebufQueueDisc* disc,
             uint32_t queue);
   bool Take(uint64_t handle, Held* out);
-  void Evict(uint64_t handle);
+  void Evict(uint64_t handle, const char* reason);
   // Port `port` is to start its next transmission at `at_ns` (in a departure round then).
   void RequestDeparture(uint32_t port, uint64_t at_ns);
   void RoundDue(uint64_t at_ns);
@@ -126,8 +127,8 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   std::unique_ptr<SwitchFacade> BuildFacade(ns3::Ptr<ns3::Node> node) const;
   // A departure round reached this port.
   void Depart();
-  // A push-out took this packet of queue `queue` out of the shared buffer.
-  void Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue);
+  // A push-out or a reclaim (`reason`) took this packet of queue `queue` out of the shared buffer.
+  void Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue, const char* reason);
   // Updates the PortCells and BufferCells traces.
   void Occupancy();
 

@@ -84,7 +84,7 @@ class SwitchImpl final : public SwitchFacade {
     for (const buffer::EvictedFrames::Frame& f : evicted_.frames) {
       uint64_t h = 0;
       std::memcpy(&h, evicted_.frame_bytes(f).data(), sizeof h);
-      out.evicted.push_back(h);
+      out.evicted.push_back({h, buffer::to_string(f.reason).data()});
     }
     if (evicted_.skipped != 0)
       throw std::logic_error("SwitchFacade: a push-out evicted more frames than reserved for");
@@ -97,8 +97,8 @@ class SwitchImpl final : public SwitchFacade {
       out.drop_reason = std::string(buffer::to_string(r.reason));
     }
     if (recording_) {
-      for (uint64_t h : out.evicted) {
-        if (auto it = seq_of_.find(h); it != seq_of_.end()) {
+      for (const Outcome::Evicted& e : out.evicted) {
+        if (auto it = seq_of_.find(e.handle); it != seq_of_.end()) {
           fates_[it->second] = 1;
           seq_of_.erase(it);
         }
@@ -159,11 +159,8 @@ class SwitchImpl final : public SwitchFacade {
                     .admitted = s.enqueued_pkts.load(),
                     .transmitted = s.dequeued_pkts.load(),
                     .ecn_marked = s.ecn_marked_pkts.load(),
-                    .pushed_out = s.dropped(buffer::DropReason::kPushedOut)};
-    for (size_t r = 1; r < buffer::kNumDropReasons; ++r) {
-      if (static_cast<buffer::DropReason>(r) != buffer::DropReason::kPushedOut)
-        c.refused += s.dropped_pkts[r].load();
-    }
+                    .refused = s.dropped_before_enqueue(),
+                    .pushed_out = s.evicted()};
     return c;
   }
   std::string counters_json() const override {

@@ -24,10 +24,16 @@ class SwitchFacade {
  public:
   struct Outcome {
     bool admitted = false;
-    uint32_t queue = 0;             // the port's queue the packet was classified to
-    bool mark_ce = false;           // the class's ECN threshold is exceeded: mark the packet CE
-    std::string drop_reason;        // when not admitted: "threshold", "pool_full", ...
-    std::vector<uint64_t> evicted;  // handles of frames a push-out (LQD) removed for this one
+    uint32_t queue = 0;       // the port's queue the packet was classified to
+    bool mark_ce = false;     // the class's ECN threshold is exceeded: mark the packet CE
+    std::string drop_reason;  // when not admitted: "threshold", "pool_full", ...
+    // Frames taken out of the buffer while this one arrived: pushed out for it (LQD) or reclaimed
+    // (Occamy); reason is "pushed_out" or "reclaimed".
+    struct Evicted {
+      uint64_t handle = 0;
+      const char* reason = "";
+    };
+    std::vector<Evicted> evicted;
   };
   // A packet for an egress port.
   struct Arrival {
@@ -92,7 +98,7 @@ class SwitchFacade {
   struct QueueCounters {
     uint64_t received = 0, admitted = 0, transmitted = 0, ecn_marked = 0;
     uint64_t refused = 0;     // dropped on arrival, any reason
-    uint64_t pushed_out = 0;  // admitted, then evicted by a push-out
+    uint64_t pushed_out = 0;  // admitted, then evicted: pushed out (LQD) or reclaimed (Occamy)
   };
   virtual QueueCounters counters(uint32_t port, uint32_t k) const = 0;
   // Per queue: received, admitted, transmitted and drops by reason, as JSON text.

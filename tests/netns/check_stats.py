@@ -42,13 +42,14 @@ def main():
         return port(name)["queues"][k]
 
     def drops(q):
-        return sum(q["dropped"][r] for r in q["dropped"] if r != "pushed_out")
+        return sum(q["dropped"][r] for r in q["dropped"] if r not in ("pushed_out", "reclaimed"))
 
     def accounted(q):
         """received = admitted + dropped before admission; admitted = transmitted + pushed out +
-        queued."""
+        reclaimed + queued."""
         return (q["received"] == q["admitted"] + drops(q) and
-                q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"] + q["queued"])
+                q["admitted"] == q["transmitted"] + q["dropped"]["pushed_out"]
+                + q["dropped"]["reclaimed"] + q["queued"])
 
     env = {"s": s, "port": port, "queue": queue, "drops": drops, "accounted": accounted,
            "all": all, "sum": sum, "len": len, "abs": abs, "max": max, "min": min}

@@ -276,7 +276,7 @@ def trim_push_out(run_dir):
         return {q["queue"]: q for q in load(f"{run_dir}/{name}.json") if q["interface"] == "p3"}
 
     def refused_arrivals(q):
-        return sum(v for r, v in q["dropped"].items() if r != "pushed_out")
+        return sum(v for r, v in q["dropped"].items() if r not in ("pushed_out", "reclaimed"))
 
     checks = {}
     lqd = queues("lqd")

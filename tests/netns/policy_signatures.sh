@@ -5,7 +5,8 @@
 # alpha/(1+alpha) of B, fb caps it at alpha_low/(1+alpha_low) of B, lqd pushes frames out of the
 # longest queue, credence (FollowLQD) refuses the UDP queue by threshold once the TCP burst makes
 # LQD push it out, fba and abm hold it under alpha_low/(1+alpha_low) of B, smartbuf is DT until it
-# has learned bursts. (protean's signature, its incast threshold rising during the burst, needs the
+# has learned bursts, fab holds the UDP flow (long past its first bytes) to alpha/(1+alpha) of B,
+# occamy reclaims head frames of the UDP queue once the burst lowers its threshold. (protean's signature, its incast threshold rising during the burst, needs the
 # watch stream of the control socket; protean and edt are checked for balanced counters and
 # threshold drops.)
 source "$(dirname "$0")/lib.sh"
@@ -53,3 +54,6 @@ TB_POLICY_PARAMS='flow_ageing_us = 1000000' \
   'queue("p2")["dropped"]["threshold"] > 0'
 run credence 'queue("p2")["dropped"]["threshold"] > 0' 'queue("p2")["dropped"]["pushed_out"] == 0' \
   'queue("p2")["peak_cells"] > '"$B"' / 2'
+run fab 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 10 * 19' \
+  'queue("p2")["dropped"]["threshold"] > 0'
+run occamy 'queue("p2")["dropped"]["reclaimed"] > 0' 'queue("p2")["dropped"]["threshold"] > 0'

@@ -99,8 +99,9 @@ def fabric(summary, flows_csv):
                  f"per-flow ECMP uses every spine: frames sent {carried}")
     for x in s["switches"]:
         lost = sum(x["dropped"].values())
-        ok &= report(x["received"] == x["admitted"] + lost - x["dropped"].get("pushed_out", 0)
-                     and x["admitted"] - x["dropped"].get("pushed_out", 0) >= x["transmitted"],
+        evicted = x["dropped"].get("pushed_out", 0) + x["dropped"].get("reclaimed", 0)
+        ok &= report(x["received"] == x["admitted"] + lost - evicted
+                     and x["admitted"] - evicted >= x["transmitted"],
                      f"{x['name']}: received {x['received']} = admitted {x['admitted']} + "
                      f"refused; transmitted {x['transmitted']}")
         by_queue = {}

@@ -42,10 +42,14 @@ for p in dt cs static lqd fb fba edt smartbuf; do
 done
 agree abm credence.toml '{name = "abm", alpha = 0.5, first_rtt_alpha = 64}'
 agree fab credence.toml '{name = "fab"}'
+agree occamy credence.toml '{name = "occamy"}'
 agree credence credence.toml "{name = \"credence\", oracle = \"forest\", model = \"$model\"}"
 agree protean protean.toml \
   '{name = "protean", alpha_incast = 1.0, alpha_long = 0.5, beta = 0.25, buildup = 2.0}' \
   --set switches.buffer.size=400KB
+# Occamy's reclaim fired: some switch dropped queued frames with reason "reclaimed".
+grep -qE '"reclaimed": *[1-9]' "$dir"/occamy/run/*.json ||
+  { echo "FAIL: no reclaimed frame in occamy's run"; fail=1; }
 # ABM's boost fired: some recorded frames carry the first-BDP tag.
 grep -q ',1$' "$dir/abm/leaf0/arrivals.csv" || { echo "FAIL: no first-BDP frame at abm's leaf0"; fail=1; }
 exit "$fail"

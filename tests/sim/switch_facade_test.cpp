@@ -1,6 +1,6 @@
 // The C++17 facade ns-3 uses (sim/ns3/switch_facade.h): the caller's handles come back in the
-// order the scheduler sends them, LQD's push-outs name the handles they evicted, the class's ECN
-// threshold marks, and a port without a rate is refused.
+// order the scheduler sends them, LQD's push-outs and Occamy's reclaims name the handles they
+// evicted, the class's ECN threshold marks, and a port without a rate is refused.
 #include "sim/ns3/switch_facade.h"
 
 #include <gtest/gtest.h>
@@ -52,8 +52,28 @@ TEST(SwitchFacade, PushOutNamesTheEvictedHandles) {
   const SwitchFacade::Outcome out = sw->arrive({.port = 1, .bytes = 800, .flow_hash = 2}, 20, 99);
   EXPECT_TRUE(out.admitted);
   ASSERT_EQ(out.evicted.size(), 1u);
-  EXPECT_EQ(out.evicted[0], 10u);
+  EXPECT_EQ(out.evicted[0].handle, 10u);
+  EXPECT_STREQ(out.evicted[0].reason, "pushed_out");
   EXPECT_EQ(sw->queue_cells(0, 0), 90u);
+}
+
+TEST(SwitchFacade, ReclaimNamesTheHeadItDropped) {
+  auto sw = make("occamy");
+  // DT's limit for port a's queue: 5 frames of 10 cells (50 < Rem 50 refuses the sixth).
+  for (uint64_t h = 1; h <= 5; ++h)
+    ASSERT_TRUE(sw->arrive({.port = 0, .bytes = 800, .flow_hash = 1}, h, h).admitted);
+  ASSERT_FALSE(sw->arrive({.port = 0, .bytes = 800, .flow_hash = 1}, 6, 6).admitted);
+  ASSERT_TRUE(sw->arrive({.port = 1, .bytes = 800, .flow_hash = 2}, 1'000'000, 7).evicted.empty());
+  // Rem 40 now: a's 50 cells are over; a millisecond filled the bucket (20 cells): a loses its
+  // oldest frame, one, after which it is at its threshold again.
+  const SwitchFacade::Outcome out =
+      sw->arrive({.port = 1, .bytes = 800, .flow_hash = 2}, 2'000'000, 8);
+  EXPECT_TRUE(out.admitted);
+  ASSERT_EQ(out.evicted.size(), 1u);
+  EXPECT_EQ(out.evicted[0].handle, 1u);
+  EXPECT_STREQ(out.evicted[0].reason, "reclaimed");
+  EXPECT_EQ(sw->counters(0, 0).pushed_out, 1u);
+  EXPECT_EQ(sw->queue_cells(0, 0), 40u);
 }
 
 TEST(SwitchFacade, EcnThresholdMarksAndRefusalsSayWhy) {

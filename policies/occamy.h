@@ -1,0 +1,100 @@
+// occamy — preemptive buffer management (Occamy; Shan et al., "Occamy: A Preemptive Buffer
+// Management for On-chip Shared-memory Switches", EuroSys 2025; docs/policies.md): Dynamic
+// Thresholds at admission, plus a reclaim that drops frames from the head of queues above their
+// threshold, paid for with the memory bandwidth the ports leave unused.
+//
+// Admission: an empty queue takes the frame (if it fits in the pool); otherwise accept iff
+// Q[q] < alpha_c * Rem, as DT.
+// Reclaim, before each admission (Policy::reclaim): a token bucket of spare memory bandwidth, in
+// cells, fills at `speedup` times the sum of the ports' line rates, holds at most
+// `token_cap_bytes`, and every departure spends its cells. While it holds tokens, the first
+// queue above its DT threshold (Q[j] > alpha_c * Rem, on the exact counters) in round-robin order
+// from after the last queue reclaimed from (or the longest such queue, `victim = "longest"`)
+// loses its head frame, which costs that frame's cells. At most kMaxPerArrival per admission.
+//
+// Threads: admit() is DT's (no shared state). The bucket and the round-robin cursor sit behind one
+// lock that reclaim() only tries: an RX worker that finds it taken leaves the reclaim to the one
+// holding it. Departures add their cells to an atomic the reclaim folds in.
+//
+// Cost: DT's multiply and compare per frame; the reclaim's scan runs only while tokens remain and
+// the buffer holds more than min alpha x Rem (below that no queue can be over its threshold), and
+// stops at the first queue over its threshold.
+#pragma once
+
+#include <array>
+#include <atomic>
+
+#include "common/spin_lock.h"
+#include "policies/class_alpha.h"
+#include "policies/params.h"
+#include "policies/policy.h"
+
+namespace sharebuf::policies {
+
+class OccamyPolicy final : public Policy {
+ public:
+  static constexpr std::string_view kName = "occamy";
+  static constexpr std::array<ParamSpec, 4> kParams{{
+      {"alpha", ParamType::kNumber, "1.0",
+       "alpha of classes that set none: DT's threshold, at admission and for the reclaim",
+       1.0 / 1024, 1024},
+      {"speedup", ParamType::kNumber, "1.0",
+       "memory bandwidth as a multiple of the ports' summed line rates (what the reclaim spends)",
+       0, 64},
+      {"token_cap_bytes", ParamType::kInteger, "1600",
+       "the most spare bandwidth saved up, in bytes (Occamy's simulator: 8 cells of 200 B)", 0,
+       1 << 24},
+      {"victim", ParamType::kString, "round_robin",
+       "which over-threshold queue loses its head: the next in \"round_robin\" order or the "
+       "\"longest\"",
+       0, 0, "round_robin,longest"},
+  }};
+  // The most head drops one admission makes (bounds the work an arrival does).
+  static constexpr uint32_t kMaxPerArrival = 16;
+
+  OccamyPolicy(const Params& params, const PolicyEnv& env);
+
+  std::string_view name() const noexcept override { return kName; }
+  Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override {
+    const uint32_t queued = view.queue_cells(ctx.queue);
+    return queued == 0 || queued < alphas_[ctx.class_id] * view.remaining_cells()
+               ? Verdict::accept()
+               : Verdict::drop(DropReason::kThreshold);
+  }
+  void on_install(const BufferView& view) noexcept override;
+  void on_dequeue(const DequeueEvent& ev, const BufferView& view) noexcept override {
+    (void)view;
+    dequeued_cells_.fetch_add(ev.cells, std::memory_order_relaxed);
+  }
+  void reclaim(uint64_t now_ns, const BufferView& exact, HeadDropper drop_head,
+               void* ctx) noexcept override;
+  uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
+                           const BufferView& view) const noexcept override;
+  nlohmann::json describe(const BufferView& view) const override;
+
+  // The queue the reclaim would take a head frame from now, or num_queues if none is over its
+  // threshold (tests, describe()).
+  uint32_t next_victim(const BufferView& exact) const noexcept;
+
+ private:
+  OccamyPolicy(const ParamReader& reader, const PolicyEnv& env);
+  bool over_threshold(uint32_t q, const BufferView& exact) const noexcept {
+    return exact.queue_cells(q) > alphas_[env().class_of_queue(q)] * exact.remaining_cells();
+  }
+
+  double alpha_;
+  AlphaTable alphas_;
+  double min_alpha_;      // the smallest alpha of any queue's class
+  double tokens_per_ns_;  // cells
+  double token_cap_;      // cells
+  bool longest_ = false;
+
+  common::SpinLock lock_;  // guards the four below
+  double tokens_ = 0;
+  uint64_t last_ns_ = 0;
+  uint64_t dequeued_seen_ = 0;
+  uint32_t cursor_ = 0;  // the queue after the last one reclaimed from
+  std::atomic<uint64_t> dequeued_cells_{0};
+};
+
+}  // namespace sharebuf::policies
