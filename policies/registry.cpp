@@ -11,6 +11,7 @@
 #include "policies/fab.h"
 #include "policies/fb.h"
 #include "policies/fba.h"
+#include "policies/ib.h"
 #include "policies/lqd.h"
 #include "policies/occamy.h"
 #include "policies/protean.h"
@@ -44,6 +45,7 @@ const std::array kBuiltins = {
     info<LqdPolicy>("Longest Queue Drop: push out from the longest queue when full"),
     info<CredencePolicy>("Credence: drop-tail following LQD's queue lengths, with an ML oracle"),
     info<FabPolicy>("FAB: DT with a large alpha for a flow's first bytes since it (re)started"),
+    info<IbPolicy>("IB: DT with approximate fair dropping (AFD) of queues over their fair share"),
     info<OccamyPolicy>(
         "Occamy: DT, and head drops from queues over it with the spare memory bandwidth"),
 };

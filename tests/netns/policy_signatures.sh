@@ -6,7 +6,8 @@
 # longest queue, credence (FollowLQD) refuses the UDP queue by threshold once the TCP burst makes
 # LQD push it out, fba and abm hold it under alpha_low/(1+alpha_low) of B, smartbuf is DT until it
 # has learned bursts, fab holds the UDP flow (long past its first bytes) to alpha/(1+alpha) of B,
-# occamy reclaims head frames of the UDP queue once the burst lowers its threshold. (protean's signature, its incast threshold rising during the burst, needs the
+# occamy reclaims head frames of the UDP queue once the burst lowers its threshold, ib holds it
+# under alpha/(1+alpha) of B (DT; its AFD drops count as threshold drops). (protean's signature, its incast threshold rising during the burst, needs the
 # watch stream of the control socket; protean and edt are checked for balanced counters and
 # threshold drops.)
 source "$(dirname "$0")/lib.sh"
@@ -57,3 +58,5 @@ run credence 'queue("p2")["dropped"]["threshold"] > 0' 'queue("p2")["dropped"]["
 run fab 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 10 * 19' \
   'queue("p2")["dropped"]["threshold"] > 0'
 run occamy 'queue("p2")["dropped"]["reclaimed"] > 0' 'queue("p2")["dropped"]["threshold"] > 0'
+run ib 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 10 * 19' \
+  'queue("p2")["dropped"]["threshold"] > 0'

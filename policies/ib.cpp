@@ -1,0 +1,112 @@
+#include "policies/ib.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+namespace sharebuf::policies {
+
+namespace {
+
+// splitmix64's finaliser: a counter's value to 64 well-mixed bits.
+uint64_t mix(uint64_t x) noexcept {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+IbPolicy::IbPolicy(const Params& params, const PolicyEnv& env)
+    : IbPolicy(ParamReader(kName, params, kParams), env) {}
+
+IbPolicy::IbPolicy(const ParamReader& reader, const PolicyEnv& env)
+    : Policy(env),
+      alpha_(reader.number("alpha")),
+      alphas_(resolve_alphas(env, alpha_)),
+      window_ns_(static_cast<uint64_t>(std::llround(reader.number("afd_window_us") * 1000))),
+      qref_bytes_(static_cast<double>(reader.integer("qref_bytes"))),
+      seed_(static_cast<uint64_t>(reader.integer("seed"))),
+      queues_(std::make_unique<QueueAfd[]>(env.layout->num_queues())),
+      ports_(std::make_unique<PortWindow[]>(env.layout->num_ports())) {
+  const uint64_t min_bytes = static_cast<uint64_t>(reader.integer("afd_min_queue_bytes"));
+  afd_min_cells_ =
+      static_cast<uint32_t>(std::min<uint64_t>(min_bytes / env.layout->cell_bytes(), UINT32_MAX));
+  const double mfair = reader.number("mfair_start_bytes");
+  for (uint32_t q = 0; q < env.layout->num_queues(); ++q)
+    queues_[q].mfair.store(mfair, std::memory_order_relaxed);
+  set_params(reader.values());
+}
+
+void IbPolicy::roll_window(uint32_t port, uint64_t now_ns, const BufferView& view) noexcept {
+  PortWindow& w = ports_[port];
+  std::unique_lock guard(w.lock, std::try_to_lock);
+  if (!guard.owns_lock()) return;
+  if (now_ns <= w.start_ns.load(std::memory_order_relaxed) + window_ns_) return;
+  const BufferLayout& layout = view.layout();
+  const double cell = layout.cell_bytes();
+  for (uint32_t q = layout.first_queue(port);
+       q < layout.first_queue(port) + layout.queues_on_port(port); ++q) {
+    QueueAfd& a = queues_[q];
+    a.last.store(a.arrived.exchange(1, std::memory_order_relaxed), std::memory_order_relaxed);
+    const double qnow = view.queue_cells(q) * cell;
+    const double mfair = a.mfair.load(std::memory_order_relaxed) - kA1 * (qnow - qref_bytes_) +
+                         kA2 * (a.qold - qref_bytes_);
+    a.mfair.store(std::max(0.0, mfair), std::memory_order_relaxed);
+    a.qold = qnow;
+  }
+  w.start_ns.store(now_ns, std::memory_order_relaxed);
+}
+
+double IbPolicy::drop_probability(uint32_t q) const noexcept {
+  const double m =
+      kShareScale * static_cast<double>(queues_[q].last.load(std::memory_order_relaxed));
+  return std::max(0.0, 1.0 - std::min(m, queues_[q].mfair.load(std::memory_order_relaxed)) / m);
+}
+
+double IbPolicy::draw() noexcept {
+  const uint64_t n = draws_.fetch_add(1, std::memory_order_relaxed);
+  return static_cast<double>(mix(seed_ ^ mix(n)) >> 11) * 0x1.0p-53;
+}
+
+Verdict IbPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
+  if (ctx.now_ns > ports_[ctx.port].start_ns.load(std::memory_order_relaxed) + window_ns_)
+    roll_window(ctx.port, ctx.now_ns, view);
+  QueueAfd& a = queues_[ctx.queue];
+  a.arrived.fetch_add(ctx.bytes, std::memory_order_relaxed);
+  const uint32_t queued = view.queue_cells(ctx.queue);
+  if (!(queued < alphas_[ctx.class_id] * view.remaining_cells()))
+    return Verdict::drop(DropReason::kThreshold);
+  if (queued > afd_min_cells_) {
+    const double p = drop_probability(ctx.queue);
+    if (p > 0 && draw() < p) {
+      a.afd_drops.fetch_add(1, std::memory_order_relaxed);
+      return Verdict::drop(DropReason::kThreshold);
+    }
+  }
+  return Verdict::accept();
+}
+
+uint32_t IbPolicy::threshold_cells(uint32_t, uint8_t class_id,
+                                   const BufferView& view) const noexcept {
+  const double t = std::ceil(alphas_[class_id] * view.remaining_cells());
+  return static_cast<uint32_t>(std::min<double>(t, view.capacity_cells()));
+}
+
+nlohmann::json IbPolicy::describe(const BufferView& view) const {
+  nlohmann::json d = Policy::describe(view);
+  nlohmann::json afd = nlohmann::json::array();
+  for (uint32_t q = 0; q < view.layout().num_queues(); ++q) {
+    const QueueAfd& a = queues_[q];
+    afd.push_back({{"queue", q},
+                   {"mfair_bytes", a.mfair.load(std::memory_order_relaxed)},
+                   {"arrived_last_window_bytes", a.last.load(std::memory_order_relaxed)},
+                   {"drop_probability", drop_probability(q)},
+                   {"afd_drops", a.afd_drops.load(std::memory_order_relaxed)}});
+  }
+  d["state"]["afd"] = afd;
+  return d;
+}
+
+}  // namespace sharebuf::policies

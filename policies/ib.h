@@ -1,0 +1,95 @@
+// ib — Intelligent Buffer (Cisco's Nexus 9000 "intelligent buffer": approximate fair dropping,
+// AFD, on top of Dynamic Thresholds), as the ABM and Credence authors' ns-3 code implements it
+// for their comparisons (docs/policies.md):
+//   accept iff Q[q] < alpha_c * Rem (DT), and not an AFD drop.
+// AFD, per queue: every `afd_window_us`, at the port's first arrival after the window, each of the
+// port's queues takes M = the bytes that arrived at it in the window just ended (+1) and moves its
+// fair share by a proportional-integral step toward `qref_bytes`:
+//   MFair <- max(0, MFair - 1.8 (Qnow - Qref) + 1.7 (Qold - Qref)),  Qold <- Qnow
+// (MFair starts at `mfair_start_bytes`, 4 MB). An arrival at a queue longer than
+// `afd_min_queue_bytes` is dropped with probability 1 - min(15 M, MFair) / (15 M): a queue whose
+// arrivals outrun its fair share loses the excess. AFD drops count as `threshold` drops; describe()
+// counts them apart.
+//
+// Not here: DPP (a flow's first packets moved to a priority queue), which the authors' code
+// leaves off by default (enableDPPQueue) and which needs the queue choice the classifier makes.
+//
+// Threads: admit() on every RX worker. The per-queue counters are relaxed atomics; a port's window
+// update takes the port's lock with try_lock (a worker that finds it taken goes on with the
+// values of the window before). The random draws come from a seeded counter (the same arrivals
+// in the same order give the same drops: the replay and ns-3 agree).
+//
+// Cost: DT's multiply and compare, one relaxed add, and a draw only above afd_min_queue_bytes.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+
+#include "common/spin_lock.h"
+#include "policies/class_alpha.h"
+#include "policies/params.h"
+#include "policies/policy.h"
+
+namespace sharebuf::policies {
+
+class IbPolicy final : public Policy {
+ public:
+  static constexpr std::string_view kName = "ib";
+  static constexpr std::array<ParamSpec, 6> kParams{{
+      {"alpha", ParamType::kNumber, "0.5", "DT alpha of classes that set none", 1.0 / 1024, 1024},
+      {"afd_window_us", ParamType::kNumber, "50",
+       "how often each queue's fair share is updated (the authors' experiments: 50 us)", 0.001,
+       1e9},
+      {"qref_bytes", ParamType::kInteger, "15000",
+       "the queue length AFD steers towards (the authors' experiments set a BDP)", 0, 1ll << 40},
+      {"afd_min_queue_bytes", ParamType::kInteger, "153600",
+       "AFD drops only from queues longer than this (Cisco's 150 KiB for 10 Gbit/s)", 0, 1ll << 40},
+      {"mfair_start_bytes", ParamType::kNumber, "4000000",
+       "each queue's fair share before its first update (the authors' code: 4 MB)", 0, 1e15},
+      {"seed", ParamType::kInteger, "1", "seed of the AFD drops' random draws", 0,
+       18446744073709551615.0},
+  }};
+  static constexpr double kA1 = 1.8, kA2 = 1.7;  // the PI step's gains
+  static constexpr double kShareScale = 15;      // 15 M against MFair
+
+  IbPolicy(const Params& params, const PolicyEnv& env);
+
+  std::string_view name() const noexcept override { return kName; }
+  Verdict admit(const ArrivalContext& ctx, const BufferView& view) noexcept override;
+  uint32_t threshold_cells(uint32_t queue, uint8_t class_id,
+                           const BufferView& view) const noexcept override;
+  nlohmann::json describe(const BufferView& view) const override;
+
+  // AFD's drop probability for an arrival at q now (tests, describe()).
+  double drop_probability(uint32_t q) const noexcept;
+
+ private:
+  IbPolicy(const ParamReader& reader, const PolicyEnv& env);
+  void roll_window(uint32_t port, uint64_t now_ns, const BufferView& view) noexcept;
+  double draw() noexcept;
+
+  struct alignas(64) QueueAfd {
+    std::atomic<uint64_t> arrived{1};  // bytes this window (+1, as the authors' code)
+    std::atomic<uint64_t> last{1};     // bytes in the window before (M)
+    std::atomic<double> mfair{0};
+    double qold = 0;  // under the port's lock
+    std::atomic<uint64_t> afd_drops{0};
+  };
+  struct alignas(64) PortWindow {
+    common::SpinLock lock;
+    std::atomic<uint64_t> start_ns{0};
+  };
+
+  double alpha_;
+  AlphaTable alphas_;
+  uint64_t window_ns_;
+  double qref_bytes_;
+  uint32_t afd_min_cells_;
+  uint64_t seed_;
+  std::unique_ptr<QueueAfd[]> queues_;
+  std::unique_ptr<PortWindow[]> ports_;
+  std::atomic<uint64_t> draws_{0};
+};
+
+}  // namespace sharebuf::policies
