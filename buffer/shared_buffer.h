@@ -139,7 +139,7 @@ class SharedBuffer {
   // `evicted` (optional) receives a copy of the frame.
   uint32_t push_out(CellCache& cache, uint32_t q, bool from_head,
                     EvictedFrames* evicted = nullptr) noexcept;
-  // Reclaim (Occamy, docs/policies.md): drops queue q's oldest frame and counts it as a
+  // Reclaim (Occamy, docs/policies/occamy.md): drops queue q's oldest frame and counts it as a
   // reclaimed drop of q. Returns the cells freed, 0 if q was empty (its egress took the last
   // frame). Safe beside the egress workers: the frame is taken off under the queue's lock, as a
   // dequeue would take it.
@@ -156,8 +156,8 @@ class SharedBuffer {
     return tail == kNoCell ? 0 : evict(cache, q, tail, evicted);
   }
 
-  // Push-out (LQD, docs/policies.md): reserves `cells` cells for an arrival to queue q, taking what
-  // is free and pushing out frames of other queues for the rest. The push-outs are planned
+  // Push-out (LQD, docs/policies/lqd.md): reserves `cells` cells for an arrival to queue q, taking
+  // what is free and pushing out frames of other queues for the rest. The push-outs are planned
   // before any is made: `pick(q, lengths, has_frame)` names the next victim queue from the
   // planned lengths (or returns a value >= the number of queues to refuse), frames are taken
   // from each victim's tail (or head) as the plan walks it, until the arrival fits. A refused

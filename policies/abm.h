@@ -1,4 +1,4 @@
-// abm — Active Buffer Management (Addanki et al., SIGCOMM 2022), a baseline (docs/policies.md):
+// abm — Active Buffer Management (Addanki et al., SIGCOMM 2022), a baseline (docs/policies/abm.md):
 //   T(q) = alpha * (1 / N_p) * gamma(q) * Rem,  accept iff Q[q] < T(q)
 // with FB's factors (policies/fb_factors.h, gamma = scheduler share), except that frames of a
 // flow's first round trip use `first_rtt_alpha`. Which frames those are:

@@ -1,6 +1,6 @@
-// credence — Credence (Credence paper, Algorithm 1; docs/policies.md): drop-tail with thresholds
-// that follow what LQD (push-out) would hold, and a machine-learned oracle. Arrival of c cells to
-// queue i (one critical section):
+// credence — Credence (Credence paper, Algorithm 1; docs/policies/credence.md): drop-tail with
+// thresholds that follow what LQD (push-out) would hold, and a machine-learned oracle. Arrival of c
+// cells to queue i (one critical section):
 //   1. T follows LQD's virtual queues: if Gamma + c > B, the queue j with the highest threshold
 //      (i itself when i is among the highest) gives up min(c, T[j]); T[i] += c.
 //   2. Safeguard: if the longest real queue is shorter than B/N, accept.

@@ -1,11 +1,11 @@
-// The features Credence's oracle sees for an arrival (Credence paper, section 4; docs/policies.md),
-// all in cells: the arriving queue's length, the total occupancy, and their EWMAs over one base
-// RTT. The EWMA weight of a new sample is min(1, time since that average's previous sample / base
-// RTT): the total's average is sampled at every arrival, a queue's only at arrivals to that
-// queue, so each forgets at the same pace whatever the packet rate (a queue that last saw an
-// arrival a base RTT ago takes its new length at full weight, however busy the other queues
-// are). Shared by CredencePolicy (inference) and the replay datapath's LQD-labelled traces
-// (training), so both compute them identically.
+// The features Credence's oracle sees for an arrival (Credence paper, section 4;
+// docs/policies/credence.md), all in cells: the arriving queue's length, the total occupancy, and
+// their EWMAs over one base RTT. The EWMA weight of a new sample is min(1, time since that
+// average's previous sample / base RTT): the total's average is sampled at every arrival, a queue's
+// only at arrivals to that queue, so each forgets at the same pace whatever the packet rate (a
+// queue that last saw an arrival a base RTT ago takes its new length at full weight, however busy
+// the other queues are). Shared by CredencePolicy (inference) and the replay datapath's
+// LQD-labelled traces (training), so both compute them identically.
 #pragma once
 
 #include <algorithm>

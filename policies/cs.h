@@ -1,5 +1,5 @@
-// cs — Complete Sharing (docs/policies.md): accept iff the frame's cells fit in the pool. Any queue
-// may take the whole buffer. No parameters, no state.
+// cs — Complete Sharing (docs/policies/cs.md): accept iff the frame's cells fit in the pool. Any
+// queue may take the whole buffer. No parameters, no state.
 #pragma once
 
 #include <array>

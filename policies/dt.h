@@ -1,4 +1,4 @@
-// dt — Dynamic Thresholds (Choudhury & Hahne 1998; docs/policies.md): T(q) = alpha(class) * Rem
+// dt — Dynamic Thresholds (Choudhury & Hahne 1998; docs/policies/dt.md): T(q) = alpha(class) * Rem
 // with Rem = B - Occ, and a frame is accepted iff Q[q] < T(q), Q taken before the frame is added
 // (the papers' form; ns-3's reference code tests Q + c <= T, one frame apart at the boundary). With
 // S queues saturated at the same alpha each settles at alpha * B / (1 + alpha * S); one queue alone

@@ -1,5 +1,5 @@
-// edt — Enhanced Dynamic Threshold (Shan et al., INFOCOM 2015), a baseline (docs/policies.md). The
-// exact state machine implemented here, per queue:
+// edt — Enhanced Dynamic Threshold (Shan et al., INFOCOM 2015), a baseline (docs/policies/edt.md).
+// The exact state machine implemented here, per queue:
 //   controlled (DT: accept iff Q[q] < alpha * Rem), armed or not;
 //   uncontrolled (CS: accept iff the frame fits) while a microburst is absorbed.
 //   - controlled & armed -> uncontrolled: an arrival finds the queue at most `near_empty_cells`

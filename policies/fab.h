@@ -1,5 +1,5 @@
 // fab — Flow-Aware Buffer (FAB; Apostolaki, Vanbever and Ghobadi, "FAB: Toward Flow-aware Buffer
-// Sharing on Programmable Switches", Workshop on Buffer Sizing 2019; docs/policies.md):
+// Sharing on Programmable Switches", Workshop on Buffer Sizing 2019; docs/policies/fab.md):
 // Dynamic Thresholds whose alpha depends on the flow —
 //   T(q) = alpha_f * Rem,  accept iff Q[q] < T(q)
 // with alpha_f = `alpha_short` for a frame of a flow that has sent fewer than `short_bytes` bytes

@@ -1,4 +1,4 @@
-// fb — FB, flexible buffer sharing (FB paper, Eq. 3 and section 4; docs/policies.md):
+// fb — FB, flexible buffer sharing (FB paper, Eq. 3 and section 4; docs/policies/fb.md):
 //   T(q) = alpha(class) * (1 / N_p) * gamma(q) * Rem,   accept iff Q[q] < T(q)
 // N_p: congested (non-empty) queues of the frame's priority group, counting the arriving queue;
 // gamma(q): the queue's share of its port — "share" (default, as the Tofino version): round

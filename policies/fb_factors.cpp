@@ -53,7 +53,7 @@ double scheduler_share(uint32_t queue, const PolicyEnv& env, const BufferView& v
       return own_weight / weight_sum;
     case SchedulingKind::kStrictPriority:
       // Below a busy queue a strict-priority queue gets nothing; the arriving queue is never
-      // given 0 (docs/policies.md), so it counts as an equal share.
+      // given 0 (docs/policies/fb.md), so it counts as an equal share.
       return busier_above ? 1.0 / active : 1.0;
   }
   return 1.0;

@@ -1,4 +1,4 @@
-// fba — FB approximated on DT (FB paper, section 5.2; docs/policies.md): a DT whose
+// fba — FB approximated on DT (FB paper, section 5.2; docs/policies/fba.md): a DT whose
 // per-queue alpha a software controller recomputes every `period_ms` from a snapshot of the
 // queues,
 //   alpha_dt[q] = alpha_c * gamma(q) / N_p,      accept iff Q[q] < alpha_dt[q] * Rem

@@ -1,4 +1,4 @@
-// lqd — Longest Queue Drop with push-out (docs/policies.md): a frame that fits in the pool is
+// lqd — Longest Queue Drop with push-out (docs/policies/lqd.md): a frame that fits in the pool is
 // accepted. When it does not, the push-outs are planned first: take the longest queue other
 // than the arrival's that still has a frame (lowest index among equals); if it is not longer
 // than the arrival's queue, drop the arrival (reason pool_full: the buffer is full and LQD picked

@@ -1,5 +1,5 @@
 // occamy — preemptive buffer management (Occamy; Shan et al., "Occamy: A Preemptive Buffer
-// Management for On-chip Shared-memory Switches", EuroSys 2025; docs/policies.md): Dynamic
+// Management for On-chip Shared-memory Switches", EuroSys 2025; docs/policies/occamy.md): Dynamic
 // Thresholds at admission, plus a reclaim that drops frames from the head of queues above their
 // threshold, paid for with the memory bandwidth the ports leave unused.
 //

@@ -1,4 +1,4 @@
-// protean — Protean (Protean paper, Algorithms 1 and 2; docs/policies.md).
+// protean — Protean (Protean paper, Algorithms 1 and 2; docs/policies/protean.md).
 // Ingress, by the class's Protean role:
 //   short:  accept iff c < Rem                          (CS for short flows)
 //   long:   accept iff Q[q] < alpha_long * Rem           (DT)

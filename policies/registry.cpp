@@ -77,26 +77,43 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const Params& params,
   return info->make(params, env);
 }
 
+namespace {
+
+// A '|' inside a cell would end it; the help texts use none, but escape to be safe.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (char ch : text)
+    out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
+// One parameter's cells after its name: type, default, range, meaning.
+std::string param_cells(const ParamSpec& s) {
+  return std::string(to_string(s.type)) + " | " +
+         (s.default_value.empty() ? std::string("none") : "`" + cell(s.default_value) + "`") +
+         " | " + (s.type == ParamType::kString && s.choices.empty() ? "any" : cell(range_text(s))) +
+         " | " + cell(s.help) + " |\n";
+}
+
+}  // namespace
+
 std::string params_markdown() {
-  // A '|' inside a cell would end it; the help texts use none, but escape to be safe.
-  auto cell = [](std::string_view text) {
-    std::string out;
-    for (char ch : text)
-      out += ch == '|' ? std::string("\\|") : std::string(1, ch);
-    return out;
-  };
   std::string out =
       "| policy | parameter | type | default | range | meaning |\n|---|---|---|---|---|---|\n";
   for (const PolicyInfo& p : builtin_policies()) {
-    for (const ParamSpec& s : p.params) {
-      out += "| `" + std::string(p.name) + "` | `" + std::string(s.name) + "` | " +
-             std::string(to_string(s.type)) + " | " +
-             (s.default_value.empty() ? std::string("none") : "`" + cell(s.default_value) + "`") +
-             " | " +
-             (s.type == ParamType::kString && s.choices.empty() ? "any" : cell(range_text(s))) +
-             " | " + cell(s.help) + " |\n";
-    }
+    for (const ParamSpec& s : p.params)
+      out += "| `" + std::string(p.name) + "` | `" + std::string(s.name) + "` | " + param_cells(s);
   }
+  return out;
+}
+
+std::string params_markdown(std::string_view policy) {
+  const PolicyInfo* info = find_policy(policy);
+  if (info == nullptr) throw ConfigError("unknown policy '" + std::string(policy) + "'");
+  if (info->params.empty()) return "It has no parameters.\n";
+  std::string out = "| parameter | type | default | range | meaning |\n|---|---|---|---|---|\n";
+  for (const ParamSpec& s : info->params)
+    out += "| `" + std::string(s.name) + "` | " + param_cells(s);
   return out;
 }
 

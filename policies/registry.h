@@ -26,6 +26,9 @@ const PolicyInfo* find_policy(std::string_view name) noexcept;
 // Every built-in policy's parameters as one Markdown table (policy, parameter, type, default,
 // range, meaning): the table of docs/policies.md, generated from the declared kParams tables.
 std::string params_markdown();
+// One policy's parameters as a Markdown table (its page, docs/policies/NAME.md); ConfigError for
+// an unknown name.
+std::string params_markdown(std::string_view policy);
 
 // Builds and validates a policy. Throws ConfigError for an unknown name (listing the known ones)
 // or bad parameters (naming the key).

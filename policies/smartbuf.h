@@ -1,4 +1,5 @@
-// smartbuf — Smartbuf (Smartbuf paper, Algorithm 1; docs/policies.md). Per queue, on every dequeue:
+// smartbuf — Smartbuf (Smartbuf paper, Algorithm 1; docs/policies/smartbuf.md). Per queue, on every
+// dequeue:
 //   g = 1/4 * g_raw + 3/4 * g_prev        (g_raw: Protean's line-rate-normalised gradient)
 //   cur > max_seen:            max_seen = cur, temp = (g, max_seen)
 //   cur < beta * max_seen:     the burst ended; if max_seen > B / sigma, temp goes into the global

@@ -1,7 +1,8 @@
-// Smartbuf's global Main_map (Smartbuf paper, Algorithm 1; docs/policies.md): burst signatures
-// learned on every port, key = the smoothed queue gradient at a burst's peak, value = the largest
-// occupancy (cells) that burst reached. Soft state: entries age out after `ttl_ns`, and the map is
-// capped (the oldest entry goes first). An equal key keeps the larger value and is refreshed.
+// Smartbuf's global Main_map (Smartbuf paper, Algorithm 1; docs/policies/smartbuf.md): burst
+// signatures learned on every port, key = the smoothed queue gradient at a burst's peak, value =
+// the largest occupancy (cells) that burst reached. Soft state: entries age out after `ttl_ns`, and
+// the map is capped (the oldest entry goes first). An equal key keeps the larger value and is
+// refreshed.
 //
 // A sorted flat array: the K-nearest-larger lookup is a binary search plus K steps, and nothing
 // allocates after construction. Not thread-safe; SmartbufPolicy serialises access.

@@ -1,4 +1,4 @@
-// static — Complete Partitioning (docs/policies.md): every queue has a fixed cap, by default
+// static — Complete Partitioning (docs/policies/static.md): every queue has a fixed cap, by default
 // B / number of queues (rounded down, at least one cell), and a frame is accepted iff
 // Q[q] + c <= cap(q). Caps are checked against B at construction; they may sum to more than B
 // (the pool then refuses with pool_full), which users sometimes want for partial sharing.

@@ -204,6 +204,7 @@ struct Options {
   bool list = false;
   bool per_queue = false;
   bool params_markdown = false;
+  std::string params_markdown_of;
 };
 
 void add_options(CLI::App& app, Options& o) {
@@ -282,6 +283,9 @@ void add_options(CLI::App& app, Options& o) {
   app.add_flag("--list", o.list, "list generators and policies with their parameters, then exit");
   app.add_flag("--params-markdown", o.params_markdown,
                "print the policies' parameter table as Markdown (docs/policies.md), then exit");
+  app.add_option("--params-markdown-of", o.params_markdown_of,
+                 "print one policy's parameter table as Markdown (docs/policies/NAME.md), then "
+                 "exit");
 }
 
 void print_list() {
@@ -459,6 +463,10 @@ int main(int argc, char** argv) {
   try {
     if (o.params_markdown) {
       std::cout << sharebuf::policies::params_markdown();
+      return 0;
+    }
+    if (!o.params_markdown_of.empty()) {
+      std::cout << sharebuf::policies::params_markdown(o.params_markdown_of);
       return 0;
     }
     if (o.list) {

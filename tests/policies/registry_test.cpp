@@ -1,6 +1,7 @@
 #include "policies/registry.h"
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -63,19 +64,44 @@ TEST(Registry, EveryPolicyRoundTripsItsParams) {
 
 // The parameter table of docs/policies.md is the declared tables, as params_markdown() prints
 // them: a default or range changed in a kParams table and not in the page fails here.
-TEST(Registry, DocsParameterTableIsTheDeclaredTables) {
-  std::ifstream in(SHAREBUF_SOURCE_DIR "/docs/policies.md");
-  ASSERT_TRUE(in) << "docs/policies.md not found";
+std::string read_page(const std::string& relative) {
+  std::ifstream in(SHAREBUF_SOURCE_DIR "/" + relative);
   std::stringstream page;
   page << in.rdbuf();
-  const std::string text = page.str();
-  const std::string begin = "<!-- params:begin -->\n", end = "<!-- params:end -->";
+  return in ? page.str() : std::string();
+}
+
+// The text between <!-- TAG:begin --> and <!-- TAG:end -->, or nullopt without both markers.
+std::optional<std::string> section(const std::string& text, const std::string& tag) {
+  const std::string begin = "<!-- " + tag + ":begin -->\n", end = "<!-- " + tag + ":end -->";
   const size_t b = text.find(begin), e = text.find(end);
-  ASSERT_NE(b, std::string::npos);
-  ASSERT_NE(e, std::string::npos);
-  EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), params_markdown())
+  if (b == std::string::npos || e == std::string::npos || e < b) return std::nullopt;
+  return text.substr(b + begin.size(), e - b - begin.size());
+}
+
+TEST(Registry, DocsParameterTableIsTheDeclaredTables) {
+  const std::string text = read_page("docs/policies.md");
+  ASSERT_FALSE(text.empty()) << "docs/policies.md not found";
+  EXPECT_EQ(section(text, "params"), params_markdown())
       << "regenerate: build/sim/sharebuf-replay --params-markdown | "
          "netns-scripts/lib/doc_section.py params -";
+}
+
+// Every registered policy has its page, docs/policies/NAME.md, with the sections every page
+// gives and its parameter table as the declared table (a new policy without a page fails here).
+TEST(Registry, EveryPolicyHasItsPage) {
+  for (const PolicyInfo& info : builtin_policies()) {
+    const std::string name(info.name);
+    const std::string page = read_page("docs/policies/" + name + ".md");
+    ASSERT_FALSE(page.empty()) << "docs/policies/" << name << ".md not found";
+    for (const char* heading :
+         {"## Rule\n", "## Parameters\n", "## What it needs from the switch\n",
+          "## Validated here\n", "## Differences from the paper\n", "## Run it\n"})
+      EXPECT_NE(page.find(heading), std::string::npos) << name << ".md lacks " << heading;
+    EXPECT_EQ(section(page, "params-" + name), params_markdown(name))
+        << "regenerate: build/sim/sharebuf-replay --params-markdown-of " << name
+        << " | netns-scripts/lib/doc_section.py params-" << name << " -";
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Smartbuf against Algorithm 1 of the paper and docs/policies.md: the signature map (K nearest
-// larger keys, equal keys, ageing, cap) and the policy's phases, burst detection above B / sigma,
-// the end of a burst below beta * peak, and the learned cap replacing DT during a burst.
+// Smartbuf against Algorithm 1 of the paper and docs/policies/smartbuf.md: the signature map (K
+// nearest larger keys, equal keys, ageing, cap) and the policy's phases, burst detection above B /
+// sigma, the end of a burst below beta * peak, and the learned cap replacing DT during a burst.
 #include "policies/smartbuf.h"
 
 #include <gtest/gtest.h>

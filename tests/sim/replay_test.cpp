@@ -177,7 +177,7 @@ TEST(Replay, TraceCarriesFeaturesAtArrivalAndLabels) {
 // thresholds are LQD's queue lengths and the oracle refuses exactly what LQD later pushes out.
 // With frames of 1-3 cells the thresholds, kept in cells, drift from LQD, which pushes out whole
 // frames (freeing up to 3 cells for a 1-cell arrival): measured 1.0 % fewer on average, 1.5 %
-// at worst; docs/policies.md (credence) reports -0.02 % / -5.7 % for its own model. Allowed: 2 % on
+// at worst; docs/policies/credence.md reports -0.02 % / -5.7 % for its own model. Allowed: 2 % on
 // average and 8 % for any sequence.
 ReplayScenario random_switch(uint64_t seed, uint32_t max_cells) {
   std::mt19937_64 rng(seed);
