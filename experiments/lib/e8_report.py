@@ -127,6 +127,14 @@ METRICS = {
     ],
 }
 METRICS["credence-burst"] = METRICS["credence-load"]
+METRICS["fb-single"] = [
+    ("qct_mean", "queries' mean completion time (ms)", qct("mean"), True),
+    ("qct_p99", "queries' p99 completion time (ms)", qct("p99"), True),
+    ("short_p99", "short flows' (< 100 KB) p99 FCT (ms)", short("p99"), True),
+    ("long_goodput", "long flows' (>= 1 MB) mean goodput (Gbit/s)", goodput, False),
+    ("occupancy", "leaves' p99 buffer occupancy (% of the buffer)", leaf_occupancy, False),
+    ("drops", "frames dropped, all switches", drops, True),
+]
 
 # The comparisons each paper states: (metric, policy compared, baselines, how the paper says it).
 CLAIMS = {
@@ -143,6 +151,12 @@ CLAIMS = {
     "credence-burst": [("incast_p95", "credence", ["dt", "abm", "lqd"],
                         "p95 incast FCT 95 % lower than DT's and 96.9 % than ABM's on average "
                         "across bursts; like DT and ABM at small bursts")],
+    "fb-single": [("qct_mean", "fab", ["dt", "cs", "ib"],
+                   "FB paper, Figure 7 (single queue, TCP): mean QCT of FAB 104 ms against DT's "
+                   "237, CS's 165 and IB's 177 at 90 % load; 63 against 193, 135 and 168 at 40 %"),
+                  ("qct_mean", "ib", ["dt"],
+                   "IB 177 ms against DT's 237 at 90 % load, 168 against 193 at 40 % (IB with "
+                   "its priority queue for short flows, which sharebuf's ib lacks)")],
     "credence-flip": [("incast_p95", "credence", ["lqd"],
                        "close to LQD up to a flip probability of 0.005, diverging at 0.01 and "
                        "much worse at 0.1")],

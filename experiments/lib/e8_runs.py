@@ -83,6 +83,23 @@ FIGURES = {
         "seeds": [1, 2],
         "duration": "0.08s",
     },
+    # The FB paper section 6, Figures 7 and 9 (single queue): the baselines it compares FB with,
+    # DT at alpha 0.5, CS, FAB and Cisco's IB (at alpha 0.5), at the paper's low and high loads,
+    # at its own size (80 hosts at 1 Gbit/s); Occamy beside them (no paper compares it here).
+    "fb-single": {
+        "scenario": "experiments/e8/fb.toml",
+        "title": "FB (section 6, Figures 7 and 9, single queue): DT, CS, FAB, IB; Occamy beside",
+        "axis": ("load", "workload.websearch.load", [0.4, 0.9]),
+        "policies": {
+            "dt": ["switches.policy={name = \"dt\", alpha = 0.5}"],
+            "cs": ["switches.policy={name = \"cs\"}"],
+            "fab": ["switches.policy={name = \"fab\", alpha = 0.5}"],
+            "ib": ["switches.policy={name = \"ib\", alpha = 0.5}"],
+            "occamy": ["switches.policy={name = \"occamy\", alpha = 0.5}"],
+        },
+        "seeds": [1],
+        "duration": "1s",
+    },
     # Credence section 4, Figure 6: across loads at a burst of 50 % of the buffer.
     "credence-load": {
         "scenario": "experiments/e8/credence.toml",
