@@ -58,7 +58,7 @@ TEST(SwitchFacade, PushOutNamesTheEvictedHandles) {
 }
 
 TEST(SwitchFacade, ReclaimNamesTheHeadItDropped) {
-  auto sw = make("occamy");
+  auto sw = make("occamy", "alpha = 1.0\n");
   // DT's limit for port a's queue: 5 frames of 10 cells (50 < Rem 50 refuses the sixth).
   for (uint64_t h = 1; h <= 5; ++h)
     ASSERT_TRUE(sw->arrive({.port = 0, .bytes = 800, .flow_hash = 1}, h, h).admitted);
