@@ -399,7 +399,9 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame,
     mark_this = false;  // the CE mark, if any, was on the refused original
   }
   core_.ports[port_]->latency.record(HopLatency::kRxToQueued, monotonic_ns() - now_ns);
-  if (mark_this) core_.buffer.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
+  if (mark_this)
+    core_.buffer.stats(outcome.enqueued ? outcome.queue : q)
+        .ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
 }
 
 void RxWorker::enqueued(uint32_t queue, bool) {

@@ -6,9 +6,10 @@
 # credence-load, credence-burst, credence-flip (Credence 4.2: DT, ABM, LQD and Credence with
 # forests trained on the fabric's own LQD traces, across loads and burst sizes, and with flipped
 # predictions), fb-single (the FB paper's single-queue comparison, Figures 7 and 9: DT, CS, FAB
-# and IB, with Occamy beside them, at the paper's own size). Scaled to a 2-core machine
-# (scale-down beside each table in docs/experiments/e8-fabric.md); two runs side by side;
-# resumable (finished runs are kept).
+# and IB, with Occamy beside them, at the paper's own size), occamy-burst (Occamy's testbed
+# burst absorption, Figure 12, simulated: DT, Occamy, ABM, push-out across query sizes). Scaled
+# to a 2-core machine (scale-down beside each table in docs/experiments/e8-fabric.md); two runs
+# side by side; resumable (finished runs are kept).
 #   experiments/e8_fabric.sh [--figures LIST] [--out DIR] [--build DIR] [--jobs N] [--quick]
 #                            [--readme]   (--readme: update the figures' sections of the E8 page)
 # --quick: one seed and 20 ms per run (minutes, a smoke test; its numbers mean nothing).
@@ -17,7 +18,7 @@ set -euo pipefail
 source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
 cd "$(dirname "$0")/.."
 out=results/e8 build=build jobs=2 quick="" readme=""
-figures=protean,smartbuf,credence-load,credence-burst,credence-flip,fb-single
+figures=protean,smartbuf,credence-load,credence-burst,credence-flip,fb-single,occamy-burst
 while [ $# -gt 0 ]; do
   case "$1" in
     --figures) figures=$2; shift 2 ;;

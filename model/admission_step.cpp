@@ -50,28 +50,50 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
     policy.reclaim(ctx.now_ns, buffer.exact_view(), &Reclaimer::drop_head, &r);
     out.reclaimed_cells = r.cells;
   }
+  const policies::Verdict verdict = policy.admit(ctx, view);
+  // IB's DPP may name another queue of the same port; the arrival is counted and queued there.
+  policies::ArrivalContext moved;
+  const policies::ArrivalContext* arrival = &ctx;
+  bool bad_target = false;
+  if (verdict.action == Action::kAcceptInto) {
+    const buffer::BufferLayout& layout = buffer.layout();
+    if (verdict.victim_queue < layout.num_queues() &&
+        layout.port_of(verdict.victim_queue) == layout.port_of(ctx.queue)) {
+      moved = ctx;
+      moved.queue = verdict.victim_queue;
+      arrival = &moved;
+    } else {
+      bad_target = true;
+    }
+  }
+  const policies::ArrivalContext& a = *arrival;
+  out.queue = a.queue;
   // A refusal for lack of room, unless the hook makes room the frame then takes.
   auto refuse = [&](DropReason reason) {
     if (on_refused != nullptr &&
         (reason == DropReason::kThreshold || reason == DropReason::kPoolFull) &&
-        on_refused->make_room(on_refused->self, ctx) &&
-        buffer.enqueue(cache, ctx.queue, frame, meta)) {
+        on_refused->make_room(on_refused->self, a) && buffer.enqueue(cache, a.queue, frame, meta)) {
       out.enqueued = out.made_room = true;
-      policy.on_enqueue(ctx, view);
+      policy.on_enqueue(a, view);
       return;
     }
     out.reason = reason;
-    buffer.count_drop(ctx.queue, reason, ctx.cells);
+    buffer.count_drop(a.queue, reason, a.cells);
   };
-  buffer.count_arrival(ctx.queue);
+  buffer.count_arrival(a.queue);
   // Telemetry shows the threshold of the latest arrival's class; stored only when it changes, so
   // a queue that carries one class pays a load per frame.
-  auto& last_class = buffer.stats(ctx.queue).last_class;
-  if (last_class.load(std::memory_order_relaxed) != ctx.class_id)
-    last_class.store(ctx.class_id, std::memory_order_relaxed);
-  const policies::Verdict verdict = policy.admit(ctx, view);
+  auto& last_class = buffer.stats(a.queue).last_class;
+  if (last_class.load(std::memory_order_relaxed) != a.class_id)
+    last_class.store(a.class_id, std::memory_order_relaxed);
   switch (verdict.action) {
     case Action::kAccept:
+      break;
+    case Action::kAcceptInto:
+      if (bad_target) {
+        refuse(DropReason::kUnsupported);
+        return out;
+      }
       break;
     case Action::kPushOut: {
       // LQD: plan the push-outs, carry them out and keep the cells for this frame, atomically
@@ -100,12 +122,12 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
       refuse(verdict.reason == DropReason::kNone ? DropReason::kUnsupported : verdict.reason);
       return out;
   }
-  if (!buffer.enqueue(cache, ctx.queue, frame, meta)) {
+  if (!buffer.enqueue(cache, a.queue, frame, meta)) {
     refuse(DropReason::kPoolFull);
     return out;
   }
   out.enqueued = true;
-  policy.on_enqueue(ctx, view);
+  policy.on_enqueue(a, view);
   return out;
 }
 

@@ -16,6 +16,9 @@ namespace sharebuf::model {
 
 struct AdmissionOutcome {
   bool enqueued = false;
+  // The queue the arrival was counted at (and enqueued in): ctx.queue, or the queue of its port a
+  // kAcceptInto verdict named.
+  uint32_t queue = 0;
   buffer::DropReason reason = buffer::DropReason::kNone;  // why, when not enqueued
   uint32_t pushed_out_cells = 0;
   // Cells a reclaiming policy (Occamy) dropped from queue heads before this frame's verdict.

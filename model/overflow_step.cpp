@@ -62,7 +62,7 @@ OverflowStep::Result OverflowStep::admit(policies::Policy& policy, const buffer:
                           std::span<const std::byte>(
                               reinterpret_cast<const std::byte*>(frame.bytes.data()), ctx.bytes),
                           meta, &evicted_, newest ? &hook : nullptr);
-    if (outcome.enqueued) sink.enqueued(ctx.queue, false);
+    if (outcome.enqueued) sink.enqueued(outcome.queue, false);
     // Frames LQD pushed out for this one get their class's overflow action too.
     if (!evicted_.frames.empty()) trim_evicted(policy, view, cache, ctx.now_ns, sink);
   }
@@ -83,7 +83,7 @@ OverflowStep::Result OverflowStep::admit(policies::Policy& policy, const buffer:
                  overflow == OverflowAction::kReturnToSender
                      ? trim_.return_threshold[ctx.class_id].load(std::memory_order_relaxed)
                      : 0;
-             thr != 0 && buffer_.state().queue_cells(ctx.queue) > thr) {
+             thr != 0 && buffer_.state().queue_cells(outcome.queue) > thr) {
     // SFC's early signal: above the threshold, a header copy goes back while the frame goes on.
     send_cut_copy(out_port, frame, ctx, meta, policy, view, cache, true, sink);
   }

@@ -29,7 +29,10 @@ IbPolicy::IbPolicy(const ParamReader& reader, const PolicyEnv& env)
       qref_bytes_(static_cast<double>(reader.integer("qref_bytes"))),
       seed_(static_cast<uint64_t>(reader.integer("seed"))),
       queues_(std::make_unique<QueueAfd[]>(env.layout->num_queues())),
-      ports_(std::make_unique<PortWindow[]>(env.layout->num_ports())) {
+      ports_(std::make_unique<PortWindow[]>(env.layout->num_ports())),
+      dpp_packets_(reader.integer("dpp_packets")),
+      dpp_queue_(static_cast<uint32_t>(reader.integer("dpp_queue"))),
+      dpp_flows_(dpp_packets_ == 0 ? 16 : 4096, reader.number("dpp_window_us") * 1000) {
   const uint64_t min_bytes = static_cast<uint64_t>(reader.integer("afd_min_queue_bytes"));
   afd_min_cells_ =
       static_cast<uint32_t>(std::min<uint64_t>(min_bytes / env.layout->cell_bytes(), UINT32_MAX));
@@ -73,6 +76,17 @@ double IbPolicy::draw() noexcept {
 Verdict IbPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexcept {
   if (ctx.now_ns > ports_[ctx.port].start_ns.load(std::memory_order_relaxed) + window_ns_)
     roll_window(ctx.port, ctx.now_ns, view);
+  // DPP: a flow's first packets go to the priority queue under DT alone (as the authors' code:
+  // the count includes this frame and must stay below dpp_packets).
+  if (dpp_packets_ != 0 && ctx.flow_hash != 0 &&
+      dpp_flows_.observe(ctx.flow_hash, ctx.now_ns, 1).bytes_before + 1 < dpp_packets_) {
+    const BufferLayout& layout = view.layout();
+    const uint32_t k = std::min(dpp_queue_, layout.queues_on_port(ctx.port) - 1);
+    const uint32_t q = layout.queue_id(ctx.port, k);
+    if (!(view.queue_cells(q) < alphas_[ctx.class_id] * view.remaining_cells()))
+      return Verdict::drop(DropReason::kThreshold);
+    return q == ctx.queue ? Verdict::accept() : Verdict::accept_into(q);
+  }
   QueueAfd& a = queues_[ctx.queue];
   a.arrived.fetch_add(ctx.bytes, std::memory_order_relaxed);
   const uint32_t queued = view.queue_cells(ctx.queue);

@@ -11,8 +11,10 @@
 // arrivals outrun its fair share loses the excess. AFD drops count as `threshold` drops; describe()
 // counts them apart.
 //
-// Not here: DPP (a flow's first packets moved to a priority queue), which the authors' code
-// leaves off by default (enableDPPQueue) and which needs the queue choice the classifier makes.
+// DPP (dynamic packet prioritisation), off unless `dpp_packets` > 0: a flow's first dpp_packets
+// - 1 frames since it (re)started (again after `dpp_window_us` without a frame) go to queue
+// `dpp_queue` of their port (meant to be served first: a strict-priority queue), held there to DT
+// alone and left out of AFD (Verdict::accept_into; the authors' enableDPPQueue, off by default).
 //
 // Threads: admit() on every RX worker. The per-queue counters are relaxed atomics; a port's window
 // update takes the port's lock with try_lock (a worker that finds it taken goes on with the
@@ -28,6 +30,7 @@
 
 #include "common/spin_lock.h"
 #include "policies/class_alpha.h"
+#include "policies/flow_table.h"
 #include "policies/params.h"
 #include "policies/policy.h"
 
@@ -36,7 +39,7 @@ namespace sharebuf::policies {
 class IbPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "ib";
-  static constexpr std::array<ParamSpec, 6> kParams{{
+  static constexpr std::array<ParamSpec, 9> kParams{{
       {"alpha", ParamType::kNumber, "0.5", "DT alpha of classes that set none", 1.0 / 1024, 1024},
       {"afd_window_us", ParamType::kNumber, "50",
        "how often each queue's fair share is updated (the authors' experiments: 50 us)", 0.001,
@@ -47,6 +50,14 @@ class IbPolicy final : public Policy {
        "AFD drops only from queues longer than this (Cisco's 150 KiB for 10 Gbit/s)", 0, 1ll << 40},
       {"mfair_start_bytes", ParamType::kNumber, "4000000",
        "each queue's fair share before its first update (the authors' code: 4 MB)", 0, 1e15},
+      {"dpp_packets", ParamType::kInteger, "0",
+       "DPP: a flow's frames before its dpp_packets-th go to dpp_queue (0: no DPP; the authors' "
+       "experiments: a BDP in packets)",
+       0, 1ll << 32},
+      {"dpp_window_us", ParamType::kNumber, "5000",
+       "DPP: a flow idle this long starts again (its count restarts)", 0.001, 1e9},
+      {"dpp_queue", ParamType::kInteger, "0",
+       "DPP: the port's queue (index) a flow's first frames go to", 0, 255},
       {"seed", ParamType::kInteger, "1", "seed of the AFD drops' random draws", 0,
        18446744073709551615.0},
   }};
@@ -90,6 +101,9 @@ class IbPolicy final : public Policy {
   std::unique_ptr<QueueAfd[]> queues_;
   std::unique_ptr<PortWindow[]> ports_;
   std::atomic<uint64_t> draws_{0};
+  uint64_t dpp_packets_;
+  uint32_t dpp_queue_;
+  FlowTable dpp_flows_;
 };
 
 }  // namespace sharebuf::policies

@@ -216,7 +216,7 @@ class ReplayEngine final : private model::OverflowStep::Sink {
                     std::span<const std::byte>(kPayload.data(), bytes), meta);
     if (outcome.pushed_out_cells != 0 || outcome.reclaimed_cells != 0) settle_push_outs();
     if (outcome.enqueued) {
-      queued_[a.queue].push_back({n, buffer_.queue(a.queue).peek_tail()});
+      queued_[outcome.queue].push_back({n, buffer_.queue(outcome.queue).peek_tail()});
       // An idle port starts sending the moment a frame arrives.
       busy_until_[port] = std::max(busy_until_[port], a.time_ns);
     } else {

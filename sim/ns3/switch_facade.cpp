@@ -89,9 +89,9 @@ class SwitchImpl final : public SwitchFacade {
     if (evicted_.skipped != 0)
       throw std::logic_error("SwitchFacade: a push-out evicted more frames than reserved for");
     out.admitted = r.enqueued;
-    out.queue = k;
+    out.queue = r.queue - layout.first_queue(port);  // k, or where IB's DPP sent it
     if (r.enqueued && out.mark_ce)
-      buffer_.stats(q).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
+      buffer_.stats(r.queue).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
     if (!r.enqueued) {
       out.mark_ce = false;
       out.drop_reason = std::string(buffer::to_string(r.reason));

@@ -9,6 +9,7 @@
 
 #include "buffer/buffer_state.h"
 #include "policies/registry.h"
+#include "tests/policies/policy_harness.h"
 
 namespace sharebuf::policies {
 namespace {
@@ -107,6 +108,72 @@ TEST(Ib, RegisteredWithItsDeclaredDefaults) {
   EXPECT_EQ(p->params()["qref_bytes"], 15000);
   EXPECT_EQ(p->params()["afd_min_queue_bytes"], 153600);
   EXPECT_EQ(p->params()["mfair_start_bytes"], 4e6);
+}
+
+}  // namespace
+}  // namespace sharebuf::policies
+
+namespace sharebuf::policies {
+namespace {
+
+// DPP through the real admission step: a flow's first dpp_packets - 1 frames offered to queue 1
+// go to queue 0 (counted there), the rest stay in queue 1; a flow idle for the window starts
+// again; frames without a flow hash are not prioritised; a verdict naming another port's queue is
+// refused as unsupported.
+class IbDppTest : public testing::PolicyHarness {
+ protected:
+  void SetUp() override {
+    build({.capacity_cells = 10'000,
+           .ports = {buffer::PortSpec{.num_queues = 2}, buffer::PortSpec{}}},
+          "ib", {{"dpp_packets", 4}, {"dpp_window_us", 100.0}});
+  }
+  uint32_t offer_flow(uint64_t now, uint32_t flow, uint32_t q = 1) {
+    frame_.assign(80, std::byte{0});
+    const policies::ArrivalContext ctx{
+        .now_ns = now, .queue = q, .port = 0, .cells = 1, .bytes = 80, .flow_hash = flow};
+    last_ = model::admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame_, {});
+    EXPECT_TRUE(last_.enqueued);
+    return last_.queue;
+  }
+  uint64_t received(uint32_t q) const { return buffer_->stats(q).received_pkts.load(); }
+};
+
+TEST_F(IbDppTest, AFlowsFirstPacketsGoToThePriorityQueue) {
+  EXPECT_EQ(offer_flow(1'000, 7), 0u);  // count 1 < 4
+  EXPECT_EQ(offer_flow(2'000, 7), 0u);  // 2
+  EXPECT_EQ(offer_flow(3'000, 7), 0u);  // 3
+  EXPECT_EQ(offer_flow(4'000, 7), 1u);  // 4: not below dpp_packets
+  EXPECT_EQ(offer_flow(5'000, 8), 0u);  // another flow: its first
+  EXPECT_EQ(offer_flow(6'000, 0), 1u);  // no flow hash: no DPP
+  EXPECT_EQ(occupancy(0), 4u);
+  EXPECT_EQ(occupancy(1), 2u);
+  EXPECT_EQ(received(0), 4u);  // counted where they went
+  EXPECT_EQ(received(1), 2u);
+  EXPECT_EQ(offer_flow(103'000, 7), 1u);  // 99 us after its last frame: not idle long enough
+  EXPECT_EQ(offer_flow(300'000, 7), 0u);  // idle 197 us: a new start
+}
+
+// A policy that names another port's queue gets its frame refused, counted at the arrival's queue.
+struct WrongPortPolicy final : Policy {
+  explicit WrongPortPolicy(const PolicyEnv& env) : Policy(env) {}
+  std::string_view name() const noexcept override { return "wrong"; }
+  Verdict admit(const ArrivalContext&, const BufferView&) noexcept override {
+    return Verdict::accept_into(2);  // port 1's queue
+  }
+  uint32_t threshold_cells(uint32_t, uint8_t, const BufferView&) const noexcept override {
+    return 0;
+  }
+};
+
+TEST_F(IbDppTest, AnotherPortsQueueIsRefused) {
+  WrongPortPolicy wrong(env_);
+  frame_.assign(80, std::byte{0});
+  const auto out = model::admit_frame(wrong, *buffer_, *cache_, buffer_->exact_view(),
+                                      {.queue = 1, .port = 0, .cells = 1, .bytes = 80}, frame_, {});
+  EXPECT_FALSE(out.enqueued);
+  EXPECT_EQ(out.reason, buffer::DropReason::kUnsupported);
+  EXPECT_EQ(received(1), 1u);
+  EXPECT_EQ(buffer_->stats(2).received_pkts.load(), 0u);
 }
 
 }  // namespace

@@ -44,8 +44,11 @@ agree abm credence.toml '{name = "abm", alpha = 0.5, first_rtt_alpha = 64}'
 agree fab credence.toml '{name = "fab"}'
 agree occamy credence.toml '{name = "occamy"}'
 # IB's fair shares start at 100 kB, not 4 MB: from 4 MB they take milliseconds of a standing
-# queue to fall to what a 15 ms run's queues receive, and AFD would never drop here.
-agree ib credence.toml '{name = "ib", mfair_start_bytes = 100000, afd_min_queue_bytes = 15000}'
+# queue to fall to what a 15 ms run's queues receive, and AFD would never drop here. DPP on: a
+# flow's first 7 frames go to queue 0 (the ACKs' queue here), the replay redirecting them as ns-3
+# did (the recording carries the classified queue).
+agree ib credence.toml \
+  '{name = "ib", mfair_start_bytes = 100000, afd_min_queue_bytes = 15000, dpp_packets = 8}'
 agree credence credence.toml "{name = \"credence\", oracle = \"forest\", model = \"$model\"}"
 agree protean protean.toml \
   '{name = "protean", alpha_incast = 1.0, alpha_long = 0.5, beta = 0.25, buildup = 2.0}' \
