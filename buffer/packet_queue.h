@@ -109,6 +109,14 @@ class alignas(64) BasicPacketQueue {
     return head_;
   }
 
+  // The oldest frame's length in bytes, 0 when the queue is empty. Read under the lock: a head
+  // drop (LQD's push-out from the head, Occamy's reclaim) may free the head frame, and another
+  // thread reuse its cells, between a peek_head() and a read of its descriptor.
+  uint32_t head_bytes() const noexcept {
+    std::lock_guard guard(lock_);
+    return head_ == kNoCell ? 0 : pool_->descriptor(head_).bytes;
+  }
+
   // Head cell of the newest frame, or kNoCell (the replay datapath tracks frames by it).
   uint32_t peek_tail() const noexcept {
     std::lock_guard guard(lock_);

@@ -28,8 +28,7 @@ inline uint32_t head_bytes(const buffer::SharedBuffer& buffer, uint32_t port, ui
   const uint32_t q = buffer.layout().queue_id(port, k);
   // The approximate length first: an empty queue costs no lock.
   if (buffer.queue(q).length_packets_approx() == 0) return 0;
-  const uint32_t head = buffer.queue(q).peek_head();
-  return head == buffer::kNoCell ? 0 : buffer.pool().descriptor(head).bytes;
+  return buffer.queue(q).head_bytes();
 }
 
 // The queue of `port` the scheduler sends from next, or Scheduler::kNone when all are empty.
