@@ -1,6 +1,7 @@
 #include "model/admission_step.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace sharebuf::model {
 
@@ -52,16 +53,16 @@ AdmissionOutcome admit_frame(policies::Policy& policy, buffer::SharedBuffer& buf
   }
   const policies::Verdict verdict = policy.admit(ctx, view);
   // IB's DPP may name another queue of the same port; the arrival is counted and queued there.
-  policies::ArrivalContext moved;
+  std::optional<policies::ArrivalContext> moved;  // built only for kAcceptInto
   const policies::ArrivalContext* arrival = &ctx;
   bool bad_target = false;
   if (verdict.action == Action::kAcceptInto) {
     const buffer::BufferLayout& layout = buffer.layout();
     if (verdict.victim_queue < layout.num_queues() &&
         layout.port_of(verdict.victim_queue) == layout.port_of(ctx.queue)) {
-      moved = ctx;
-      moved.queue = verdict.victim_queue;
-      arrival = &moved;
+      moved.emplace(ctx);
+      moved->queue = verdict.victim_queue;
+      arrival = &*moved;
     } else {
       bad_target = true;
     }

@@ -2,7 +2,9 @@
 // indexed by class id, so admit() does one load and never range-checks.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "policies/policy.h"
 
@@ -28,6 +30,12 @@ inline AlphaTable resolve_group_alphas(const PolicyEnv& env, double high, double
     if (!env.classes[c].alpha && env.classes[c].group == PriorityGroup::kHigh) table[c] = high;
   }
   return table;
+}
+
+// DT's threshold alpha * Rem in whole cells, at most B: what telemetry shows for DT-like policies.
+inline uint32_t dt_threshold_cells(double alpha, const BufferView& view) noexcept {
+  return static_cast<uint32_t>(
+      std::min<double>(std::ceil(alpha * view.remaining_cells()), view.capacity_cells()));
 }
 
 }  // namespace sharebuf::policies

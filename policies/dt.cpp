@@ -14,8 +14,7 @@ DtPolicy::DtPolicy(const Params& params, const PolicyEnv& env) : Policy(env) {
 
 uint32_t DtPolicy::threshold_cells(uint32_t, uint8_t class_id,
                                    const BufferView& view) const noexcept {
-  const double t = std::ceil(alphas_[class_id] * view.remaining_cells());
-  return static_cast<uint32_t>(std::min<double>(t, view.capacity_cells()));
+  return dt_threshold_cells(alphas_[class_id], view);
 }
 
 nlohmann::json DtPolicy::describe(const BufferView& view) const {

@@ -21,8 +21,7 @@ FabPolicy::FabPolicy(const ParamReader& reader, const PolicyEnv& env)
 
 uint32_t FabPolicy::threshold_cells(uint32_t, uint8_t class_id,
                                     const BufferView& view) const noexcept {
-  return static_cast<uint32_t>(std::min<double>(
-      std::ceil(alphas_[class_id] * view.remaining_cells()), view.capacity_cells()));
+  return dt_threshold_cells(alphas_[class_id], view);
 }
 
 }  // namespace sharebuf::policies

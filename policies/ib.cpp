@@ -104,8 +104,7 @@ Verdict IbPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexc
 
 uint32_t IbPolicy::threshold_cells(uint32_t, uint8_t class_id,
                                    const BufferView& view) const noexcept {
-  const double t = std::ceil(alphas_[class_id] * view.remaining_cells());
-  return static_cast<uint32_t>(std::min<double>(t, view.capacity_cells()));
+  return dt_threshold_cells(alphas_[class_id], view);
 }
 
 nlohmann::json IbPolicy::describe(const BufferView& view) const {

@@ -80,8 +80,7 @@ void OccamyPolicy::reclaim(uint64_t now_ns, const BufferView& exact, HeadDropper
 
 uint32_t OccamyPolicy::threshold_cells(uint32_t, uint8_t class_id,
                                        const BufferView& view) const noexcept {
-  const double t = std::ceil(alphas_[class_id] * view.remaining_cells());
-  return static_cast<uint32_t>(std::min<double>(t, view.capacity_cells()));
+  return dt_threshold_cells(alphas_[class_id], view);
 }
 
 nlohmann::json OccamyPolicy::describe(const BufferView& view) const {
