@@ -8,6 +8,8 @@
 #   ./run.sh deps      install the Debian packages only
 #   ./run.sh ns3-debug build ns-3 with asserts from Debian's source package (about 15 minutes), so
 #                      the sim tests also run against it (ctest label ns3debug)
+#   ./run.sh ns3-mpi   build ns-3 with its distributed simulator (MPI) from the same source package
+#                      (about 20 minutes) and sharebuf-sim-mpi on it (ctest label mpi)
 set -euo pipefail
 cd "$(dirname "$0")"
 # shellcheck source=netns-scripts/lib/usage.sh
@@ -26,11 +28,15 @@ PACKAGES=(
   cpp libprotobuf32 libgc1 libboost-iostreams1.74.0
 )
 
+# ./run.sh ns3-mpi's: Open MPI (the compiler wrappers and mpirun).
+MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
+
 log() { printf '\033[1m== %s\033[0m\n' "$*"; }
 
+# deps [EXTRA PACKAGES...]: the packages above and any extra ones a command needs.
 deps() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
@@ -90,38 +96,66 @@ fuzz_tests() {
   done
 }
 
-# ns-3.37 built with asserts (NS_ASSERT, NS_LOG) from Debian's own source package of the ns-3 that
-# libns3-dev ships, with only the modules sharebuf uses, into NS3_DEBUG_PREFIX (the prefix
-# sim/CMakeLists.txt looks in). Optional: the ns3debug tests say "skipped" without it.
+# ns-3 from Debian's own source package of the ns-3.37 that libns3-dev ships (`apt-get source ns3`,
+# a deb-src line for the archive the system already uses), fetched once into build-ns3/src and
+# built twice at most, each with only the modules sharebuf uses, into a prefix sim/CMakeLists.txt
+# looks in. Both are optional: the tests that need one say "skipped" and how to get it.
+#   ns3-debug  asserts on (NS_ASSERT, NS_LOG), into NS3_DEBUG_PREFIX: the ns3debug tests
+#   ns3-mpi    optimised, with the distributed simulator (MPI, Open MPI), into NS3_MPI_PREFIX:
+#              sharebuf-sim-mpi and the mpi tests
+# A build stopped half-way resumes where it stopped (cmake --build keeps what it made).
+NS3_SRC=build-ns3/src
+NS3_MODULES="core;network;internet;point-to-point;traffic-control;applications;flow-monitor"
 NS3_DEBUG_PREFIX=${NS3_DEBUG_PREFIX:-/opt/sharebuf-ns3-debug}
+NS3_MPI_PREFIX=${NS3_MPI_PREFIX:-/opt/sharebuf-ns3-mpi}
+ns3_source() {
+  if compgen -G "$NS3_SRC/ns3-*/ns-3.37/CMakeLists.txt" >/dev/null; then
+    dirname "$(compgen -G "$NS3_SRC/ns3-*/ns-3.37/CMakeLists.txt" | head -1)"
+    return
+  fi
+  local list=/etc/apt/sources.list.d/sharebuf-deb-src.sources
+  if ! grep -rqs "^Types: deb-src" /etc/apt/sources.list.d/ && ! grep -qs "^deb-src" /etc/apt/sources.list; then
+    log "adding $list (Debian's source packages)" >&2
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$(. /etc/os-release && echo "$VERSION_CODENAME")" >"$list"
+    apt-get update -qq
+  fi
+  mkdir -p "$NS3_SRC"
+  log "fetching ns-3's source package into $NS3_SRC (about 40 MB)" >&2
+  (cd "$NS3_SRC" && apt-get source -qq ns3 >/dev/null)
+  dirname "$(compgen -G "$NS3_SRC/ns3-*/ns-3.37/CMakeLists.txt" | head -1)"
+}
+
+# ns3_build NAME PREFIX CMAKE_OPTIONS...: configure (once) and build build-ns3/NAME, install.
+ns3_build() {
+  local name=$1 prefix=$2 tree
+  shift 2
+  tree=$(ns3_source)
+  log "building ns-3 ($name: $tree -> $prefix; cmake's [NN%] lines are its progress)"
+  local start=$SECONDS
+  cmake -S "$tree" -B "build-ns3/$name" -DNS3_EXAMPLES=OFF -DNS3_TESTS=OFF \
+    -DNS3_PYTHON_BINDINGS=OFF -DCMAKE_INSTALL_PREFIX="$prefix" \
+    -DCMAKE_INSTALL_RPATH="$prefix/lib" "$@" >/dev/null
+  cmake --build "build-ns3/$name" -j "$JOBS"
+  cmake --install "build-ns3/$name" >/dev/null
+  log "ns-3 ($name) installed in $prefix after $(((SECONDS - start) / 60)) min"
+}
+
 ns3_debug() {
   if [ -f "$NS3_DEBUG_PREFIX/lib/libns3-core-debug.so" ]; then
     log "ns-3 with asserts already in $NS3_DEBUG_PREFIX"
     return
   fi
-  local src=build-ns3-debug
-  if ! compgen -G "$src/ns3-*/ns-3.37/CMakeLists.txt" >/dev/null; then
-    # A deb-src line for the archive the system already uses.
-    local list=/etc/apt/sources.list.d/sharebuf-deb-src.sources
-    if ! grep -rqs "^Types: deb-src" /etc/apt/sources.list.d/ && ! grep -qs "^deb-src" /etc/apt/sources.list; then
-      log "adding $list (Debian's source packages)"
-      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-        "$(. /etc/os-release && echo "$VERSION_CODENAME")" >"$list"
-      apt-get update -qq
-    fi
-    mkdir -p "$src"
-    log "fetching ns-3's source package into $src"
-    (cd "$src" && apt-get source -qq ns3 >/dev/null)
+  ns3_build debug "$NS3_DEBUG_PREFIX" -DCMAKE_BUILD_TYPE=Debug -DNS3_ENABLED_MODULES="$NS3_MODULES"
+}
+
+ns3_mpi() {
+  if [ -f "$NS3_MPI_PREFIX/lib/libns3-mpi.so" ]; then
+    log "ns-3 with MPI already in $NS3_MPI_PREFIX"
+    return
   fi
-  local tree
-  tree=$(dirname "$(compgen -G "$src/ns3-*/ns-3.37/CMakeLists.txt" | head -1)")
-  log "building ns-3 with asserts ($tree -> $NS3_DEBUG_PREFIX)"
-  cmake -S "$tree" -B "$src/build" -DCMAKE_BUILD_TYPE=Debug \
-    -DNS3_ENABLED_MODULES="core;network;internet;point-to-point;traffic-control;applications;flow-monitor" \
-    -DNS3_EXAMPLES=OFF -DNS3_TESTS=OFF -DNS3_PYTHON_BINDINGS=OFF \
-    -DCMAKE_INSTALL_PREFIX="$NS3_DEBUG_PREFIX" -DCMAKE_INSTALL_RPATH="$NS3_DEBUG_PREFIX/lib" >/dev/null
-  cmake --build "$src/build" -j "$JOBS"
-  cmake --install "$src/build" >/dev/null
+  ns3_build mpi "$NS3_MPI_PREFIX" -DCMAKE_BUILD_TYPE=Release -DNS3_MPI=ON \
+    -DNS3_ENABLED_MODULES="$NS3_MODULES;mpi"
 }
 
 sim_tests() {
@@ -166,6 +200,12 @@ case "${1:-}" in
     ns3_debug
     build build
     ctest --test-dir build --output-on-failure -L ns3debug -j "$JOBS"
+    ;;
+  ns3-mpi)
+    deps "${MPI_PACKAGES[@]}"
+    ns3_mpi
+    build build
+    ctest --test-dir build --output-on-failure -L mpi
     ;;
   build)
     deps

@@ -10,12 +10,19 @@ namespace sharebuf::sim {
 
 using ns3::Ptr;
 
-Fabric::Fabric(const Scenario& s) : s_(s) {
-  hosts_.Create(s.hosts);
-  for (const ScenarioSwitch& spec : s.switches) {
-    FabricSwitch sw{spec.name, spec.role, ns3::CreateObject<ns3::Node>(), nullptr};
-    sw.sw = SharebufSwitch::Install(
-        sw.node, SwitchFacade::from_toml(spec.config_toml, s.source + " (" + spec.name + ")"));
+Fabric::Fabric(const Scenario& s, const FabricPartition& partition)
+    : s_(s), partition_(partition) {
+  // A node's system id is its rank: ns-3 gives a link between two ranks a remote channel.
+  for (uint32_t h = 0; h < s.hosts; ++h)
+    hosts_.Add(ns3::CreateObject<ns3::Node>(partition_.host_owner(h)));
+  for (uint32_t i = 0; i < s.switches.size(); ++i) {
+    const ScenarioSwitch& spec = s.switches[i];
+    FabricSwitch sw{spec.name, spec.role,
+                    ns3::CreateObject<ns3::Node>(partition_.switch_owner(i)), nullptr};
+    if (partition_.owns_switch(i)) {
+      sw.sw = SharebufSwitch::Install(
+          sw.node, SwitchFacade::from_toml(spec.config_toml, s.source + " (" + spec.name + ")"));
+    }
     switches_.push_back(std::move(sw));
   }
   ns3::InternetStackHelper stack;
@@ -33,12 +40,19 @@ Fabric::Fabric(const Scenario& s) : s_(s) {
 
   // port_if[switch][port]: the switch's ns-3 interface index of that port.
   std::vector<std::vector<uint32_t>> port_if(switches_.size());
-  for (size_t i = 0; i < switches_.size(); ++i)
-    port_if[i].resize(switches_[i].sw->GetFacade().ports());
+  for (size_t i = 0; i < switches_.size(); ++i) {
+    // A star's switch: a port per host; a leaf: its hosts, then an uplink per spine; a spine: a
+    // port per leaf.
+    port_if[i].resize(!s.leaf_spine       ? s.hosts
+                      : i < s.leaves      ? s.hosts_per_leaf + s.spines
+                                          : s.leaves);
+  }
 
   // One end of a link: a switch port (its queue disc on the shared buffer) or a host's NIC (a
-  // FIFO deep enough never to drop: a host's own queue is not the subject here).
+  // FIFO deep enough never to drop: a host's own queue is not the subject here). Another rank's
+  // node sends nothing here and needs neither.
   auto install_end = [&](Ptr<ns3::NetDevice> dev, int sw, uint32_t port) {
+    if (dev->GetNode()->GetSystemId() != partition_.rank()) return;
     ns3::TrafficControlHelper tch;
     if (sw < 0) {
       tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", ns3::StringValue("100000p"));
@@ -81,6 +95,7 @@ Fabric::Fabric(const Scenario& s) : s_(s) {
   // Routes: a host under this switch through its port; from a leaf to another leaf's host over
   // every uplink (per-flow ECMP); from a spine through the port to the host's leaf.
   for (size_t i = 0; i < switches_.size(); ++i) {
+    if (!switches_[i].local()) continue;
     Ptr<FabricRouting> routing = ns3::DynamicCast<FabricRouting>(
         switches_[i].node->GetObject<ns3::Ipv4>()->GetRoutingProtocol());
     routing->SetSalt(static_cast<uint32_t>(i) * 0x9e3779b1u);

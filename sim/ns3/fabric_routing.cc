@@ -86,7 +86,18 @@ bool FabricRouting::RouteInput(ns3::Ptr<const ns3::Packet> p, const ns3::Ipv4Hea
     ecb(p, header, ns3::Socket::ERROR_NOROUTETOHOST);
     return false;
   }
-  ucb(Route(header, static_cast<uint32_t>(i)), p, header);
+  ns3::Ptr<ns3::Ipv4Route> route = Route(header, static_cast<uint32_t>(i));
+  if (!switch_looked_up_) {
+    switch_ = ipv4_->GetObject<SharebufSwitch>();
+    switch_looked_up_ = true;
+  }
+  if (switch_ == nullptr) {
+    ucb(route, p, header);
+    return true;
+  }
+  // A switch admits the arrivals of one instant in ingress-port order (sharebuf_queue_disc.h:
+  // what makes a run split across MPI ranks give the same answer as one process).
+  switch_->DeferArrival(iif, [ucb, route, p, header]() { ucb(route, p, header); });
   return true;
 }
 

@@ -2,7 +2,9 @@
 // to the interfaces that lead toward it; where there are several (a leaf's uplinks), a flow's
 // 5-tuple hash picks one, so a flow keeps its path and its packets stay in order (per-flow ECMP,
 // what datacenter fabrics do; ns-3.37's global routing only sprays packets at random). A host
-// has no table: everything leaves through its one link.
+// has no table: everything leaves through its one link. A switch's arrivals are handed to its
+// SharebufSwitch to be admitted at the end of their instant in ingress-port order
+// (SharebufSwitch::DeferArrival).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include "ns3/ipv4-routing-helper.h"
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
+#include "sim/ns3/sharebuf_queue_disc.h"
 
 namespace sharebuf::sim {
 
@@ -45,6 +48,8 @@ class FabricRouting : public ns3::Ipv4RoutingProtocol {
   ns3::Ptr<ns3::Ipv4Route> Route(const ns3::Ipv4Header& header, uint32_t interface) const;
 
   ns3::Ptr<ns3::Ipv4> ipv4_;
+  ns3::Ptr<SharebufSwitch> switch_;  // the node's switch (null for a host): arrivals wait for it
+  bool switch_looked_up_ = false;
   std::unordered_map<uint32_t, std::vector<uint32_t>> routes_;  // by host address
   uint32_t salt_ = 0;
 };

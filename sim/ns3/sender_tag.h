@@ -15,6 +15,10 @@
 // Why a packet tag and not a byte tag: ns-3's byte tags made leaf-spine runs slower and larger
 // the longer they simulated (credence.toml at load 0.8: 50 ms in 35 s and 1.4 GB against 12 s
 // and 83 MB; 0.3 s in 1158 s against 116 s), with byte-identical results.
+//
+// The tag also names the sender's flow (sharebuf-sim's flow id), so that the receiving host knows
+// a connection's flow from its packets rather than from a table the sender writes: in a run split
+// across MPI ranks the two ends may live in different processes (a packet's tags cross with it).
 #pragma once
 
 #include <cstdint>
@@ -28,29 +32,35 @@ namespace sharebuf::sim {
 class SenderTag : public ns3::Tag {
  public:
   SenderTag() = default;
-  SenderTag(uint8_t dscp, bool first_bdp) : dscp_(dscp), first_bdp_(first_bdp) {}
+  static constexpr uint32_t kNoFlow = UINT32_MAX;
+  SenderTag(uint8_t dscp, bool first_bdp, uint32_t flow = kNoFlow)
+      : dscp_(dscp), first_bdp_(first_bdp), flow_(flow) {}
 
   static ns3::TypeId GetTypeId();
   ns3::TypeId GetInstanceTypeId() const override { return GetTypeId(); }
-  uint32_t GetSerializedSize() const override { return 2; }
+  uint32_t GetSerializedSize() const override { return 6; }
   void Serialize(ns3::TagBuffer i) const override {
     i.WriteU8(dscp_);
     i.WriteU8(first_bdp_ ? 1 : 0);
+    i.WriteU32(flow_);
   }
   void Deserialize(ns3::TagBuffer i) override {
     dscp_ = i.ReadU8();
     first_bdp_ = i.ReadU8() != 0;
+    flow_ = i.ReadU32();
   }
   void Print(std::ostream& os) const override {
-    os << "dscp=" << unsigned{dscp_} << " first_bdp=" << first_bdp_;
+    os << "dscp=" << unsigned{dscp_} << " first_bdp=" << first_bdp_ << " flow=" << flow_;
   }
 
   uint8_t dscp() const { return dscp_; }
   bool first_bdp() const { return first_bdp_; }
+  uint32_t flow() const { return flow_; }
 
  private:
   uint8_t dscp_ = 0;
   bool first_bdp_ = false;
+  uint32_t flow_ = kNoFlow;
 };
 
 // What the switch reads of a packet: its DSCP (the IP header's if set, else its SenderTag's, 0

@@ -191,7 +191,31 @@ void SharebufSwitch::RoundDue(uint64_t at_ns) {
   ns3::Simulator::ScheduleNow(&SharebufSwitch::Round, this, at_ns);
 }
 
+void SharebufSwitch::DeferArrival(uint32_t order, std::function<void()> forward) {
+  arrivals_.emplace_back(order, std::move(forward));
+  if (flush_scheduled_) return;
+  flush_scheduled_ = true;
+  // Behind every event already due now, so behind every arrival of the instant: a packet's
+  // reception is scheduled when it is sent (at least a serialisation earlier), or, from another
+  // rank, when the window before this instant closes.
+  ns3::Simulator::ScheduleNow(&SharebufSwitch::FlushArrivals, this);
+}
+
+void SharebufSwitch::FlushArrivals() {
+  flush_scheduled_ = false;
+  if (arrivals_.empty()) return;
+  std::vector<std::pair<uint32_t, std::function<void()>>> now;
+  now.swap(arrivals_);
+  std::stable_sort(now.begin(), now.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& a : now)
+    a.second();
+}
+
 void SharebufSwitch::Round(uint64_t at_ns) {
+  // The instant's arrivals first, whichever of the two events came first (same_instant.h); a port
+  // they wake joins this round.
+  FlushArrivals();
   rounds_.erase(at_ns);
   const uint32_t n = static_cast<uint32_t>(due_ns_.size());
   for (;;) {

@@ -30,9 +30,15 @@
 // event already due at that instant, lowest port first (sim/same_instant.h, the replay's order:
 // the arrivals of an instant are admitted before any departure of that instant frees cells).
 // The policy hears of a departure at its last bit, as in the live switch and the replay.
+//
+// Arrivals may be held to the end of their instant (DeferArrival): a forwarding layer that does
+// (sharebuf-sim's FabricRouting) has the arrivals of one instant admitted in the order of the port
+// they came in on, not ns-3's event order, which a run split across MPI ranks changes (a packet
+// from another rank is scheduled when its message arrives, not when it was sent).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -66,6 +72,10 @@ class SharebufSwitch : public ns3::Object {
   SharebufQueueDisc* GetPort(uint32_t port) const;
   // Packets held in the shared buffer, all ports.
   size_t GetNPackets() const { return held_.size(); }
+  // Runs `forward` (the arrival's way into a port's queue disc) at the end of this instant, with
+  // the instant's other deferred arrivals in ascending `order` (the ingress port: a link delivers
+  // one packet per instant), before the instant's departure round.
+  void DeferArrival(uint32_t order, std::function<void()> forward);
 
  private:
   friend class SharebufQueueDisc;
@@ -86,6 +96,7 @@ class SharebufSwitch : public ns3::Object {
   void RequestDeparture(uint32_t port, uint64_t at_ns);
   void RoundDue(uint64_t at_ns);
   void Round(uint64_t at_ns);
+  void FlushArrivals();
 
   std::unique_ptr<SwitchFacade> facade_;
   std::string built_from_;  // the attributes that built it; empty after Install
@@ -94,6 +105,8 @@ class SharebufSwitch : public ns3::Object {
   uint64_t next_handle_ = 1;
   std::vector<uint64_t> due_ns_;             // per port: its next departure round, or kNoDeparture
   std::set<uint64_t> rounds_;                // instants with a round scheduled and not yet run
+  std::vector<std::pair<uint32_t, std::function<void()>>> arrivals_;  // deferred, this instant
+  bool flush_scheduled_ = false;
   ns3::TracedValue<uint32_t> buffer_cells_;  // the shared buffer's occupancy, cells
 };
 

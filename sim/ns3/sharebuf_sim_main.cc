@@ -5,10 +5,13 @@
 //
 //   sharebuf-sim SCENARIO [--set key.path=value ...] [--out DIR] [--record DIR] [--check]
 //                [--quiet]
+//   mpirun -np N sharebuf-sim-mpi SCENARIO ... [--mpi-scheduler granted-time-window|null-message]
 //
 // Prints a JSON summary (flows by kind and size, queries, every switch's occupancy and drops);
 // --out also writes summary.json, flows.csv, queries.csv, occupancy.csv and the effective
-// scenario. Deterministic: the same scenario and seed give the same bytes out.
+// scenario. Deterministic: the same scenario and seed give the same bytes out, on any number of
+// ranks (sharebuf-sim-mpi: the fabric cut at its spine links, fabric_partition.h; rank 0 gathers
+// the results and writes them).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -25,12 +28,16 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "sim/ns3/fabric.h"
+#include "sim/ns3/fabric_partition.h"
 #include "sim/ns3/fabric_stats.h"
+#include "sim/ns3/ranks.h"
 #include "sim/ns3/scenario.h"
 #include "sim/ns3/traffic.h"
 
 using sharebuf::sim::Fabric;
+using sharebuf::sim::FabricPartition;
 using sharebuf::sim::FabricStats;
+using sharebuf::sim::Ranks;
 using sharebuf::sim::Scenario;
 using sharebuf::sim::Traffic;
 
@@ -80,10 +87,11 @@ struct Progress {
       const double done = static_cast<double>(step) / kSteps;
       std::fprintf(stderr,
                    "sharebuf-sim: %3.0f %% of %.3f s simulated, %.0f s wall clock (about %.0f s "
-                   "left); %zu flows started, %llu complete\n",
+                   "left); %zu flows started, %llu complete%s\n",
                    done * 100, static_cast<double>(s.duration_ns) / 1e9, wall,
                    wall / done * (1 - done), traffic.flows().size(),
-                   static_cast<unsigned long long>(traffic.completed()));
+                   static_cast<unsigned long long>(traffic.completed()),
+                   Ranks::Size() > 1 ? " at rank 0's hosts" : "");
     }
     if (step < kSteps) schedule(step + 1);
   }
@@ -121,33 +129,54 @@ int main(int argc, char** argv) {
                  "its arrivals and their fates, for sharebuf-replay --config --csv --fates");
   app.add_flag("--check", check, "validate the scenario, print its switches and exit");
   app.add_flag("--quiet", quiet, "no progress lines on stderr");
+  std::string scheduler = Ranks::kSchedulers[0];
+  if (Ranks::Distributed()) {
+    app.add_option("--mpi-scheduler", scheduler,
+                   "how the ranks keep in step: granted-time-window (a barrier of all ranks "
+                   "every lookahead, the smallest delay of a link between ranks) or "
+                   "null-message (messages between neighbouring ranks only)")
+        ->check(CLI::IsMember({Ranks::kSchedulers[0], Ranks::kSchedulers[1]}))
+        ->capture_default_str();
+  }
   CLI11_PARSE(app, argc, argv);
 
+  Ranks::Start(&argc, &argv, scheduler);
+  const bool root = Ranks::Rank() == 0;
   Scenario s;
+  FabricPartition partition;
   try {
     s = sharebuf::sim::load_scenario(scenario_path, overrides);
+    partition = FabricPartition(s, Ranks::Size(), Ranks::Rank());
   } catch (const std::exception& e) {
-    std::cerr << "sharebuf-sim: " << e.what() << "\n";
+    // Every rank finds the same error; one says it.
+    if (root) std::cerr << "sharebuf-sim: " << e.what() << "\n";
+    Ranks::Finish();
     return 2;
   }
   if (check) {
-    std::cout << scenario_path << ": valid; " << s.hosts << " hosts, " << s.switches.size()
-              << " switch(es):";
-    for (const auto& sw : s.switches)
-      std::cout << ' ' << sw.name;
-    std::cout << "\n";
+    if (root) {
+      std::cout << scenario_path << ": valid; " << s.hosts << " hosts, " << s.switches.size()
+                << " switch(es):";
+      for (uint32_t i = 0; i < s.switches.size(); ++i) {
+        std::cout << ' ' << s.switches[i].name;
+        if (partition.ranks() > 1) std::cout << "@" << partition.switch_owner(i);
+      }
+      std::cout << "\n";
+    }
+    Ranks::Finish();
     return 0;
   }
 
   try {
-    if (!out_dir.empty()) std::filesystem::create_directories(out_dir);
+    if (!out_dir.empty() && root) std::filesystem::create_directories(out_dir);
     ns3::RngSeedManager::SetSeed(1);
     ns3::RngSeedManager::SetRun(s.seed);
     configure_transport(s);
-    Fabric fabric(s);
+    Fabric fabric(s, partition);
     if (!record_dir.empty()) {
-      for (auto& sw : fabric.switches())
-        sw.sw->GetFacade().record();
+      for (auto& sw : fabric.switches()) {
+        if (sw.local()) sw.sw->GetFacade().record();
+      }
     }
     Traffic traffic(s, fabric);
     traffic.Start();
@@ -155,11 +184,35 @@ int main(int argc, char** argv) {
                       out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "occupancy.csv"));
     stats.Start();
     Progress progress{s, traffic};
-    if (!quiet) progress.schedule(1);
+    if (!quiet && root) progress.schedule(1);
     ns3::Simulator::Stop(ns3::NanoSeconds(static_cast<int64_t>(s.duration_ns)));
     ns3::Simulator::Run();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - progress.started).count();
+
+    // Every rank's receivers and switches, on rank 0.
+    const std::vector<std::string> results = Ranks::Gather(traffic.LocalResults());
+    const std::vector<std::string> switches = Ranks::Gather(stats.Local());
+    if (!record_dir.empty()) {
+      for (const auto& sw : fabric.switches()) {
+        if (!sw.local()) continue;
+        const std::filesystem::path d = std::filesystem::path(record_dir) / sw.name;
+        std::filesystem::create_directories(d);
+        const auto& spec = *std::find_if(s.switches.begin(), s.switches.end(),
+                                         [&](const auto& x) { return x.name == sw.name; });
+        write_file(d / "switch.toml", spec.config_toml);
+        write_file(d / "arrivals.csv", sw.sw->GetFacade().arrivals_csv());
+        write_file(d / "fates.csv", sw.sw->GetFacade().fates_csv(sw.sw->GetFacade().policy_name()));
+      }
+    }
+    if (!root) {
+      ns3::Simulator::Destroy();
+      Ranks::Finish();
+      return 0;
+    }
+    for (const std::string& r : results)
+      traffic.MergeResults(r);
+    traffic.Finish();
 
     nlohmann::json summary = {
         {"scenario", scenario_path},
@@ -170,18 +223,7 @@ int main(int argc, char** argv) {
         {"oversubscription", s.oversubscription},
         {"traffic",
          nlohmann::json::parse(traffic.SummaryJson(static_cast<int64_t>(s.duration_ns)))},
-        {"switches", nlohmann::json::parse(stats.SummaryJson())}};
-    if (!record_dir.empty()) {
-      for (const auto& sw : fabric.switches()) {
-        const std::filesystem::path d = std::filesystem::path(record_dir) / sw.name;
-        std::filesystem::create_directories(d);
-        const auto& spec = *std::find_if(s.switches.begin(), s.switches.end(),
-                                         [&](const auto& x) { return x.name == sw.name; });
-        write_file(d / "switch.toml", spec.config_toml);
-        write_file(d / "arrivals.csv", sw.sw->GetFacade().arrivals_csv());
-        write_file(d / "fates.csv", sw.sw->GetFacade().fates_csv(sw.sw->GetFacade().policy_name()));
-      }
-    }
+        {"switches", nlohmann::json::parse(stats.Merge(switches))}};
     if (!out_dir.empty()) {
       const std::filesystem::path d(out_dir);
       write_file(d / "summary.json", summary.dump(2) + "\n");
@@ -191,10 +233,17 @@ int main(int argc, char** argv) {
     }
     ns3::Simulator::Destroy();
     std::cout << summary.dump() << "\n";
-    if (!quiet) std::fprintf(stderr, "sharebuf-sim: done in %.1f s wall clock\n", wall);
+    if (!quiet) {
+      std::fprintf(stderr, "sharebuf-sim: done in %.1f s wall clock%s\n", wall,
+                   Ranks::Size() > 1 ? (" on " + std::to_string(Ranks::Size()) + " ranks").c_str()
+                                     : "");
+    }
   } catch (const std::exception& e) {
     std::cerr << "sharebuf-sim: " << e.what() << "\n";
+    if (Ranks::Size() > 1) Ranks::Abort(1);
+    Ranks::Finish();
     return 1;
   }
+  Ranks::Finish();
   return 0;
 }

@@ -62,18 +62,15 @@ nlohmann::json Stats(std::vector<double> v) {
 // One TCP flow's sending side: connects, writes exactly its bytes (or forever), then closes.
 class TcpSender {
  public:
-  TcpSender(Traffic* traffic, uint32_t flow, uint64_t bytes, uint64_t bdp_bytes)
-      : traffic_(traffic), flow_(flow), remaining_(bytes), endless_(bytes == 0), bdp_(bdp_bytes) {}
+  TcpSender(uint32_t flow, uint64_t bytes, uint64_t bdp_bytes)
+      : flow_(flow), remaining_(bytes), endless_(bytes == 0), bdp_(bdp_bytes) {}
 
-  void Start(ns3::Ptr<ns3::Node> node, ns3::Ipv4Address src, ns3::Ipv4Address dst, uint8_t dscp,
+  void Start(ns3::Ptr<ns3::Node> node, ns3::Ipv4Address dst, uint8_t dscp,
              uint32_t initial_cwnd) {
     dscp_ = dscp;
     socket_ = ns3::Socket::CreateSocket(node, ns3::TcpSocketFactory::GetTypeId());
     if (initial_cwnd != 0) socket_->SetAttribute("InitialCwnd", ns3::UintegerValue(initial_cwnd));
     socket_->Bind();
-    ns3::Address local;
-    socket_->GetSockName(local);
-    traffic_->Register(flow_, src, ns3::InetSocketAddress::ConvertFrom(local).GetPort());
     socket_->SetConnectCallback(ns3::MakeCallback(&TcpSender::Connected, this),
                                 ns3::MakeCallback(&TcpSender::Failed, this));
     socket_->SetSendCallback(ns3::MakeCallback(&TcpSender::Space, this));
@@ -96,7 +93,7 @@ class TcpSender {
       const uint64_t n =
           bdp_.Next(std::min<uint64_t>({room, endless_ ? room : remaining_, 1u << 16}));
       ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(static_cast<uint32_t>(n));
-      p->AddPacketTag(SenderTag(dscp_, bdp_.InFirstBdp()));  // sender_tag.h: why a tag
+      p->AddPacketTag(SenderTag(dscp_, bdp_.InFirstBdp(), flow_));  // sender_tag.h: why a tag
       const int sent = socket_->Send(p);
       if (sent <= 0) return;
       bdp_.Sent(static_cast<uint64_t>(sent));
@@ -108,7 +105,6 @@ class TcpSender {
     }
   }
 
-  Traffic* traffic_;
   uint32_t flow_;
   uint64_t remaining_;
   bool endless_;
@@ -121,15 +117,12 @@ class TcpSender {
 // A constant-rate UDP sender (fixed flows): 1500-byte packets at `rate_bps`.
 class UdpSender : public ns3::SimpleRefCount<UdpSender> {
  public:
-  explicit UdpSender(uint64_t bdp_bytes) : bdp_(bdp_bytes) {}
-  static void Start(Traffic* traffic, uint32_t flow, ns3::Ptr<ns3::Node> node, ns3::Ipv4Address src,
-                    ns3::Ipv4Address dst, uint8_t dscp, double rate_bps, uint64_t bdp_bytes) {
-    ns3::Ptr<UdpSender> u = ns3::Create<UdpSender>(bdp_bytes);
+  UdpSender(uint32_t flow, uint64_t bdp_bytes) : flow_(flow), bdp_(bdp_bytes) {}
+  static void Start(uint32_t flow, ns3::Ptr<ns3::Node> node, ns3::Ipv4Address dst, uint8_t dscp,
+                    double rate_bps, uint64_t bdp_bytes) {
+    ns3::Ptr<UdpSender> u = ns3::Create<UdpSender>(flow, bdp_bytes);
     u->socket_ = ns3::Socket::CreateSocket(node, ns3::UdpSocketFactory::GetTypeId());
     u->socket_->Bind();
-    ns3::Address local;
-    u->socket_->GetSockName(local);
-    traffic->Register(flow, src, ns3::InetSocketAddress::ConvertFrom(local).GetPort());
     u->socket_->Connect(ns3::InetSocketAddress(dst, kUdpPort));
     u->dscp_ = dscp;
     u->gap_ =
@@ -140,13 +133,14 @@ class UdpSender : public ns3::SimpleRefCount<UdpSender> {
  private:
   void Send() {
     ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(kUdpPayload);
-    p->AddPacketTag(SenderTag(dscp_, bdp_.InFirstBdp()));
+    p->AddPacketTag(SenderTag(dscp_, bdp_.InFirstBdp(), flow_));
     if (socket_->Send(p) > 0) bdp_.Sent(kUdpPayload);
     ns3::Simulator::Schedule(gap_, &UdpSender::Send, ns3::Ptr<UdpSender>(this));
   }
   ns3::Ptr<ns3::Socket> socket_;
   ns3::Time gap_;
   uint8_t dscp_ = 0;
+  uint32_t flow_;
   FirstBdpCounter bdp_;
 };
 
@@ -162,15 +156,20 @@ Traffic::Traffic(const Scenario& scenario, Fabric& fabric)
     for (int i = 0; i < n; ++i)
       mean_flow_bytes_ += static_cast<double>(cdf_.quantile((i + 0.5) / n)) / n;
   }
-  // Fixed streams: the same seed and run give the same traffic whatever else draws numbers.
-  bg_gap_ = ns3::CreateObject<ns3::ExponentialRandomVariable>();
-  bg_gap_->SetStream(1000);
-  bg_pick_ = ns3::CreateObject<ns3::UniformRandomVariable>();
-  bg_pick_->SetStream(1001);
-  query_gap_ = ns3::CreateObject<ns3::ExponentialRandomVariable>();
-  query_gap_->SetStream(1002);
-  query_pick_ = ns3::CreateObject<ns3::UniformRandomVariable>();
-  query_pick_->SetStream(1003);
+  // Fixed streams, four per host: the same seed and run give the same traffic whatever else draws
+  // numbers, and a host's draws do not depend on the order of other hosts' events (which a run
+  // split across ranks does not keep between hosts of different ranks).
+  for (uint32_t h = 0; h < s_.hosts; ++h) {
+    const int64_t base = 1000 + 4 * static_cast<int64_t>(h);
+    bg_gap_.push_back(ns3::CreateObject<ns3::ExponentialRandomVariable>());
+    bg_gap_.back()->SetStream(base);
+    bg_pick_.push_back(ns3::CreateObject<ns3::UniformRandomVariable>());
+    bg_pick_.back()->SetStream(base + 1);
+    query_gap_.push_back(ns3::CreateObject<ns3::ExponentialRandomVariable>());
+    query_gap_.back()->SetStream(base + 2);
+    query_pick_.push_back(ns3::CreateObject<ns3::UniformRandomVariable>());
+    query_pick_.back()->SetStream(base + 3);
+  }
 }
 
 Traffic::~Traffic() = default;
@@ -178,6 +177,9 @@ Traffic::~Traffic() = default;
 void Traffic::Start() {
   const ns3::NodeContainer& hosts = fabric_.hosts();
   for (uint32_t h = 0; h < hosts.GetN(); ++h) {
+    if (!Local(h)) continue;
+    hosts.Get(h)->GetObject<ns3::Ipv4L3Protocol>()->TraceConnectWithoutContext(
+        "LocalDeliver", ns3::MakeCallback(&Traffic::OnLocalDeliver, this));
     ns3::Ptr<ns3::Socket> tcp =
         ns3::Socket::CreateSocket(hosts.Get(h), ns3::TcpSocketFactory::GetTypeId());
     tcp->Bind(ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), kTcpPort));
@@ -196,16 +198,19 @@ void Traffic::Start() {
     // Per host: load x (host rate / oversubscription) bytes per second, in flows of the mean size.
     const double bytes_per_s =
         s_.websearch.load * static_cast<double>(s_.host_rate_bps) / s_.oversubscription / 8.0;
-    bg_gap_->SetAttribute("Mean", ns3::DoubleValue(mean_flow_bytes_ / bytes_per_s));
-    for (uint32_t h = 0; h < s_.hosts; ++h)
-      ns3::Simulator::Schedule(ns3::Seconds(bg_gap_->GetValue()), &Traffic::NextBackground, this,
-                               h);
+    for (uint32_t h = 0; h < s_.hosts; ++h) {
+      bg_gap_[h]->SetAttribute("Mean", ns3::DoubleValue(mean_flow_bytes_ / bytes_per_s));
+      ns3::Simulator::Schedule(ns3::Seconds(bg_gap_[h]->GetValue()), &Traffic::NextBackground,
+                               this, h);
+    }
   }
   if (s_.incast.enabled) {
-    query_gap_->SetAttribute("Mean", ns3::DoubleValue(1.0 / s_.incast.rate));
     const uint32_t n = s_.incast.aggregators == 0 ? s_.hosts : s_.incast.aggregators;
-    for (uint32_t a = 0; a < n; ++a)
-      ns3::Simulator::Schedule(ns3::Seconds(query_gap_->GetValue()), &Traffic::NextQuery, this, a);
+    for (uint32_t a = 0; a < n; ++a) {
+      query_gap_[a]->SetAttribute("Mean", ns3::DoubleValue(1.0 / s_.incast.rate));
+      ns3::Simulator::Schedule(ns3::Seconds(query_gap_[a]->GetValue()), &Traffic::NextQuery, this,
+                               a);
+    }
   }
   for (size_t i = 0; i < s_.flows.size(); ++i) {
     ns3::Simulator::Schedule(ns3::NanoSeconds(static_cast<int64_t>(s_.flows[i].start_ns)),
@@ -218,23 +223,25 @@ uint32_t Traffic::OtherHost(uint32_t host, bool other_leaf) {
     // Uniform over the hosts under the other leaves.
     const uint32_t per_leaf = s_.hosts_per_leaf;
     const uint32_t others = s_.hosts - per_leaf;
-    uint32_t r = std::min(others - 1, static_cast<uint32_t>(bg_pick_->GetValue() * others));
+    uint32_t r =
+        std::min(others - 1, static_cast<uint32_t>(bg_pick_[host]->GetValue() * others));
     const uint32_t first = fabric_.leaf_of(host) * per_leaf;
     return r < first ? r : r + per_leaf;
   }
   const uint32_t r =
-      std::min(s_.hosts - 2, static_cast<uint32_t>(bg_pick_->GetValue() * (s_.hosts - 1)));
+      std::min(s_.hosts - 2, static_cast<uint32_t>(bg_pick_[host]->GetValue() * (s_.hosts - 1)));
   return r < host ? r : r + 1;
 }
 
 void Traffic::NextBackground(uint32_t host) {
   if (ns3::Simulator::Now().GetNanoSeconds() > until_ns_) return;
   const uint32_t dst = OtherHost(host, s_.websearch.other_leaf);
-  const uint64_t bytes = std::max<uint64_t>(1, cdf_.quantile(bg_pick_->GetValue()));
+  const uint64_t bytes = std::max<uint64_t>(1, cdf_.quantile(bg_pick_[host]->GetValue()));
   const uint8_t dscp =
       bytes < s_.websearch.short_below ? s_.websearch.dscp_short : s_.websearch.dscp_long;
   StartTcp(Kind::kBackground, host, dst, bytes, dscp, 0, -1);
-  ns3::Simulator::Schedule(ns3::Seconds(bg_gap_->GetValue()), &Traffic::NextBackground, this, host);
+  ns3::Simulator::Schedule(ns3::Seconds(bg_gap_[host]->GetValue()), &Traffic::NextBackground, this,
+                           host);
 }
 
 void Traffic::NextQuery(uint32_t aggregator) {
@@ -244,7 +251,8 @@ void Traffic::NextQuery(uint32_t aggregator) {
   if (q.one_leaf) {
     // Every responder under one other leaf, drawn uniformly.
     const uint32_t leaves = s_.leaves - 1;
-    uint32_t leaf = std::min(leaves - 1, static_cast<uint32_t>(query_pick_->GetValue() * leaves));
+    uint32_t leaf =
+        std::min(leaves - 1, static_cast<uint32_t>(query_pick_[aggregator]->GetValue() * leaves));
     if (leaf >= fabric_.leaf_of(aggregator)) ++leaf;
     for (uint32_t h = 0; h < s_.hosts_per_leaf; ++h)
       pool.push_back(leaf * s_.hosts_per_leaf + h);
@@ -256,7 +264,7 @@ void Traffic::NextQuery(uint32_t aggregator) {
   // fan_in of the pool, drawn without replacement (a partial Fisher-Yates shuffle).
   for (uint32_t i = 0; i < q.fan_in && i + 1 < pool.size(); ++i) {
     const uint32_t j = i + std::min(static_cast<uint32_t>(pool.size()) - i - 1,
-                                    static_cast<uint32_t>(query_pick_->GetValue() *
+                                    static_cast<uint32_t>(query_pick_[aggregator]->GetValue() *
                                                           static_cast<double>(pool.size() - i)));
     std::swap(pool[i], pool[j]);
   }
@@ -275,8 +283,8 @@ void Traffic::NextQuery(uint32_t aggregator) {
             : q.initial_cwnd;
     StartTcp(Kind::kIncast, pool[i], aggregator, bytes, q.dscp, iw, static_cast<int32_t>(query.id));
   }
-  ns3::Simulator::Schedule(ns3::Seconds(query_gap_->GetValue()), &Traffic::NextQuery, this,
-                           aggregator);
+  ns3::Simulator::Schedule(ns3::Seconds(query_gap_[aggregator]->GetValue()), &Traffic::NextQuery,
+                           this, aggregator);
 }
 
 uint32_t Traffic::StartTcp(Kind kind, uint32_t src, uint32_t dst, uint64_t bytes, uint8_t dscp,
@@ -290,9 +298,9 @@ uint32_t Traffic::StartTcp(Kind kind, uint32_t src, uint32_t dst, uint64_t bytes
   f.start_ns = ns3::Simulator::Now().GetNanoSeconds();
   f.query = query;
   flows_.push_back(f);
-  senders_.push_back(std::make_unique<TcpSender>(this, f.id, bytes, FirstBdpBytes(src, dst)));
-  senders_.back()->Start(fabric_.hosts().Get(src), fabric_.host_ip(src), fabric_.host_ip(dst), dscp,
-                         initial_cwnd);
+  if (!Local(src)) return f.id;  // another rank's sender
+  senders_.push_back(std::make_unique<TcpSender>(f.id, bytes, FirstBdpBytes(src, dst)));
+  senders_.back()->Start(fabric_.hosts().Get(src), fabric_.host_ip(dst), dscp, initial_cwnd);
   return f.id;
 }
 
@@ -311,21 +319,29 @@ void Traffic::StartFixed(size_t index) {
     f.dst = spec.to;
     f.start_ns = ns3::Simulator::Now().GetNanoSeconds();
     flows_.push_back(f);
-    UdpSender::Start(
-        this, f.id, fabric_.hosts().Get(src), fabric_.host_ip(src), fabric_.host_ip(spec.to),
-        spec.dscp, spec.rate * static_cast<double>(s_.host_rate_bps), FirstBdpBytes(src, spec.to));
+    if (!Local(src)) continue;
+    UdpSender::Start(f.id, fabric_.hosts().Get(src), fabric_.host_ip(spec.to), spec.dscp,
+                     spec.rate * static_cast<double>(s_.host_rate_bps),
+                     FirstBdpBytes(src, spec.to));
   }
 }
 
-void Traffic::Register(uint32_t flow, ns3::Ipv4Address src, uint16_t port) {
-  flow_by_peer_[PeerKey(src, port)] = flow;
+void Traffic::OnLocalDeliver(const ns3::Ipv4Header& header, ns3::Ptr<const ns3::Packet> packet,
+                             uint32_t) {
+  SenderTag tag;
+  if (!packet->PeekPacketTag(tag) || tag.flow() == SenderTag::kNoFlow || packet->GetSize() < 2)
+    return;
+  uint8_t b[2];  // the source port: the first two bytes of TCP's and UDP's headers
+  packet->CopyData(b, 2);
+  // A later flow from the same address and port (the port reused) replaces the entry.
+  flow_by_peer_[PeerKey(header.GetSource(), static_cast<uint16_t>((b[0] << 8) | b[1]))] =
+      tag.flow();
 }
 
-void Traffic::OnAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from) {
-  const ns3::InetSocketAddress peer = ns3::InetSocketAddress::ConvertFrom(from);
-  const auto it = flow_by_peer_.find(PeerKey(peer.GetIpv4(), peer.GetPort()));
-  if (it == flow_by_peer_.end()) return;  // not one of ours (cannot happen)
-  flow_by_socket_[ns3::PeekPointer(socket)] = it->second;
+void Traffic::OnAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address&) {
+  // The flow is known from its first data packet's tag (OnLocalDeliver, then OnRecv). A new
+  // socket may sit where a closed one was: forget that one's flow.
+  flow_by_socket_.erase(ns3::PeekPointer(socket));
   socket->SetRecvCallback(ns3::MakeCallback(&Traffic::OnRecv, this));
   // The sender's FIN (after all its data, which OnRecv has read): close our side too, so
   // finished connections do not linger. A later socket at the same address replaces the entry.
@@ -335,7 +351,15 @@ void Traffic::OnAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from) {
 }
 
 void Traffic::OnRecv(ns3::Ptr<ns3::Socket> socket) {
-  const auto it = flow_by_socket_.find(ns3::PeekPointer(socket));
+  auto it = flow_by_socket_.find(ns3::PeekPointer(socket));
+  if (it == flow_by_socket_.end()) {
+    ns3::Address from;
+    socket->GetPeerName(from);
+    const ns3::InetSocketAddress peer = ns3::InetSocketAddress::ConvertFrom(from);
+    const auto f = flow_by_peer_.find(PeerKey(peer.GetIpv4(), peer.GetPort()));
+    if (f != flow_by_peer_.end())
+      it = flow_by_socket_.emplace(ns3::PeekPointer(socket), f->second).first;
+  }
   ns3::Ptr<ns3::Packet> p;
   while ((p = socket->Recv())) {
     if (it != flow_by_socket_.end()) Delivered(it->second, p->GetSize());
@@ -358,9 +382,53 @@ void Traffic::Delivered(uint32_t id, uint64_t bytes) {
   if (f.fct_ns >= 0 || f.bytes == 0 || f.received < f.bytes) return;
   f.fct_ns = ns3::Simulator::Now().GetNanoSeconds() - f.start_ns;
   ++completed_;
-  if (f.query >= 0) {
-    Query& q = queries_[static_cast<size_t>(f.query)];
-    if (++q.done == q.flows) q.qct_ns = ns3::Simulator::Now().GetNanoSeconds() - q.start_ns;
+}
+
+std::string Traffic::LocalResults() const {
+  // id received fct_ns, a line per flow this rank received.
+  std::string out;
+  for (const Flow& f : flows_) {
+    if (!Local(f.dst)) continue;
+    out += std::to_string(f.id) + ' ' + std::to_string(f.received) + ' ' +
+           std::to_string(f.fct_ns) + '\n';
+  }
+  return out;
+}
+
+void Traffic::MergeResults(const std::string& results) {
+  const char* p = results.c_str();
+  char* end = nullptr;
+  while (*p != '\0') {
+    const unsigned long long id = std::strtoull(p, &end, 10);
+    const unsigned long long received = std::strtoull(end, &end, 10);
+    const long long fct = std::strtoll(end, &end, 10);
+    if (end == p || id >= flows_.size()) throw std::runtime_error("bad results from a rank");
+    flows_[id].received = received;
+    flows_[id].fct_ns = fct;
+    p = end;
+    while (*p == '\n')
+      ++p;
+  }
+}
+
+void Traffic::Finish() {
+  // A query completes with its last response's last byte.
+  completed_ = 0;
+  for (Query& q : queries_) {
+    q.done = 0;
+    q.qct_ns = -1;
+  }
+  std::vector<int64_t> last(queries_.size(), 0);
+  for (const Flow& f : flows_) {
+    if (f.fct_ns < 0) continue;
+    ++completed_;
+    if (f.query < 0) continue;
+    const size_t q = static_cast<size_t>(f.query);
+    ++queries_[q].done;
+    last[q] = std::max(last[q], f.start_ns + f.fct_ns);
+  }
+  for (size_t q = 0; q < queries_.size(); ++q) {
+    if (queries_[q].done == queries_[q].flows) queries_[q].qct_ns = last[q] - queries_[q].start_ns;
   }
 }
 

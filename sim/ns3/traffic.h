@@ -12,9 +12,15 @@
 // of bytes (host rate x the path's base RTT), as the first BDP (sim/ns3/sender_tag.h).
 //
 // A TCP flow is one connection: the sender writes exactly its bytes and closes; the receiver's
-// one listening socket per host counts bytes per connection, which it knows by the sender's
-// address and port. A flow's completion time runs from its start (the connection attempt) to the
-// moment the receiver holds its last byte.
+// one listening socket per host counts bytes per connection, whose flow it learns from the flow id
+// in the packets' SenderTag. A flow's completion time runs from its start (the connection attempt)
+// to the moment the receiver holds its last byte.
+//
+// Split across MPI ranks (fabric_partition.h), every rank runs every generator (each host's and
+// each aggregator's draws come from random streams of their own, so they do not depend on which
+// other events a process runs) and so knows every flow by the same id; only the rank that owns a
+// flow's sender opens its socket, and only the rank that owns its receiver sees its bytes arrive.
+// MergeResults brings the receivers' results together on one rank; Finish derives the queries.
 #pragma once
 
 #include <cstdint>
@@ -63,7 +69,15 @@ class Traffic {
 
   const std::vector<Flow>& flows() const { return flows_; }
   const std::vector<Query>& queries() const { return queries_; }
+  // Flows complete at this rank's receivers (all of them after MergeResults and Finish).
   uint64_t completed() const { return completed_; }
+
+  // What this rank's receivers saw: every flow whose destination it owns, as text for
+  // MergeResults on another rank.
+  std::string LocalResults() const;
+  void MergeResults(const std::string& results);
+  // After the run (and any merge): the completed count and every query's completion.
+  void Finish();
 
   // id,kind,src,dst,bytes,received,start_ns,fct_ns,slowdown,query (slowdown = FCT over the ideal:
   // bytes x 8 / host rate + the path's base RTT; empty while incomplete).
@@ -77,7 +91,9 @@ class Traffic {
   void OnAccept(ns3::Ptr<ns3::Socket> socket, const ns3::Address& from);
   void OnRecv(ns3::Ptr<ns3::Socket> socket);
   void OnUdpRecv(ns3::Ptr<ns3::Socket> socket);
-  void Register(uint32_t flow, ns3::Ipv4Address src, uint16_t port);
+  // Every packet delivered to a local host: a SenderTag's flow id names its sender's port.
+  void OnLocalDeliver(const ns3::Ipv4Header& header, ns3::Ptr<const ns3::Packet> packet,
+                      uint32_t interface);
 
  private:
   void NextBackground(uint32_t host);
@@ -91,19 +107,21 @@ class Traffic {
   // that many bytes first (sender_tag.h).
   uint64_t FirstBdpBytes(uint32_t src, uint32_t dst) const;
   uint32_t OtherHost(uint32_t host, bool other_leaf);
+  bool Local(uint32_t host) const { return fabric_.partition().owns_host(host); }
 
   const Scenario& s_;
   Fabric& fabric_;
   common::FlowSizeCdf cdf_;
   double mean_flow_bytes_ = 0;
   int64_t until_ns_ = 0;
-  ns3::Ptr<ns3::ExponentialRandomVariable> bg_gap_, query_gap_;
-  ns3::Ptr<ns3::UniformRandomVariable> bg_pick_, query_pick_;
+  // Per host (background) and per aggregator (queries): a random stream of its own each.
+  std::vector<ns3::Ptr<ns3::ExponentialRandomVariable>> bg_gap_, query_gap_;
+  std::vector<ns3::Ptr<ns3::UniformRandomVariable>> bg_pick_, query_pick_;
   std::vector<Flow> flows_;
   std::vector<Query> queries_;
   std::vector<std::unique_ptr<TcpSender>> senders_;
   std::vector<ns3::Ptr<ns3::Socket>> listeners_;
-  std::unordered_map<uint64_t, uint32_t> flow_by_peer_;              // (address << 16 | port)
+  std::unordered_map<uint64_t, uint32_t> flow_by_peer_;  // (address << 16 | port), from the tags
   std::unordered_map<const ns3::Socket*, uint32_t> flow_by_socket_;  // accepted connections
   uint64_t completed_ = 0;
 };
