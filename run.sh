@@ -163,6 +163,9 @@ sim_tests() {
   ctest --test-dir "$1" --output-on-failure -L sim -j "$JOBS"
   log "ns-3 tests against an ns-3 with asserts (./run.sh ns3-debug; skipped without it)"
   ctest --test-dir "$1" --output-on-failure -L ns3debug -j "$JOBS"
+  # One at a time: its runs take every core.
+  log "sharebuf-sim on several MPI ranks (./run.sh ns3-mpi; skipped without it)"
+  ctest --test-dir "$1" --output-on-failure -L '^mpi$'
 }
 
 # The P4 programs against p4test ($P4TEST, PATH, or beside the repository; skipped with the reason
@@ -205,7 +208,7 @@ case "${1:-}" in
     deps "${MPI_PACKAGES[@]}"
     ns3_mpi
     build build
-    ctest --test-dir build --output-on-failure -L mpi
+    ctest --test-dir build --output-on-failure -L '^mpi$'
     ;;
   build)
     deps

@@ -7,9 +7,12 @@
 # forests trained on the fabric's own LQD traces, across loads and burst sizes, and with flipped
 # predictions), fb-single (the FB paper's single-queue comparison, Figures 7 and 9: DT, CS, FAB
 # and IB, with Occamy beside them, at the paper's own size), occamy-burst (Occamy's testbed
-# burst absorption, Figure 12, simulated: DT, Occamy, ABM, push-out across query sizes). Scaled
+# burst absorption, Figure 12, simulated: DT, Occamy, ABM, push-out across query sizes),
+# credence-paper (Figure 6 at the paper's own 256 hosts, one load: on 2 MPI ranks with
+# build/sim/sharebuf-sim-mpi from ./run.sh ns3-mpi, else in one process, same results). Scaled
 # to a 2-core machine (scale-down beside each table in docs/experiments/e8-fabric.md); two runs
-# side by side; resumable (finished runs are kept).
+# side by side; resumable (finished runs are kept). credence-paper is not in the default list
+# (about 40 minutes on 2 cores).
 #   experiments/e8_fabric.sh [--figures LIST] [--out DIR] [--build DIR] [--jobs N] [--quick]
 #                            [--readme]   (--readme: update the figures' sections of the E8 page)
 # --quick: one seed and 20 ms per run (minutes, a smoke test; its numbers mean nothing).
@@ -37,6 +40,8 @@ for b in "$sim" "$replay"; do
 done
 [ -z "$quick" ] || out="$out-quick"
 mkdir -p "$out"
+mpi=()
+[ ! -x "$build/sim/sharebuf-sim-mpi" ] || mpi=(--mpi-sim "$(realpath "$build/sim/sharebuf-sim-mpi")")
 /usr/bin/python3 experiments/lib/e8_runs.py "$out" "$(realpath "$sim")" "$(realpath "$replay")" \
-  "$figures" --jobs "$jobs" $quick
+  "$figures" --jobs "$jobs" $quick "${mpi[@]}"
 /usr/bin/python3 experiments/lib/e8_report.py "$out" "$figures" $readme

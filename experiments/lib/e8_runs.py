@@ -8,7 +8,11 @@ it, in any order; a run made from an older version of the scenario file is made 
 shared by two figures is made once and an interrupted E8 resumes where it stopped. Two runs go
 side by side (one per core).
 
-usage: e8_runs.py OUT SIM REPLAY FIGURE[,FIGURE...] [--jobs N] [--quick]
+A figure with "ranks" runs each cell on that many MPI ranks when --mpi-sim names
+sharebuf-sim-mpi (./run.sh ns3-mpi), one such run at a time; without it, on the plain
+sharebuf-sim in one process. The results are the same bytes either way (tests/sim/mpi_ranks.sh).
+
+usage: e8_runs.py OUT SIM REPLAY FIGURE[,FIGURE...] [--jobs N] [--quick] [--mpi-sim PATH]
 """
 import argparse
 import concurrent.futures
@@ -132,6 +136,23 @@ FIGURES = {
         "seeds": [1, 2],
         "duration": "0.3s",
     },
+    # Credence Figure 6 at the paper's own size (section 4.1: 256 hosts, 4 spines, 16 leaves of 16,
+    # 10 Gbit/s, 3 us links, the same buffers; an incast from all 16 hosts of a leaf) beside E8's
+    # 32-host fabric, at load 0.4 and one seed, with the forests trained on the 32-host fabric's
+    # LQD traces. 0.1 s per run. The axis is the fabric: each value a set of overrides.
+    "credence-paper": {
+        "scenario": "experiments/e8/credence.toml",
+        "title": "Credence (section 4.2, Figure 6) at the paper's size: 256 hosts (4 spines x "
+                 "16 leaves x 16) beside E8's 32, load 0.4, burst 50 % of the buffer",
+        "axis": ("hosts", None, {
+            32: ["workload.websearch.load=0.4"],
+            256: ["topology.spines=4", "topology.leaves=16", "topology.hosts_per_leaf=16",
+                  "workload.incast.fan_in=16", "workload.websearch.load=0.4"]}),
+        "policies": CREDENCE_COMPARED,
+        "seeds": [1],
+        "duration": "0.1s",
+        "ranks": 2,
+    },
     # Credence Figure 7: across burst sizes at load 0.4.
     "credence-burst": {
         "scenario": "experiments/e8/credence.toml",
@@ -205,18 +226,26 @@ def cells(name, quick=False):
     _, key, values = fig["axis"]
     seeds = fig["seeds"][:1] if quick else fig["seeds"]
     duration = "0.02s" if quick else fig["duration"]
+    # An axis over one key, or over named sets of overrides (a dict).
+    if isinstance(values, dict):
+        points = list(values.items())
+    else:
+        points = [(v, [f"{key}={chr(34) + v + chr(34) if isinstance(v, str) else v}"])
+                  for v in values]
     out = []
     for policy, pol in fig["policies"].items():
-        for v in values:
+        for v, axis_overrides in points:
             for seed in seeds:
-                val = f'"{v}"' if isinstance(v, str) else str(v)
                 out.append((policy, v, seed,
-                            pol + [f"{key}={val}", f"run.seed={seed}", f"run.duration={duration}"]))
+                            pol + axis_overrides + [f"run.seed={seed}",
+                                                    f"run.duration={duration}"]))
     return out
 
 
 def sim_command(sim, scenario, overrides, out_dir):
-    cmd = [sim, os.path.join(ROOT, scenario), "--quiet", "--out", out_dir]
+    """sim: the binary, or a list (mpirun ... sharebuf-sim-mpi)."""
+    cmd = (list(sim) if isinstance(sim, list) else [sim]) + [os.path.join(ROOT, scenario),
+                                                               "--quiet", "--out", out_dir]
     for o in overrides:
         cmd += ["--set", o]
     return cmd
@@ -343,6 +372,7 @@ def main(argv=None):
     ap.add_argument("figures", metavar="FIGURE[,FIGURE...]")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--mpi-sim", help="sharebuf-sim-mpi, for the figures that name ranks")
     a = ap.parse_args(argv)
     out, sim, replay, figures = a.out, a.sim, a.replay, a.figures.split(",")
     jobs, quick = a.jobs, a.quick
@@ -368,19 +398,31 @@ def main(argv=None):
     done = [0]
     started = time.time()
 
+    def ranks(key):
+        return FIGURES[todo[key][0]].get("ranks", 1) if a.mpi_sim else 1
+
     def work(key):
         f, policy, value, seed, scenario, overrides = todo[key]
-        wall = run_one(sim, scenario, overrides, os.path.join(out, "runs", key))
+        n = ranks(key)
+        # mpirun refuses root without these; --oversubscribe: a busy machine may count fewer cores.
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        binary = sim if n == 1 else ["mpirun", "--oversubscribe", "-np", str(n), a.mpi_sim]
+        wall = run_one(binary, scenario, overrides, os.path.join(out, "runs", key))
         with lock:
             done[0] += 1
             elapsed = time.time() - started
             left = elapsed / done[0] * (len(todo) - done[0])
             print(f"e8: {done[0]}/{len(todo)} {f} {policy} {FIGURES[f]['axis'][0]} {value} "
-                  f"seed {seed}: {wall:.0f} s (about {left / 60:.0f} min left)", flush=True)
+                  f"seed {seed}: {wall:.0f} s on {n} rank(s) (about {left / 60:.0f} min left)",
+                  flush=True)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for fut in [pool.submit(work, k) for k in todo]:
-            fut.result()
+    # One-process runs side by side, then the multi-rank ones one at a time (they take the cores).
+    for group in (1, 2):
+        keys = [k for k in todo if (ranks(k) == 1) == (group == 1)]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs if group == 1 else 1) as pool:
+            for fut in [pool.submit(work, k) for k in keys]:
+                fut.result()
     print(f"e8: {len(todo)} runs in {(time.time() - started) / 60:.1f} min", flush=True)
 
 

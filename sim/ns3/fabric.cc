@@ -10,15 +10,14 @@ namespace sharebuf::sim {
 
 using ns3::Ptr;
 
-Fabric::Fabric(const Scenario& s, const FabricPartition& partition)
-    : s_(s), partition_(partition) {
+Fabric::Fabric(const Scenario& s, const FabricPartition& partition) : s_(s), partition_(partition) {
   // A node's system id is its rank: ns-3 gives a link between two ranks a remote channel.
   for (uint32_t h = 0; h < s.hosts; ++h)
     hosts_.Add(ns3::CreateObject<ns3::Node>(partition_.host_owner(h)));
   for (uint32_t i = 0; i < s.switches.size(); ++i) {
     const ScenarioSwitch& spec = s.switches[i];
-    FabricSwitch sw{spec.name, spec.role,
-                    ns3::CreateObject<ns3::Node>(partition_.switch_owner(i)), nullptr};
+    FabricSwitch sw{spec.name, spec.role, ns3::CreateObject<ns3::Node>(partition_.switch_owner(i)),
+                    nullptr};
     if (partition_.owns_switch(i)) {
       sw.sw = SharebufSwitch::Install(
           sw.node, SwitchFacade::from_toml(spec.config_toml, s.source + " (" + spec.name + ")"));
@@ -43,9 +42,9 @@ Fabric::Fabric(const Scenario& s, const FabricPartition& partition)
   for (size_t i = 0; i < switches_.size(); ++i) {
     // A star's switch: a port per host; a leaf: its hosts, then an uplink per spine; a spine: a
     // port per leaf.
-    port_if[i].resize(!s.leaf_spine       ? s.hosts
-                      : i < s.leaves      ? s.hosts_per_leaf + s.spines
-                                          : s.leaves);
+    port_if[i].resize(!s.leaf_spine  ? s.hosts
+                      : i < s.leaves ? s.hosts_per_leaf + s.spines
+                                     : s.leaves);
   }
 
   // One end of a link: a switch port (its queue disc on the shared buffer) or a host's NIC (a

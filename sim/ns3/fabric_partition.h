@@ -19,16 +19,18 @@ class FabricPartition {
   FabricPartition() = default;
   // Throws std::invalid_argument if the scenario cannot be split `ranks` ways.
   FabricPartition(const Scenario& s, uint32_t ranks, uint32_t rank)
-      : ranks_(ranks), rank_(rank), leaves_(s.leaf_spine ? s.leaves : 1),
+      : ranks_(ranks),
+        rank_(rank),
+        leaves_(s.leaf_spine ? s.leaves : 1),
         per_leaf_(s.leaf_spine ? s.hosts_per_leaf : s.hosts) {
     if (ranks == 0 || rank >= ranks) throw std::invalid_argument("bad rank");
     if (ranks > leaves_) {
       throw std::invalid_argument(
-          s.leaf_spine ? std::to_string(ranks) + " ranks for " + std::to_string(leaves_) +
-                             " leaves: at most one rank per leaf (a leaf and its hosts stay on "
-                             "one rank)"
-                       : "a star has one switch and runs on one rank, not " +
-                             std::to_string(ranks));
+          s.leaf_spine
+              ? std::to_string(ranks) + " ranks for " + std::to_string(leaves_) +
+                    " leaves: at most one rank per leaf (a leaf and its hosts stay on "
+                    "one rank)"
+              : "a star has one switch and runs on one rank, not " + std::to_string(ranks));
     }
   }
 

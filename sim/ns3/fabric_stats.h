@@ -38,9 +38,9 @@ class FabricStats {
   const Scenario& s_;
   const Fabric& fabric_;
   std::string csv_path_;
-  std::vector<std::vector<uint32_t>> totals_;  // per switch, per sample
-  std::ofstream csv_;                          // one rank: the rows as they come
-  bool keep_rows_ = false;                     // several ranks: the rows kept until Merge
+  std::vector<std::vector<uint32_t>> totals_;   // per switch, per sample
+  std::ofstream csv_;                           // one rank: the rows as they come
+  bool keep_rows_ = false;                      // several ranks: the rows kept until Merge
   std::vector<std::vector<std::string>> rows_;  // per switch, per sample
 };
 

@@ -10,20 +10,26 @@
 
 namespace sharebuf::sim {
 
-bool Ranks::Distributed() { return true; }
+bool Ranks::Distributed() {
+  return true;
+}
 
 void Ranks::Start(int* argc, char*** argv, const std::string& scheduler) {
   // ns-3 reads the implementation when MPI is enabled (MpiInterface::Enable picks the matching
   // communication interface).
-  ns3::GlobalValue::Bind("SimulatorImplementationType",
-                         ns3::StringValue(scheduler == "null-message"
-                                              ? "ns3::NullMessageSimulatorImpl"
-                                              : "ns3::DistributedSimulatorImpl"));
+  ns3::GlobalValue::Bind(
+      "SimulatorImplementationType",
+      ns3::StringValue(scheduler == "null-message" ? "ns3::NullMessageSimulatorImpl"
+                                                   : "ns3::DistributedSimulatorImpl"));
   ns3::MpiInterface::Enable(argc, argv);
 }
 
-uint32_t Ranks::Size() { return ns3::MpiInterface::GetSize(); }
-uint32_t Ranks::Rank() { return ns3::MpiInterface::GetSystemId(); }
+uint32_t Ranks::Size() {
+  return ns3::MpiInterface::GetSize();
+}
+uint32_t Ranks::Rank() {
+  return ns3::MpiInterface::GetSystemId();
+}
 
 std::vector<std::string> Ranks::Gather(const std::string& mine) {
   const MPI_Comm comm = ns3::MpiInterface::GetCommunicator();
@@ -51,7 +57,9 @@ std::vector<std::string> Ranks::Gather(const std::string& mine) {
   return out;
 }
 
-void Ranks::Finish() { ns3::MpiInterface::Disable(); }
+void Ranks::Finish() {
+  ns3::MpiInterface::Disable();
+}
 
 void Ranks::Abort(int status) {
   MPI_Abort(MPI_COMM_WORLD, status);

@@ -5,12 +5,22 @@
 
 namespace sharebuf::sim {
 
-bool Ranks::Distributed() { return false; }
+bool Ranks::Distributed() {
+  return false;
+}
 void Ranks::Start(int*, char***, const std::string&) {}
-uint32_t Ranks::Size() { return 1; }
-uint32_t Ranks::Rank() { return 0; }
-std::vector<std::string> Ranks::Gather(const std::string& mine) { return {mine}; }
+uint32_t Ranks::Size() {
+  return 1;
+}
+uint32_t Ranks::Rank() {
+  return 0;
+}
+std::vector<std::string> Ranks::Gather(const std::string& mine) {
+  return {mine};
+}
 void Ranks::Finish() {}
-void Ranks::Abort(int status) { std::exit(status); }
+void Ranks::Abort(int status) {
+  std::exit(status);
+}
 
 }  // namespace sharebuf::sim

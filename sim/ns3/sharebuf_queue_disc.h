@@ -103,8 +103,8 @@ class SharebufSwitch : public ns3::Object {
   std::vector<SharebufQueueDisc*> ports_;
   std::unordered_map<uint64_t, Held> held_;
   uint64_t next_handle_ = 1;
-  std::vector<uint64_t> due_ns_;             // per port: its next departure round, or kNoDeparture
-  std::set<uint64_t> rounds_;                // instants with a round scheduled and not yet run
+  std::vector<uint64_t> due_ns_;  // per port: its next departure round, or kNoDeparture
+  std::set<uint64_t> rounds_;     // instants with a round scheduled and not yet run
   std::vector<std::pair<uint32_t, std::function<void()>>> arrivals_;  // deferred, this instant
   bool flush_scheduled_ = false;
   ns3::TracedValue<uint32_t> buffer_cells_;  // the shared buffer's occupancy, cells

@@ -234,9 +234,9 @@ int main(int argc, char** argv) {
     ns3::Simulator::Destroy();
     std::cout << summary.dump() << "\n";
     if (!quiet) {
-      std::fprintf(stderr, "sharebuf-sim: done in %.1f s wall clock%s\n", wall,
-                   Ranks::Size() > 1 ? (" on " + std::to_string(Ranks::Size()) + " ranks").c_str()
-                                     : "");
+      std::fprintf(
+          stderr, "sharebuf-sim: done in %.1f s wall clock%s\n", wall,
+          Ranks::Size() > 1 ? (" on " + std::to_string(Ranks::Size()) + " ranks").c_str() : "");
     }
   } catch (const std::exception& e) {
     std::cerr << "sharebuf-sim: " << e.what() << "\n";

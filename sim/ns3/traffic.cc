@@ -65,8 +65,7 @@ class TcpSender {
   TcpSender(uint32_t flow, uint64_t bytes, uint64_t bdp_bytes)
       : flow_(flow), remaining_(bytes), endless_(bytes == 0), bdp_(bdp_bytes) {}
 
-  void Start(ns3::Ptr<ns3::Node> node, ns3::Ipv4Address dst, uint8_t dscp,
-             uint32_t initial_cwnd) {
+  void Start(ns3::Ptr<ns3::Node> node, ns3::Ipv4Address dst, uint8_t dscp, uint32_t initial_cwnd) {
     dscp_ = dscp;
     socket_ = ns3::Socket::CreateSocket(node, ns3::TcpSocketFactory::GetTypeId());
     if (initial_cwnd != 0) socket_->SetAttribute("InitialCwnd", ns3::UintegerValue(initial_cwnd));
@@ -200,8 +199,8 @@ void Traffic::Start() {
         s_.websearch.load * static_cast<double>(s_.host_rate_bps) / s_.oversubscription / 8.0;
     for (uint32_t h = 0; h < s_.hosts; ++h) {
       bg_gap_[h]->SetAttribute("Mean", ns3::DoubleValue(mean_flow_bytes_ / bytes_per_s));
-      ns3::Simulator::Schedule(ns3::Seconds(bg_gap_[h]->GetValue()), &Traffic::NextBackground,
-                               this, h);
+      ns3::Simulator::Schedule(ns3::Seconds(bg_gap_[h]->GetValue()), &Traffic::NextBackground, this,
+                               h);
     }
   }
   if (s_.incast.enabled) {
@@ -223,8 +222,7 @@ uint32_t Traffic::OtherHost(uint32_t host, bool other_leaf) {
     // Uniform over the hosts under the other leaves.
     const uint32_t per_leaf = s_.hosts_per_leaf;
     const uint32_t others = s_.hosts - per_leaf;
-    uint32_t r =
-        std::min(others - 1, static_cast<uint32_t>(bg_pick_[host]->GetValue() * others));
+    uint32_t r = std::min(others - 1, static_cast<uint32_t>(bg_pick_[host]->GetValue() * others));
     const uint32_t first = fabric_.leaf_of(host) * per_leaf;
     return r < first ? r : r + per_leaf;
   }

@@ -487,6 +487,15 @@ class E8RunKeys(unittest.TestCase):
         self.assertNotEqual(self.key("credence-load", "dt", 0.4, 1),
                             self.key("credence-load", "abm", 0.4, 1))
 
+    def test_an_axis_of_override_sets(self):
+        # credence-paper's axis is the fabric: each value a set of overrides.
+        cells = {(p, v): o for p, v, _, o in e8_runs.cells("credence-paper")}
+        self.assertIn("topology.leaves=16", cells[("dt", 256)])
+        self.assertNotIn("topology.leaves=16", cells[("dt", 32)])
+        self.assertIn("workload.websearch.load=0.4", cells[("dt", 32)])
+        self.assertNotEqual(self.key("credence-paper", "dt", 32, 1),
+                            self.key("credence-paper", "dt", 256, 1))
+
     def test_the_order_of_the_overrides_does_not_matter(self):
         scenario = e8_runs.FIGURES["credence-load"]["scenario"]
         a = ["workload.websearch.load=0.6", "run.seed=3"]
