@@ -9,6 +9,7 @@
     check_sim.py classes-fabric OCCUPANCY_CSV
     check_sim.py abm-first-bdp RUN_DIR
     check_sim.py example-installed RUN_DIR
+    check_sim.py busy-runs RUN_DIR [RUN_DIR ...]
 
 Each prints one line per check ("ok   ..." or "FAIL ...") and exits 1 if any failed.
 """
@@ -228,6 +229,20 @@ def example_installed(d):
     return ok
 
 
+def busy_runs(dirs):
+    """Runs that exercise the buffer (tests/sim/mpi_ranks.sh): each dropped or pushed out
+    frames, and most of its flows completed."""
+    ok = True
+    for d in dirs:
+        s = json.load(open(f"{d}/summary.json"))
+        drops = sum(sum(sw["dropped"].values()) for sw in s["switches"])
+        flows = list(csv.DictReader(open(f"{d}/flows.csv")))
+        done = sum(1 for f in flows if int(f["fct_ns"]) >= 0)
+        ok &= report(drops > 0 and done > 100,
+                     f"{os.path.basename(d)}: {drops} drops, {done} of {len(flows)} flows complete")
+    return ok
+
+
 # Each check and its arguments (the last nargs "+" takes the rest).
 CHECKS = {
     "dt-steady": (dt_steady, ["occupancy_csv", "summary_json", "alpha", "queues", "ports+"]),
@@ -239,6 +254,7 @@ CHECKS = {
     "classes-fabric": (classes_fabric, ["occupancy_csv"]),
     "abm-first-bdp": (abm_first_bdp, ["run_dir"]),
     "example-installed": (example_installed, ["run_dir"]),
+    "busy-runs": (busy_runs, ["run_dirs+"]),
 }
 
 
