@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
                  "into DIR (made if missing)");
   app.add_option("--record", record_dir,
                  "write DIR/<switch>/switch.toml, arrivals.csv and fates.csv for every switch: "
-                 "its arrivals and their fates, for sharebuf-replay --config --csv --fates");
+                 "its arrivals and their fates, for sharebuf-replay --config --csv --fates (split "
+                 "over MPI ranks: each rank writes its own switches, on its own machine)");
   app.add_flag("--check", check, "validate the scenario, print its switches and exit");
   app.add_flag("--quiet", quiet, "no progress lines on stderr");
   std::string scheduler = Ranks::kSchedulers[0];
