@@ -9,7 +9,7 @@
 #   ./run.sh ns3-debug build ns-3 with asserts from Debian's source package (about 15 minutes), so
 #                      the sim tests also run against it (ctest label ns3debug)
 #   ./run.sh ns3-mpi   build ns-3 with its distributed simulator (MPI) from the same source package
-#                      (about 20 minutes) and sharebuf-sim-mpi on it (ctest label mpi)
+#                      (about 3 minutes on 2 cores) and sharebuf-sim-mpi on it (ctest label mpi)
 set -euo pipefail
 cd "$(dirname "$0")"
 # shellcheck source=netns-scripts/lib/usage.sh
