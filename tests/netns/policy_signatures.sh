@@ -25,6 +25,11 @@ run() {
   sleep 0.5
   tb_bg 1 timeout 20 iperf3 -c "$(tb_ip 2)" -p 5201 -u -b 200M -l 1400 -t 4 >/dev/null
   sleep 1.5
+  if [ -n "${BEFORE_BURST:-}" ]; then
+    tb_snapshot_stats "$TB_DIR/before-burst.json" >/dev/null
+    echo "== $policy, UDP alone (before the TCP burst)"
+    check_stats "$BEFORE_BURST"
+  fi
   tb_bg 1 timeout 20 iperf3 -c "$(tb_ip 3)" -p 5202 -P 8 -t 1 >/dev/null
   tb_bg 2 timeout 20 iperf3 -c "$(tb_ip 3)" -p 5203 -P 8 -t 1 >/dev/null
   wait "${TB_PIDS[@]}" 2>/dev/null || true
@@ -55,8 +60,16 @@ TB_POLICY_PARAMS='flow_ageing_us = 1000000' \
   'queue("p2")["dropped"]["threshold"] > 0'
 run credence 'queue("p2")["dropped"]["threshold"] > 0' 'queue("p2")["dropped"]["pushed_out"] == 0' \
   'queue("p2")["peak_cells"] > '"$B"' / 2'
-run fab 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 10 * 19' \
-  'queue("p2")["dropped"]["threshold"] > 0'
+# fab: the cap is checked on a snapshot taken before the TCP burst, with UDP alone at p2. During
+# the burst the queue also takes the ACKs of h2's TCP flows: new flows, whose first 22500 bytes
+# (about 340 ACKs each) FAB admits at alpha_short, so the peak over the whole run is no bound
+# (2016-2203 cells in 22 runs under TSan and a CPU hog per core, against 2014-2015 before the
+# burst). The window is long because a flow's idle time is measured when the RX worker reads its
+# frames: there the UDP frames waited in the kernel's ring (ring_to_rx p99 up to 0.4 s), the flow
+# looked idle for more than 5 ms and its next 15 frames were short again (the snapshot's peak
+# 2052-2204 in 4 of 8 runs with the default window_us).
+BEFORE_BURST='queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 19' TB_POLICY_PARAMS='window_us = 1000000' \
+  run fab 'queue("p2")["dropped"]["threshold"] > 0'
 run occamy 'queue("p2")["dropped"]["reclaimed"] > 0' 'queue("p2")["dropped"]["threshold"] > 0'
 run ib 'queue("p2")["peak_cells"] <= '"$B"' * 0.5 / 1.5 + 10 * 19' \
   'queue("p2")["dropped"]["threshold"] > 0'
