@@ -10,6 +10,8 @@
 #                      the sim tests also run against it (ctest label ns3debug)
 #   ./run.sh ns3-mpi   build ns-3 with its distributed simulator (MPI) from the same source package
 #                      (about 3 minutes on 2 cores) and sharebuf-sim-mpi on it (ctest label mpi)
+# Environment: JOBS (parallel jobs, default the cores), NS3_DEBUG_PREFIX and NS3_MPI_PREFIX (where
+# those two install and every build looks; default /opt/sharebuf-ns3-debug, /opt/sharebuf-ns3-mpi).
 set -euo pipefail
 cd "$(dirname "$0")"
 # shellcheck source=netns-scripts/lib/usage.sh
@@ -58,7 +60,11 @@ build() {
   local dir=$1
   shift
   log "building in $dir ($*)"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  # The prefixes ./run.sh ns3-debug and ns3-mpi install into (NS3_*_PREFIX below), so that a
+  # prefix set in the environment is the one the build looks in.
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DSHAREBUF_NS3_DEBUG_PREFIX="$NS3_DEBUG_PREFIX" -DSHAREBUF_NS3_MPI_PREFIX="$NS3_MPI_PREFIX" \
+    "$@" >/dev/null
   cmake --build "$dir" -j "$JOBS"
 }
 
