@@ -5,7 +5,8 @@
 # alpha/(1+alpha) of B, fb caps it at alpha_low/(1+alpha_low) of B, lqd pushes frames out of the
 # longest queue, credence (FollowLQD) refuses the UDP queue by threshold once the TCP burst makes
 # LQD push it out, fba and abm hold it under alpha_low/(1+alpha_low) of B, smartbuf is DT until it
-# has learned bursts, fab holds the UDP flow (long past its first bytes) to alpha/(1+alpha) of B,
+# has learned bursts, fab holds the UDP flow (long past its first bytes) to alpha/(1+alpha) of B
+# (checked before the TCP burst: see below),
 # occamy reclaims head frames of the UDP queue once the burst lowers its threshold, ib holds it
 # under alpha/(1+alpha) of B (DT; its AFD drops count as threshold drops). (protean's signature, its incast threshold rising during the burst, needs the
 # watch stream of the control socket; protean and edt are checked for balanced counters and
