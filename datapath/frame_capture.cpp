@@ -9,38 +9,44 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include <stdexcept>
+
+#include "common/safe_output.h"
 
 namespace sharebuf::datapath {
 namespace {
 
-// A new file for writing, never through a symbolic link, never a special file: created (O_EXCL)
-// unless `overwrite`, and then an existing file is reused only if it is a regular one. O_NONBLOCK
-// so that a FIFO already at the path cannot make open() wait for a reader.
+// A new file for writing, never through a symbolic link, never into a file someone else
+// prepared: created exclusively under a random name in the target's directory and renamed to the
+// target (common/safe_output.h), which must not exist unless `overwrite`, and then only as a
+// regular file, which the new one replaces (its old inode is never written). A directory every
+// user may write to without the sticky bit is refused.
 FILE* open_new(const std::string& path, bool overwrite, std::string& err) {
-  const int flags =
-      O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | (overwrite ? 0 : O_EXCL);
-  const int fd = open(path.c_str(), flags, 0640);
-  if (fd < 0) {
-    err = errno == EEXIST  ? "it exists (pass overwrite=true to replace a regular file)"
-          : errno == ELOOP ? "it is a symbolic link"
-          : errno == ENXIO ? "not a regular file (a FIFO without a reader)"
-                           : std::strerror(errno);
-    return nullptr;
-  }
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    err = "not a regular file";
+  if (lstat(path.c_str(), &st) == 0) {
+    if (!overwrite) {
+      err = "it exists (pass overwrite=true to replace a regular file)";
+      return nullptr;
+    }
+    if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
+      err = S_ISLNK(st.st_mode) ? "it is a symbolic link" : "not a regular file";
+      return nullptr;
+    }
+  }
+  const std::filesystem::path target(path);
+  const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
+  int fd = -1;
+  try {
+    std::string temp;
+    fd = common::create_temporary(dir, target.filename().string(), 0640, &temp);
+    common::install_file(temp, path, overwrite);
+  } catch (const common::OutputError& e) {
+    if (fd >= 0) close(fd);
+    err = e.what();
     return nullptr;
   }
-  if (ftruncate(fd, 0) != 0) {
-    err = std::strerror(errno);
-    close(fd);
-    return nullptr;
-  }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   FILE* fp = fdopen(fd, "wb");
   if (fp == nullptr) {
     err = std::strerror(errno);

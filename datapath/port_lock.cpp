@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <set>
 
+#include "common/safe_output.h"
+
 namespace sharebuf::datapath {
 namespace {
 
@@ -85,6 +87,10 @@ PortLock::PortLock(const std::string& dir, const std::string& key, const std::st
   if (ec) {
     throw std::runtime_error("port lock directory " + dir + ": cannot create it: " + ec.message());
   }
+  // Whoever may write to the directory could swap the lock file, or plant one that makes the
+  // daemon write its record into another file (common/safe_output.h).
+  if (const std::string why = common::unsafe_directory(dir); !why.empty())
+    throw std::runtime_error("port lock directory ([switch] port_lock_dir): " + why);
   path_ = dir + "/" + key + ".lock";
   // An owner that exits cleanly unlinks the file after we opened it but before we locked it: our
   // lock would then be on a file nobody else sees. Lock, then check that the path still names
@@ -97,6 +103,16 @@ PortLock::PortLock(const std::string& dir, const std::string& key, const std::st
     if (fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
       close(fd);
       throw std::runtime_error("port lock " + path_ + ": not a regular file");
+    }
+    // A lock file is created by a sharebufd (this user); one owned by another user, or with a
+    // second name elsewhere (a hard link), was planted: writing our record would write there.
+    if (opened.st_uid != geteuid() || opened.st_nlink != 1) {
+      close(fd);
+      throw std::runtime_error("port lock " + path_ + ": owned by uid " +
+                               std::to_string(opened.st_uid) + " with " +
+                               std::to_string(opened.st_nlink) +
+                               " link(s); a sharebufd's lock file is its own with one link; "
+                               "remove it if no sharebufd runs");
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
