@@ -443,6 +443,11 @@ void read_control(const toml::table& t, const std::string& file, DaemonConfig& c
       r.fail("idle_timeout", "must be from 1s to 7 days (168h)");
     cfg.control.idle_timeout_ns = *idle;
   }
+  if (const auto timeout = r.with_unit("request_timeout", parse_duration_ns)) {
+    if (*timeout < 100'000'000ull || *timeout > 3'600'000'000'000ull)
+      r.fail("request_timeout", "must be from 100ms to 1h");
+    cfg.control.request_timeout_ns = *timeout;
+  }
   if (const auto dir = r.string("capture_dir")) {
     if (dir->empty() || dir->front() != '/') r.fail("capture_dir", "must be an absolute path");
     cfg.control.capture_dir = *dir;

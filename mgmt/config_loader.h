@@ -27,6 +27,9 @@ struct ControlConfig {
   std::string socket_group;  // group name or number owning the socket; empty: the daemon's group
   size_t max_clients = 1024;
   uint64_t idle_timeout_ns = 300'000'000'000ull;  // a client that sends nothing this long is closed
+  // A request line begun this long ago and still incomplete closes its connection: a peer cannot
+  // hold the daemon's memory with lines it never finishes.
+  uint64_t request_timeout_ns = 10'000'000'000ull;
   std::string capture_dir = "/var/lib/sharebuf/captures";  // captures are written only below it
   std::string model_dir = "/var/lib/sharebuf/models";  // models named in requests: read only below
   // If set, only root, the daemon's user and members of this group (by the peer's primary group)

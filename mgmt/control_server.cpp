@@ -19,6 +19,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/safe_output.h"
 #include "mgmt/client_limits.h"
 
 namespace sharebuf::mgmt {
@@ -108,6 +109,7 @@ struct ControlServer::Client {
   uint64_t last_request_ns = 0;   // connect or last request: idle timeout and eviction
   uint64_t last_progress_ns = 0;  // a byte sent to it: a watcher's idle timeout
   uint64_t served_round = 0;      // the last loop round its requests were served in
+  uint64_t partial_since_ns = 0;  // the first byte of the incomplete line at the end of `in`
 
   size_t pending_in() const { return in.size() - in_off; }
   size_t pending_out() const { return out.size() - out_off; }
@@ -125,6 +127,11 @@ ControlServer::ControlServer(ControlContext& ctx, std::string path, PeerOf peer_
   const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
   std::error_code ec;
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  // Whoever may replace entries in the directory could put a socket of their own in its place
+  // and take the operator's commands.
+  if (const std::string why = common::unsafe_directory(dir.empty() ? "." : dir.string());
+      !why.empty())
+    throw std::runtime_error("control socket " + path_ + ": " + why);
   const ControlConfig& cc = ctx_.config.control;
   const bool group_set = !cc.socket_group.empty();
   const gid_t socket_gid = group_set ? group_id(cc.socket_group, "socket_group") : 0;
@@ -169,13 +176,42 @@ ControlServer::ControlServer(ControlContext& ctx, std::string path, PeerOf peer_
     throw e;
   }
   stop_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  task_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (stop_fd_ < 0 || task_fd_ < 0) {
+    const auto e = sys_error("control socket: eventfd");
+    close(listen_fd_);
+    unlink(path_.c_str());
+    throw e;
+  }
 }
 
 ControlServer::~ControlServer() {
   stop();
   if (listen_fd_ >= 0) close(listen_fd_);
   if (stop_fd_ >= 0) close(stop_fd_);
+  if (task_fd_ >= 0) close(task_fd_);
   unlink(path_.c_str());
+}
+
+void ControlServer::post(std::function<void()> task) {
+  {
+    std::lock_guard lock(tasks_mutex_);
+    tasks_.push_back(std::move(task));
+  }
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = write(task_fd_, &one, sizeof(one));
+}
+
+void ControlServer::run_posted() {
+  uint64_t count;
+  [[maybe_unused]] const ssize_t r = read(task_fd_, &count, sizeof count);
+  std::vector<std::function<void()>> tasks;
+  {
+    std::lock_guard lock(tasks_mutex_);
+    tasks.swap(tasks_);
+  }
+  for (auto& t : tasks)
+    t();
 }
 
 void ControlServer::start() {
@@ -205,13 +241,14 @@ void ControlServer::loop() {
     const bool accepting = now >= accept_paused_until_ && budget_ns_ > 0;
     fds.clear();
     fds.push_back({stop_fd_, POLLIN, 0});
+    fds.push_back({task_fd_, POLLIN, 0});
     fds.push_back({accepting ? listen_fd_ : -1, POLLIN, 0});
     for (auto& c : clients_) {
       // Backpressure: a client is read only while it has room for more, so a client that sends
       // faster than it reads fills its own socket, not the daemon's memory.
       c->polled_in = !c->closing && !c->eof && may_work(*c) && c->pending_out() < kOutputHigh &&
                      (c->watching || c->lines == 0 || c->pending_in() < kInputHigh) &&
-                     (c->is_operator || buffered_ < kTotalHigh);
+                     (c->is_operator || uid_bytes_[c->peer.uid] < uid_share_);
       short events = c->polled_in ? POLLIN : 0;
       if (c->pending_out() != 0) events |= POLLOUT;
       fds.push_back({c->fd, events, 0});
@@ -221,12 +258,13 @@ void ControlServer::loop() {
       break;
     }
     if (fds[0].revents != 0) break;
+    if (fds[1].revents != 0) run_posted();
     revents.clear();
-    for (size_t i = 2; i < fds.size(); ++i)
+    for (size_t i = 3; i < fds.size(); ++i)
       revents.push_back(fds[i].revents);
     const uint64_t woke = datapath::monotonic_ns();
     ++round_;
-    if (fds[1].revents & POLLIN) accept_clients(woke);
+    if (fds[2].revents & POLLIN) accept_clients(woke);
     read_clients(revents, woke);
     serve(woke);
     if (send_and_reap(woke)) accept_paused_until_ = 0;  // a descriptor is free again
@@ -254,12 +292,32 @@ int ControlServer::plan(uint64_t now) {
     timeout_ms = timeout_ms < 0 ? ms : std::min(timeout_ms, ms);
   };
   buffered_ = 0;
+  uid_bytes_.clear();
+  for (auto& cp : clients_) {
+    const size_t bytes = cp->in.capacity() + cp->out.capacity();
+    buffered_ += bytes;
+    if (!cp->is_operator) uid_bytes_[cp->peer.uid] += bytes;
+  }
+  // Each uid of the other peers an equal share: one uid's stalled requests can hold no more,
+  // however many connections it opens, and only that uid stops being read.
+  uid_share_ = kTotalHigh / std::max<size_t>(1, uid_bytes_.size());
   for (auto& cp : clients_) {
     Client& c = *cp;
-    buffered_ += c.in.capacity() + c.out.capacity();
     if (c.closing) {
       wake_at(c.close_by_ns);
       continue;
+    }
+    if (c.partial_since_ns != 0) {
+      if (now - c.partial_since_ns >= cc.request_timeout_ns) {
+        close_with(c,
+                   "closing: a request line incomplete for " +
+                       std::to_string(cc.request_timeout_ns / 1'000'000) +
+                       " ms ([control] request_timeout)",
+                   now);
+        wake_at(c.close_by_ns);
+        continue;
+      }
+      wake_at(c.partial_since_ns + cc.request_timeout_ns);
     }
     // Requests read but not served yet (a turn's share was used up): no waiting.
     if (!c.watching && c.lines != 0 && c.pending_out() < kOutputHigh && may_work(c)) timeout_ms = 0;
@@ -330,6 +388,7 @@ void ControlServer::close_with(Client& c, const std::string& message, uint64_t n
   c.in.clear();
   c.in_off = 0;
   c.lines = 0;
+  c.partial_since_ns = 0;
 }
 
 // Connection log lines, at most kLogLinesPerSecond: a peer looping connect() must not turn the
@@ -432,10 +491,17 @@ void ControlServer::read_clients(const std::vector<short>& revents, uint64_t now
     if (!c.dead && c.polled_in && (re & (POLLIN | POLLHUP))) {
       const uint64_t t0 = datapath::monotonic_ns();
       char buf[65536];
-      for (size_t got = 0; got < kReadPerRound;) {
-        const ssize_t n = read(c.fd, buf, sizeof(buf));
+      // The other peers read no further than their uid's share (plan()).
+      size_t* held = c.is_operator ? nullptr : &uid_bytes_[c.peer.uid];
+      const size_t limit = held == nullptr
+                               ? kReadPerRound
+                               : std::min(kReadPerRound, uid_share_ - std::min(uid_share_, *held));
+      bool newline = false;
+      for (size_t got = 0; got < limit;) {
+        const ssize_t n = read(c.fd, buf, std::min(sizeof(buf), limit - got));
         if (n > 0) {
           got += static_cast<size_t>(n);
+          if (held != nullptr) *held += static_cast<size_t>(n);
           if (c.watching) {
             close_with(c, "closing: a watch takes no further requests", now);
             break;
@@ -443,13 +509,21 @@ void ControlServer::read_clients(const std::vector<short>& revents, uint64_t now
           c.in.append(buf, static_cast<size_t>(n));
           for (const char* p = buf; (p = static_cast<const char*>(
                                          std::memchr(p, '\n', static_cast<size_t>(buf + n - p))));
-               ++p)
+               ++p) {
             ++c.lines;
+            newline = true;
+          }
           continue;
         }
         if (n == 0) c.eof = true;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) c.dead = true;
         break;
+      }
+      // The age of the line still incomplete at the end of the input: from its first byte.
+      if (c.in.empty() || c.in.back() == '\n') {
+        c.partial_since_ns = 0;
+      } else if (c.partial_since_ns == 0 || newline) {
+        c.partial_since_ns = now;
       }
       if (c.lines == 0 && c.pending_in() > kMaxRequestBytes) {
         close_with(c, "request longer than 1 MiB", now);

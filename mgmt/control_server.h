@@ -15,8 +15,10 @@
 //     nothing for that long; a client being closed is given 1 s to read its last line;
 //   - memory: a client is not read while it has over 256 KiB of complete requests waiting or
 //     over 256 KiB of unread replies (backpressure: its own socket fills, not the daemon), a line
-//     over 1 MiB closes it, a single reply over 4 MiB unread closes it; past 64 MiB in all
-//     clients' buffers the other peers are not read until it drains;
+//     over 1 MiB closes it, a line still incomplete request_timeout after its first byte closes
+//     it, a single reply over 4 MiB unread closes it; the other peers' buffers are charged to
+//     their uid, each uid holding at most an equal share of 64 MiB (64 MiB / the number of such
+//     uids connected): only a uid over its share stops being read;
 //   - time: each round serves at most 512 requests, the clients waiting longest first, operators
 //     before the others, each an equal share (at most 8, one when more than 512 wait), consumes
 //     pipelined input in O(1) per request, and builds one watch sample for every watcher due;
@@ -36,9 +38,11 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "mgmt/control_commands.h"
@@ -60,6 +64,9 @@ class ControlServer {
 
   void start();
   void stop();
+  // Runs `task` on the control thread between two rounds (any thread may post): what must not
+  // race the control commands, e.g. a configuration reload on SIGHUP. Tasks run in order.
+  void post(std::function<void()> task);
   const std::string& path() const noexcept { return path_; }
   size_t clients_served() const noexcept { return served_.load(std::memory_order_relaxed); }
 
@@ -70,13 +77,14 @@ class ControlServer {
   static constexpr size_t kInputHigh = 256 << 10;     // complete requests waiting: stop reading
   static constexpr size_t kOutputHigh = 256 << 10;    // unread replies: stop serving and reading
   static constexpr size_t kMaxUnsent = 4 << 20;       // unread replies that close a client
-  static constexpr size_t kTotalHigh = 64 << 20;      // all buffers: the other peers wait
+  static constexpr size_t kTotalHigh = 64 << 20;      // the other peers' buffers, shared by uid
 
   struct Client;
 
  private:
   void loop();
   int plan(uint64_t now);
+  void run_posted();
   void accept_clients(uint64_t now);
   bool admit_client(int fd, uint64_t now);
   void read_clients(const std::vector<short>& revents, uint64_t now);
@@ -95,6 +103,9 @@ class ControlServer {
   std::optional<uint32_t> admin_gid_;
   int listen_fd_ = -1;
   int stop_fd_ = -1;
+  int task_fd_ = -1;  // eventfd: a task was posted
+  std::mutex tasks_mutex_;
+  std::vector<std::function<void()>> tasks_;  // under tasks_mutex_
   std::thread thread_;
   std::atomic<size_t> served_{0};
 
@@ -104,7 +115,11 @@ class ControlServer {
   uint64_t accept_paused_until_ = 0;  // the open-file limit was reached: accept again then
   int64_t budget_ns_ = 0;             // the other peers' CPU, refilled at cpu_share
   uint64_t budget_at_ns_ = 0;
-  size_t buffered_ = 0;         // every client's buffers, as of the last round
+  size_t buffered_ = 0;  // every client's buffers, as of the last round
+  // The other peers' buffers per uid (from plan(), grown by what read_clients() reads) and each
+  // uid's share of kTotalHigh.
+  std::unordered_map<uint32_t, size_t> uid_bytes_;
+  size_t uid_share_ = kTotalHigh;
   std::string sample_;          // this round's watch sample (empty: not built yet)
   uint64_t log_window_ns_ = 0;  // connection logging: lines in this second, and dropped
   size_t log_lines_ = 0;

@@ -4,6 +4,7 @@
 #include "mgmt/control_server.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -490,6 +492,82 @@ TEST_F(HostileFixture, AClientThatNeverReadsFillsItsOwnSocketNotTheDaemon) {
   // Both socket buffers, the daemon's input bound and its output bound: a few MiB at most.
   EXPECT_LT(sent, 8u << 20);
   EXPECT_TRUE(operator_status());
+}
+
+// One uid's 64 connections (its per-uid limit), each holding most of a 1 MiB request line it
+// never finishes, hold at most that uid's share of the 64 MiB the other peers' buffers may take:
+// a second read-only uid is answered every time, and only the first stops being read.
+TEST_F(HostileFixture, OneUidsStalledRequestsLeaveAnotherUidAnswered) {
+  start(256);
+  f.ctx.config.control.request_timeout_ns = 60'000'000'000ull;  // not what frees them here
+  const std::string partial = "{\"cmd\":\"version\",\"id\":\"" + std::string(900'000, 'x');
+  std::vector<std::unique_ptr<Client>> stallers;
+  std::vector<size_t> sent(64, 0);
+  for (int i = 0; i < 64; ++i) {
+    stallers.push_back(std::make_unique<Client>(path, kNobody));
+    ASSERT_TRUE(stallers.back()->connected());
+  }
+  // Non-blocking, round after round while the daemon takes them: a staller it stops reading must
+  // not stop this test.
+  size_t total = 0;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+       std::chrono::steady_clock::now() < until && total < 64 * partial.size();) {
+    for (size_t i = 0; i < 64; ++i) {
+      if (sent[i] == partial.size()) continue;
+      const ssize_t n = send(stallers[i]->fd(), partial.data() + sent[i], partial.size() - sent[i],
+                             MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        sent[i] += static_cast<size_t>(n);
+        total += static_cast<size_t>(n);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::cout << "the stalling uid sent " << total << " bytes of incomplete lines\n";
+  constexpr uint32_t kOtherUser = 4243;
+  size_t answered = 0;
+  for (int i = 0; i < 12; ++i) {
+    Client reader(path, kOtherUser);
+    answered += reader.request(R"({"cmd":"status"})")["ok"] == true;
+  }
+  EXPECT_EQ(answered, 12u);
+  EXPECT_TRUE(operator_status());
+}
+
+// A request line begun and never finished closes its connection after request_timeout, with an
+// error line saying why.
+TEST_F(HostileFixture, AnIncompleteRequestLineIsClosedAfterTheTimeout) {
+  f.ctx.config.control.request_timeout_ns = 300'000'000;
+  start(16);
+  Client slow(path, kNobody);
+  ASSERT_TRUE(slow.send_raw(R"({"cmd":"sta)"));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto l = slow.line();
+  ASSERT_TRUE(l.has_value());
+  EXPECT_NE(l->find("request_timeout"), std::string::npos) << *l;
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  EXPECT_FALSE(slow.line().has_value());  // closed
+  // Complete lines sent slowly, byte by byte within the limit, are served.
+  Client patient(path, kNobody);
+  for (char ch : std::string(R"({"cmd":"version"})")) {
+    ASSERT_TRUE(patient.send_raw(std::string(1, ch)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(patient.request("")["ok"], true);
+}
+
+// A task posted from another thread runs on the control thread.
+TEST_F(HostileFixture, APostedTaskRunsOnTheControlThread) {
+  start(16);
+  std::promise<std::string> ran;
+  server->post([&ran] {
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    ran.set_value(name);
+  });
+  auto done = ran.get_future();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(done.get(), "sb-control");
 }
 
 // The control thread's CPU time so far, from the scheduler's own account.
