@@ -75,6 +75,10 @@ void EgressPath::charge_probes(uint64_t now_ns, bool backlogged) noexcept {
 EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t budget) noexcept {
   PortRuntime& port = *core_.ports[port_];
   Result r;
+  // A rate set live (a configuration reload): the shaper and the departure clock follow.
+  if (const uint64_t rate = port.line_rate_bps.load(std::memory_order_relaxed);
+      rate != port.shaper.rate_bps())
+    port.apply_rate(rate, port.io->mtu());
   const uint64_t now = monotonic_ns();
   const bool backlogged = port.shaper.backlogged();
   charge_probes(now, backlogged);

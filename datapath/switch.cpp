@@ -20,21 +20,6 @@
 #include "datapath/rx_worker.h"
 
 namespace sharebuf::datapath {
-namespace {
-
-// Shaper depth when idle: two full frames, or 500 us at the port rate, whichever is larger, so an
-// idle port does not burst much. While backlogged: up to 20 ms at the rate, because on a loaded
-// 2-core host the egress thread wakes milliseconds late, and a plain bucket then forfeits the
-// credit: a 100 Mbit/s port sent 70-84 Mbit/s beside two CPU-bound processes.
-void set_rates(PortRuntime& port, uint32_t mtu) {
-  const uint64_t max_frame = mtu + 64;
-  const uint64_t bytes_per_ms = port.config.rate_bps / 8 / 1000;
-  port.shaper.set_rate(port.config.rate_bps, std::max<uint64_t>(2 * max_frame, bytes_per_ms / 2),
-                       std::max<uint64_t>(2 * max_frame, 20 * bytes_per_ms));
-  port.clock.set_rate(port.config.rate_bps, port.shaper.catchup_ns());
-}
-
-}  // namespace
 
 Switch::Switch(const model::SwitchConfig& config)
     : core_(std::make_unique<SwitchCore>(config)),
@@ -78,7 +63,7 @@ Switch::Switch(const model::SwitchConfig& config)
     port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
                                               port->config.rx_ring_frames, port->config.tx_batch,
                                               lanes, core_->config.rx_io == model::RxIo::kAfXdp);
-    set_rates(*port, port->link.mtu);
+    port->apply_rate(port->config.rate_bps, port->link.mtu);
   }
 }
 
@@ -95,7 +80,7 @@ Switch::Switch(const model::SwitchConfig& config, std::vector<std::unique_ptr<Po
     port.io = std::move(ports[i]);
     port.link.mtu = port.io->mtu();
     if (port.config.storm_pps != 0) port.storm.set_rate(port.config.storm_pps);
-    set_rates(port, port.io->mtu());
+    port.apply_rate(port.config.rate_bps, port.io->mtu());
   }
 }
 

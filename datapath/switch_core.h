@@ -87,6 +87,12 @@ struct PortRuntime {
   model::TokenBucket shaper;
   model::DepartureClock clock;
   model::ProbeCharge probe_charge;
+  // The port's line (shaped) rate, 0 = unshaped: written by the control thread
+  // (SwitchControl::set_port_rate), read by anyone; the TX owner applies a change to the shaper
+  // and the departure clock at its next burst (one relaxed load per burst).
+  std::atomic<uint64_t> line_rate_bps{0};
+  // Sets the shaper and the departure clock to `rate_bps` (TX owner, or before the threads start).
+  void apply_rate(uint64_t rate_bps, uint32_t mtu) noexcept;
 };
 
 struct SwitchCore {
