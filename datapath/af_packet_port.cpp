@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "datapath/link_control.h"
+
 namespace sharebuf::datapath {
 namespace {
 
@@ -143,9 +145,11 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     close_all();
     throw;
   }
-  // Discard what was counted before the rings were ready.
+  // Discard what was counted before the rings were ready; the interface's count starts here too.
   for (uint32_t i = 0; i < rx_.size(); ++i)
-    rx_ring_drops(i);
+    rx_socket_stats(i);
+  ifindex_ = ifindex;
+  if_rx_base_ = read_link_rx_packets(ifindex).value_or(0);
 }
 
 AfPacketPort::~AfPacketPort() {
@@ -199,13 +203,20 @@ void AfPacketPort::rx_release(uint32_t lane) noexcept {
   }
 }
 
-uint64_t AfPacketPort::rx_ring_drops(uint32_t lane) noexcept {
-  if (xsk_ != nullptr) return xsk_->drops();
+PortIo::SocketStats AfPacketPort::rx_socket_stats(uint32_t lane) noexcept {
+  if (xsk_ != nullptr) return xsk_->socket_stats();
   tpacket_stats stats{};
   socklen_t len = sizeof stats;
-  // Reading the statistics resets them in the kernel, so each call returns the delta.
-  if (getsockopt(rx_[lane].fd, SOL_PACKET, PACKET_STATISTICS, &stats, &len) != 0) return 0;
-  return stats.tp_drops;
+  // Reading the statistics resets them in the kernel, so each call returns the delta; tp_packets
+  // counts the frames dropped too.
+  if (getsockopt(rx_[lane].fd, SOL_PACKET, PACKET_STATISTICS, &stats, &len) != 0) return {};
+  return {stats.tp_packets, stats.tp_drops};
+}
+
+std::optional<uint64_t> AfPacketPort::interface_rx_frames() const noexcept {
+  const std::optional<uint64_t> now = read_link_rx_packets(ifindex_);
+  if (!now) return std::nullopt;
+  return *now - std::min(*now, if_rx_base_);
 }
 
 uint32_t AfPacketPort::tx_send(uint32_t count, uint64_t* hard_errors) noexcept {

@@ -47,7 +47,8 @@ class AfPacketPort final : public PortIo {
   int rx_fd(uint32_t lane = 0) const noexcept override { return xsk_ ? xsk_->fd() : rx_[lane].fd; }
   uint32_t rx_burst(RxFrame* frames, uint32_t max, uint32_t lane = 0) noexcept override;
   void rx_release(uint32_t lane = 0) noexcept override;
-  uint64_t rx_ring_drops(uint32_t lane = 0) noexcept override;
+  SocketStats rx_socket_stats(uint32_t lane = 0) noexcept override;
+  std::optional<uint64_t> interface_rx_frames() const noexcept override;
   void tx_wait(int timeout_ms) noexcept override;
   int tx_fd() const noexcept { return tx_fd_; }
 
@@ -74,6 +75,8 @@ class AfPacketPort final : public PortIo {
   uint32_t tx_send(uint32_t count, uint64_t* hard_errors) noexcept override;
 
   int tx_fd_ = -1;
+  int ifindex_ = 0;
+  uint64_t if_rx_base_ = 0;  // the interface's rx_packets when the rings were ready
   std::vector<RxLane> rx_;
   std::unique_ptr<XskRx> xsk_;
   iovec tx_iov_[kMaxTxBatch] = {};

@@ -185,6 +185,33 @@ std::optional<XdpState> read_xdp(int ifindex) noexcept {
   }
 }
 
+std::optional<uint64_t> read_link_rx_packets(int ifindex) noexcept {
+  try {
+    NlSock sock = connect_route();
+    ifinfomsg req{};
+    req.ifi_family = AF_UNSPEC;
+    req.ifi_index = ifindex;
+    if (nl_send_simple(sock.get(), RTM_GETLINK, 0, &req, sizeof(req)) < 0) return std::nullopt;
+    std::optional<uint64_t> reply;
+    auto parse = [](nl_msg* msg, void* arg) -> int {
+      nlattr* link[IFLA_MAX + 1];
+      if (nlmsg_parse(nlmsg_hdr(msg), sizeof(ifinfomsg), link, IFLA_MAX, nullptr) < 0) return NL_OK;
+      if (link[IFLA_STATS64] == nullptr ||
+          nla_len(link[IFLA_STATS64]) < static_cast<int>(sizeof(rtnl_link_stats64)))
+        return NL_OK;
+      rtnl_link_stats64 stats;
+      std::memcpy(&stats, nla_data(link[IFLA_STATS64]), sizeof stats);
+      *static_cast<std::optional<uint64_t>*>(arg) = stats.rx_packets;
+      return NL_OK;
+    };
+    nl_socket_modify_cb(sock.get(), NL_CB_VALID, NL_CB_CUSTOM, parse, &reply);
+    if (nl_recvmsgs_default(sock.get()) < 0) return std::nullopt;
+    return reply;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 std::optional<bool> xdp_attached(int ifindex) noexcept {
   const std::optional<XdpState> state = read_xdp(ifindex);
   if (!state) return std::nullopt;

@@ -31,6 +31,9 @@ void take_link(const LinkInfo& link, bool promisc);
 void restore_link(const LinkInfo& link) noexcept;
 // The interface's MTU now (SIOCGIFMTU), or 0 if it cannot be read (the interface is gone).
 uint32_t read_mtu(const std::string& name) noexcept;
+// The frames the interface has received (its rx_packets, IFLA_STATS64 by RTM_GETLINK), or nullopt
+// if it cannot be read.
+std::optional<uint64_t> read_link_rx_packets(int ifindex) noexcept;
 
 struct OffloadState {
   bool tx_checksum = false;

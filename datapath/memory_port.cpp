@@ -48,6 +48,7 @@ void MemoryPort::announce_locked(bool readable) {
 }
 
 bool MemoryPort::push_locked(std::span<const uint8_t> frame, const Arrival& how) {
+  ++ring_frames_;
   if (ring_.size() >= rx_frames_) {
     ++ring_drops_;
     return false;
@@ -111,9 +112,9 @@ void MemoryPort::rx_release(uint32_t) noexcept {
     ring_.pop_front();
 }
 
-uint64_t MemoryPort::rx_ring_drops(uint32_t) noexcept {
+PortIo::SocketStats MemoryPort::rx_socket_stats(uint32_t) noexcept {
   std::lock_guard lock(mu_);
-  return std::exchange(ring_drops_, 0);
+  return {std::exchange(ring_frames_, 0), std::exchange(ring_drops_, 0)};
 }
 
 uint32_t MemoryPort::tx_send(uint32_t count, uint64_t* hard_errors) noexcept {

@@ -83,7 +83,7 @@ class MemoryPort final : public PortIo {
   int rx_fd(uint32_t lane = 0) const noexcept override;
   uint32_t rx_burst(RxFrame* frames, uint32_t max, uint32_t lane = 0) noexcept override;
   void rx_release(uint32_t lane = 0) noexcept override;
-  uint64_t rx_ring_drops(uint32_t lane = 0) noexcept override;
+  SocketStats rx_socket_stats(uint32_t lane = 0) noexcept override;
   void tx_wait(int timeout_ms) noexcept override;
 
  private:
@@ -105,6 +105,7 @@ class MemoryPort final : public PortIo {
   std::deque<Slot> ring_;  // held_ frames at the front, then waiting ones
   uint32_t held_ = 0;
   uint64_t ring_drops_ = 0;
+  uint64_t ring_frames_ = 0;  // pushed into the ring or dropped, since the last rx_socket_stats
   std::map<std::string, uint64_t> taken_by_;
   std::vector<std::vector<uint8_t>> sent_;
   std::vector<Send> sends_;

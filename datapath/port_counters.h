@@ -17,7 +17,10 @@ struct alignas(64) PortCounters {
   // RX side (this port's RX worker).
   std::atomic<uint64_t> rx_frames{0};
   std::atomic<uint64_t> rx_bytes{0};
-  std::atomic<uint64_t> ring_drops{0};          // dropped by the kernel: RX ring full
+  std::atomic<uint64_t> ring_drops{0};  // dropped by the kernel: RX ring full
+  // Frames the kernel handed the port's socket(s) (PACKET_STATISTICS' tp_packets, or the AF_XDP
+  // socket's frames and drops): rx_frames + ring_drops + what waits in the ring.
+  std::atomic<uint64_t> socket_frames{0};
   std::atomic<uint64_t> truncated{0};           // larger than a ring slot (offloads on?)
   std::atomic<uint64_t> filtered{0};            // destination learned on the ingress port
   std::atomic<uint64_t> storm_dropped{0};       // broadcast/multicast over the storm_pps rate

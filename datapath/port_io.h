@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "buffer/delay_histogram.h"
@@ -51,8 +52,18 @@ class PortIo {
   // which gives every one of them back; a lane holds one burst at a time.
   virtual uint32_t rx_burst(RxFrame* frames, uint32_t max, uint32_t lane = 0) noexcept = 0;
   virtual void rx_release(uint32_t lane = 0) noexcept = 0;
-  // Frames lost because the lane's receive ring was full, since the last call.
-  virtual uint64_t rx_ring_drops(uint32_t lane = 0) noexcept = 0;
+  // The lane's socket by the kernel's own count, since the last call: every frame it was handed
+  // (put in its ring or lost because the ring was full) and of those the ones lost.
+  struct SocketStats {
+    uint64_t frames = 0;
+    uint64_t drops = 0;
+  };
+  virtual SocketStats rx_socket_stats(uint32_t lane = 0) noexcept = 0;
+  // Frames the interface itself received since the port was opened (its rx_packets), before the
+  // kernel hands them to any socket: with rx_socket_stats' frames, what the kernel dropped on the
+  // way (e.g. a VLAN header cut short). nullopt without an interface (in-memory ports) or when it
+  // cannot be read. Any thread; a netlink request per call.
+  virtual std::optional<uint64_t> interface_rx_frames() const noexcept { return std::nullopt; }
 
   // TX: a free staging slot (its capacity in *room), or nullptr if every slot holds a frame.
   uint8_t* tx_slot(uint32_t* room) noexcept {

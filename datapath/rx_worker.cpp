@@ -70,8 +70,14 @@ void RxWorker::run() {
     woke = false;
     if (any) {
       last_activity = monotonic_ns();
-      if (++busy_rounds % 64 == 0) collect_ring_drops();
+      if (++busy_rounds % 64 == 0) collect_socket_stats();
       continue;
+    }
+    // About to wait: what the sockets counted during the work is reported now, not at the next
+    // busy spell (a getsockopt per port, once per idle transition).
+    if (busy_rounds != 0) {
+      collect_socket_stats();
+      busy_rounds = 0;
     }
     // Optional busy polling (off by default: the target machines have 2 cores) catches the next
     // frame without a wake-up, e.g. a reply arriving on another port this worker serves.
@@ -123,7 +129,7 @@ void RxWorker::run() {
     if (ready == 0 && parking && !leader && !recirculating) park();
   }
   core_.epochs.idle(slot_);
-  collect_ring_drops();
+  collect_socket_stats();
 }
 
 bool RxWorker::drain_parked(buffer::CellCache& cache, bool& woke) {
@@ -220,10 +226,12 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   return total;
 }
 
-void RxWorker::collect_ring_drops() {
+void RxWorker::collect_socket_stats() {
   for (uint32_t p : ports_) {
     PortRuntime& port = *core_.ports[p];
-    port.counters.ring_drops.fetch_add(port.io->rx_ring_drops(lane_), std::memory_order_relaxed);
+    const PortIo::SocketStats s = port.io->rx_socket_stats(lane_);
+    port.counters.ring_drops.fetch_add(s.drops, std::memory_order_relaxed);
+    port.counters.socket_frames.fetch_add(s.frames, std::memory_order_relaxed);
   }
 }
 

@@ -85,7 +85,9 @@ class RxWorker : private model::OverflowStep::Sink {
   // Sends inline for the idle ports this burst enqueued to, or wakes their egress workers.
   void flush_pending(buffer::CellCache& cache);
 
-  void collect_ring_drops();
+  // The kernel's counts of the worker's sockets (PortIo::rx_socket_stats) into the ports'
+  // counters: every 64 busy rounds, before the worker blocks after work, and at the stop.
+  void collect_socket_stats();
   // Per-CPU RX: counts a frame of port_ taken after one the kernel stamped later.
   void note_arrival_order(uint64_t ring_realtime_ns) noexcept;
 

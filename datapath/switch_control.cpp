@@ -143,7 +143,7 @@ nlohmann::json SwitchControl::stats() const {
     }
     out["ports"].push_back({{"port", p},
                             {"interface", port.config.name},
-                            {"rate_bps", port.config.rate_bps},
+                            {"rate_bps", port.line_rate_bps.load(kRelaxed)},
                             {"mtu", port.io ? port.io->mtu() : port.link.mtu},
                             {"scheduler", model::to_string(port.config.scheduler)},
                             {"header_free_cells", buf.state().header_free_cells(p)},
@@ -155,6 +155,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"shaper_catchup_bytes", c.shaper_catchup_bytes.load(kRelaxed)},
                             {"probe_charged_bytes", c.probe_charged_bytes.load(kRelaxed)},
                             {"ring_drops", c.ring_drops.load(kRelaxed)},
+                            {"socket_frames", c.socket_frames.load(kRelaxed)},
                             {"rx_out_of_order", c.rx_out_of_order.load(kRelaxed)},
                             {"truncated", c.truncated.load(kRelaxed)},
                             {"filtered", c.filtered.load(kRelaxed)},
@@ -167,6 +168,16 @@ nlohmann::json SwitchControl::stats() const {
                             {"latency", hop_latency_json(port.latency)},
                             {"tofino_approx", tofino_port_json(core.tofino, p)},
                             {"queues", queues}});
+    // The kernel's own count of what the interface received: what never reached the socket
+    // (dropped on the way, e.g. a truncated VLAN header) is the difference, so that "sent -
+    // delivered = counted" holds end to end. Read last: frames arriving meanwhile count in both.
+    if (port.io != nullptr) {
+      if (const auto received = port.io->interface_rx_frames()) {
+        const uint64_t socket = c.socket_frames.load(kRelaxed);
+        out["ports"].back()["interface_rx_frames"] = *received;
+        out["ports"].back()["before_socket"] = *received - std::min(*received, socket);
+      }
+    }
   }
   return out;
 }
@@ -244,6 +255,26 @@ ControlResult<std::string> SwitchControl::install_policy(std::string_view name,
   return previous;
 }
 
+std::optional<ControlError> SwitchControl::set_port_rate(std::string_view port, uint64_t rate_bps) {
+  std::optional<size_t> p;
+  for (size_t i = 0; i < core_.ports.size(); ++i)
+    if (core_.ports[i]->config.name == port) p = i;
+  if (!p) return ControlError{ControlErrorCode::kNotFound, "no port '" + std::string(port) + "'"};
+  PortRuntime& runtime = *core_.ports[*p];
+  if (runtime.line_rate_bps.load(std::memory_order_relaxed) == rate_bps) return std::nullopt;
+  if (core_.trim.tofino_approx.load(std::memory_order_relaxed)) {
+    return ControlError{ControlErrorCode::kConflict,
+                        "trimming's mode tofino-approx meters port '" + std::string(port) +
+                            "' at the rate it started with: restart sharebufd to change it"};
+  }
+  runtime.line_rate_bps.store(rate_bps, std::memory_order_relaxed);
+  core_.env.port_rate_bps.resize(core_.ports.size());
+  core_.env.port_rate_bps[*p] = rate_bps;
+  core_.config.ports[*p].rate_bps = rate_bps;
+  runtime.signal.wake_if_sleeping();  // an idle port applies it at once (and sleeps again)
+  return std::nullopt;
+}
+
 ViewSettings SwitchControl::view() const noexcept {
   const buffer::SharedBuffer& buf = core_.buffer;
   return {buf.view_mode(), buf.probes().interval_ns(), buf.probes().delay_ns()};
@@ -315,8 +346,8 @@ std::vector<std::string> SwitchControl::describe_ports() const {
   for (const auto& p : core_.ports) {
     out.push_back("port " + p->config.name + ": ifindex " + std::to_string(p->link.ifindex) +
                   ", mtu " + std::to_string(p->io ? p->io->mtu() : p->link.mtu) + ", rate " +
-                  (p->config.rate_bps == 0 ? std::string("unshaped")
-                                           : std::to_string(p->config.rate_bps) + " bit/s") +
+                  (p->line_rate_bps == 0 ? std::string("unshaped")
+                                         : std::to_string(p->line_rate_bps) + " bit/s") +
                   ", " + std::to_string(p->config.num_queues) + " queue(s), scheduler " +
                   std::string(model::to_string(p->config.scheduler)));
   }
@@ -426,11 +457,19 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
   }
   if (u.tofino_approx && *u.tofino_approx) {
     for (size_t p = 0; p < core_.ports.size(); ++p) {
-      if (core_.tofino.line_rate_bps(static_cast<uint32_t>(p)) == 0)
+      const uint64_t meter = core_.tofino.line_rate_bps(static_cast<uint32_t>(p));
+      const uint64_t rate = core_.ports[p]->line_rate_bps.load(std::memory_order_relaxed);
+      if (meter == 0)
         return ControlError{ControlErrorCode::kConflict,
                             "mode tofino-approx meters each port at its line rate, but port '" +
                                 core_.ports[p]->config.name +
                                 "' has no rate and [trimming] line_rate is not set"};
+      if (rate != 0 && rate != meter)
+        return ControlError{ControlErrorCode::kConflict,
+                            "mode tofino-approx meters port '" + core_.ports[p]->config.name +
+                                "' at the " + std::to_string(meter) +
+                                " bit/s it started with, but its rate is " + std::to_string(rate) +
+                                " bit/s now: restart sharebufd to meter the new rate"};
     }
   }
   model::TrimSettings& t = core_.trim;

@@ -119,6 +119,12 @@ class SwitchControl {
   // parameters: kInvalidArgument with the reader's message (naming the key).
   ControlResult<std::string> install_policy(std::string_view name, const policies::Params& params);
 
+  // A port's line (shaped) rate, live: the shaper and the departure clock take it at the port's
+  // next burst, policies built from now on see it in policy_env() — the running one keeps the
+  // rates it was built with, so the caller reinstalls it (install_policy). kNotFound for an
+  // unknown port; kConflict while trimming's tofino-approx meters the start's rates.
+  std::optional<ControlError> set_port_rate(std::string_view port, uint64_t rate_bps);
+
   // How admission reads occupancy. Unset fields keep their value; a timing the probe model
   // cannot keep is kInvalidArgument and changes nothing.
   ViewSettings view() const noexcept;

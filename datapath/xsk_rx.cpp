@@ -318,6 +318,7 @@ uint32_t XskRx::peek_burst(RxFrame* frames, uint32_t max) noexcept {
 void XskRx::release_burst() noexcept {
   for (Sock& s : socks_) {
     if (s.held == 0) continue;
+    released_.fetch_add(s.held, std::memory_order_relaxed);
     // The buffers back to the kernel (it masks each address down to its chunk), then the RX
     // slots.
     for (uint32_t j = 0; j < s.held; ++j) {
@@ -330,6 +331,14 @@ void XskRx::release_burst() noexcept {
     __atomic_store_n(s.fill.producer, s.fill.cached_prod, __ATOMIC_RELEASE);
     __atomic_store_n(s.rx.consumer, s.rx.cached_cons, __ATOMIC_RELEASE);
   }
+}
+
+PortIo::SocketStats XskRx::socket_stats() noexcept {
+  const uint64_t dropped = drops();
+  const uint64_t released = released_.load(std::memory_order_relaxed);
+  const uint64_t taken = released - released_reported_;
+  released_reported_ = released;
+  return {taken + dropped, dropped};
 }
 
 uint64_t XskRx::drops() noexcept {

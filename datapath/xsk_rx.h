@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "datapath/port_io.h"
 #include "datapath/rx_frame.h"
 
 namespace sharebuf::datapath {
@@ -57,6 +58,9 @@ class XskRx {
   // Frames the kernel could not put into a socket (its ring full, or no free buffer), since the
   // last call.
   uint64_t drops() noexcept;
+  // Since the last call: frames the sockets received (given back by release_burst, or dropped)
+  // and of those the dropped ones (drops()).
+  PortIo::SocketStats socket_stats() noexcept;
 
  private:
   // Where a copy-mode buffer's frame starts: the kernel leaves XDP_PACKET_HEADROOM in front.
@@ -93,6 +97,8 @@ class XskRx {
   // CLOCK_REALTIME - CLOCK_MONOTONIC, for the XDP stamps: set by drops() (the port's own worker)
   // while another worker holding the ring may be reading frames.
   std::atomic<uint64_t> realtime_offset_ns_{0};
+  std::atomic<uint64_t> released_{0};  // frames release_burst gave back (the reader)
+  uint64_t released_reported_ = 0;     // of those, reported by socket_stats()
   int map_fd_ = -1;
   int prog_fd_ = -1;
   int previous_prog_fd_ = -1;  // the interface's program before ours (-1: none)

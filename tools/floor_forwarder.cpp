@@ -167,6 +167,6 @@ int main(int argc, char** argv) {
       "{\"forwarded\": [%lu, %lu], \"dropped\": [%lu, %lu], \"tx_dropped\": [%lu, %lu], "
       "\"ring_drops\": [%lu, %lu]}\n",
       forth.forwarded, back.forwarded, forth.dropped, back.dropped, io[1]->tx_dropped(),
-      io[0]->tx_dropped(), io[0]->rx_ring_drops(), io[1]->rx_ring_drops());
+      io[0]->tx_dropped(), io[0]->rx_socket_stats().drops, io[1]->rx_socket_stats().drops);
   return 0;
 }

@@ -58,8 +58,11 @@ TEST(MemoryPort, TruncatesLikeARingSlotAndCountsRingDrops) {
   ASSERT_TRUE(p.inject(bytes(2000, 1)));
   ASSERT_TRUE(p.inject(bytes(60, 2)));
   EXPECT_FALSE(p.inject(bytes(60, 3)));
-  EXPECT_EQ(p.rx_ring_drops(), 1u);
-  EXPECT_EQ(p.rx_ring_drops(), 0u) << "a delta since the last call";
+  const PortIo::SocketStats s = p.rx_socket_stats();
+  EXPECT_EQ(s.drops, 1u);
+  EXPECT_EQ(s.frames, 3u) << "what reached the ring, dropped or not";
+  EXPECT_EQ(p.rx_socket_stats().drops, 0u) << "a delta since the last call";
+  EXPECT_EQ(p.rx_socket_stats().frames, 0u);
   RxFrame f[2];
   ASSERT_EQ(p.rx_burst(f, 2), 2u);
   EXPECT_EQ(f[0].len, p.rx_capacity());

@@ -72,6 +72,8 @@ TEST(RxWorker, CountsTruncatedMalformedAndRingDrops) {
   EXPECT_EQ(sw.counters(0).malformed[static_cast<size_t>(model::ParseError::kRunt)].load(), 1u);
   EXPECT_EQ(sw.counters(0).ring_drops.load(), 8u);
   EXPECT_EQ(sw.counters(0).rx_frames.load(), 64u);
+  // The socket's own count: every frame it was handed, taken or lost to the full ring.
+  EXPECT_EQ(sw.counters(0).socket_frames.load(), 72u);
   EXPECT_EQ(sw.counters(1).tx_frames.load(), 62u);
 }
 
