@@ -12,11 +12,13 @@
 #include <span>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 
 #include "buffer/drop_reason.h"
 #include "common/bounded_input.h"
 #include "common/units.h"
+#include "mgmt/config_reload.h"
 #include "model/trim_params.h"
 #include "model/view_params.h"
 #include "policies/registry.h"
@@ -34,9 +36,10 @@ constexpr std::array kCounterKeys = {
     "trimmed", "trimmed_sent", "trimmed_dropped", "header_reserve", "bounced", "deflected",
     "trimmed_newest", "pool_full_stalled",
     // per port
-    "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "rx_out_of_order",
-    "truncated", "filtered", "flooded", "oversize", "storm_dropped", "checksum_completed",
-    "malformed_total", "shaper_catchup_bytes", "probe_charged_bytes",
+    "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "socket_frames",
+    "interface_rx_frames", "before_socket", "rx_out_of_order", "truncated", "filtered", "flooded",
+    "oversize", "storm_dropped", "checksum_completed", "malformed_total", "shaper_catchup_bytes",
+    "probe_charged_bytes",
     // per port, tofino_approx ("deflected" above)
     "ingress_trimmed", "deflect_dropped", "notifications", "to_pessimistic", "to_half",
     "to_optimistic"};
@@ -113,6 +116,7 @@ json status(ControlContext& ctx, const json& args) {
   out["view"] = view["mode"];
   out["probe_interval_ns"] = view["probe_interval_ns"];
   out["probe_delay_ns"] = view["probe_delay_ns"];
+  out["log_lines_lost"] = ctx.log_lines_lost();
   return out;
 }
 
@@ -448,6 +452,18 @@ json capture_stop(ControlContext& ctx, const json& args) {
   return stopped.value();
 }
 
+json config_reload(ControlContext& ctx, const json& args) {
+  only_keys(args, {});
+  const ReloadReport r = reload_config(ctx);
+  if (!r.error.empty()) {
+    spdlog::error("{}", r.summary(ctx.config_path));
+    throw RequestError(r.error, "invalid_argument");
+  }
+  (r.restart.empty() ? spdlog::info("{}", r.summary(ctx.config_path))
+                     : spdlog::warn("{}", r.summary(ctx.config_path)));
+  return r.to_json();
+}
+
 json shutdown(ControlContext& ctx, const json& args) {
   only_keys(args, {});
   ctx.shutdown();
@@ -475,6 +491,10 @@ const std::array kCommands = {
             "queueing delay p50/p99 (counters since counters.reset)",
             queues},
     Command{"config", "{}", "the effective configuration as TOML (loadable by sharebufd)", config},
+    Command{"config.reload", "{}",
+            "read the configuration file again and apply what can be applied live (as SIGHUP); "
+            "reports what was applied and what takes a restart",
+            config_reload, true},
     Command{"policy.get", "{}", "the active policy: name, parameters, internal state", policy_get},
     Command{"policy.set", "{\"name\": string (default: the active one), \"params\": object}",
             "validate, then swap the policy live; queued frames stay and stay accounted",
@@ -645,26 +665,57 @@ json stats_since_reset(const ControlContext& ctx) {
 }
 
 std::string effective_config_toml(const ControlContext& ctx) {
+  return effective_config_toml(ctx.config, ctx.config_text);
+}
+
+namespace {
+
+// A rate as the file would state it: in the largest unit that keeps it exact.
+std::string rate_text(uint64_t bps) {
+  if (bps != 0 && bps % 1'000'000'000 == 0) return std::to_string(bps / 1'000'000'000) + "Gbit";
+  if (bps != 0 && bps % 1'000'000 == 0) return std::to_string(bps / 1'000'000) + "Mbit";
+  if (bps != 0 && bps % 1'000 == 0) return std::to_string(bps / 1'000) + "kbit";
+  return std::to_string(bps);
+}
+
+// root[name] as a table, made if the file has none.
+toml::table& table_of(toml::table& root, std::string_view name) {
+  if (!root[name].is_table()) root.insert_or_assign(name, toml::table{});
+  return *root[name].as_table();
+}
+
+}  // namespace
+
+std::string effective_config_toml(const DaemonConfig& cfg, std::string_view text) {
   toml::table root;
   try {
-    root = toml::parse(ctx.config_text, ctx.config.sw.source);
+    root = toml::parse(text, cfg.sw.source);
   } catch (const toml::parse_error&) {
     // Unreachable: the daemon started from this text.
   }
+  // What the command line set over the file (sharebufd --log-level, --stats-file, --socket).
+  table_of(root, "log").insert_or_assign("level", cfg.log_level);
+  if (!cfg.stats_file.empty()) {
+    table_of(root, "switch").insert_or_assign("stats_file", cfg.stats_file);
+  } else if (toml::table* s = root["switch"].as_table()) {
+    s->erase("stats_file");
+  }
+  if (!cfg.control_socket.empty())
+    table_of(root, "control").insert_or_assign("socket", cfg.control_socket);
   toml::table policy;
-  policy.insert_or_assign("name", ctx.config.sw.policy);
-  for (const auto& [k, v] : ctx.config.sw.policy_params.values.items())
+  policy.insert_or_assign("name", cfg.sw.policy);
+  for (const auto& [k, v] : cfg.sw.policy_params.values.items())
     put_toml(policy, k, v);
   root.insert_or_assign("policy", std::move(policy));
-  if (toml::table* b = root["buffer"].as_table()) {
+  {
     // The view keys of model/view_params.h, as the file states them.
-    b->insert_or_assign("view", std::string(buffer::to_string(ctx.config.sw.buffer.view_mode)));
-    b->insert_or_assign("probe_interval",
-                        std::to_string(ctx.config.sw.buffer.probe_interval_ns) + "ns");
-    b->insert_or_assign("probe_delay", std::to_string(ctx.config.sw.buffer.probe_delay_ns) + "ns");
+    toml::table& b = table_of(root, "buffer");
+    b.insert_or_assign("view", std::string(buffer::to_string(cfg.sw.buffer.view_mode)));
+    b.insert_or_assign("probe_interval", std::to_string(cfg.sw.buffer.probe_interval_ns) + "ns");
+    b.insert_or_assign("probe_delay", std::to_string(cfg.sw.buffer.probe_delay_ns) + "ns");
   }
   // Trimming as trim.set left it: [trimming], each class's overflow, each port's trim keys.
-  const model::SwitchConfig& sw = ctx.config.sw;
+  const model::SwitchConfig& sw = cfg.sw;
   // Keys trim.set cannot change (pipelines, line_rate, ...) stay as the file had them.
   toml::table trimming = root["trimming"].as_table() ? *root["trimming"].as_table() : toml::table{};
   const json values = model::trim_params_json(sw.trim);
@@ -699,6 +750,12 @@ std::string effective_config_toml(const ControlContext& ctx) {
       if (t == nullptr) continue;
       for (const auto& p : sw.ports) {
         if (p.name != t->get_as<std::string>("interface")->get()) continue;
+        // The rate as set live (a configuration reload).
+        if (p.rate_bps != 0) {
+          t->insert_or_assign("rate", rate_text(p.rate_bps));
+        } else {
+          t->erase("rate");
+        }
         t->insert_or_assign("trim_queue", static_cast<int64_t>(p.trim_queue));
         if (p.trim_dscp_toward >= 0) {
           t->insert_or_assign("trim_dscp_toward", p.trim_dscp_toward);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -44,13 +45,28 @@ class RequestError : public std::runtime_error {
   std::string code_;
 };
 
+// What sharebufd's command line set over the configuration file; a reload keeps it (and says so).
+struct CommandLineOverrides {
+  std::optional<std::string> log_level;   // --log-level
+  std::optional<std::string> stats_file;  // --stats-file
+  std::optional<std::string> socket;      // --socket
+};
+
 struct ControlContext {
   ControlContext(datapath::SwitchControl& s, DaemonConfig cfg, std::string text)
       : sw(s), config(std::move(cfg)), config_text(std::move(text)) {}
   datapath::SwitchControl& sw;
   DaemonConfig config;      // the effective configuration: policy.set and view.set update it
   std::string config_text;  // the TOML it was loaded from
+  // The file a reload reads (SIGHUP, config.reload); empty: the daemon has none to read again.
+  std::string config_path;
+  CommandLineOverrides overrides;
+  // After a reload changed the configuration (on the control thread): e.g. the stats file's path
+  // for the daemon's main thread.
+  std::function<void(const DaemonConfig&)> on_reload = [](const DaemonConfig&) {};
   std::function<void()> shutdown = [] {};
+  // Log lines the daemon could not write (a dead or full stderr: mgmt/stderr_sink.h); `status`.
+  std::function<uint64_t()> log_lines_lost = [] { return uint64_t{0}; };
   uint64_t started_ns = datapath::monotonic_ns();
   nlohmann::json baseline;  // counters at the last counters.reset (null: never reset)
   uint64_t reset_ns = 0;
@@ -97,7 +113,10 @@ nlohmann::json stats_since_reset(const ControlContext& ctx);
 // Whether a number stats() reports under `key` (per port, queue or tofino_approx) is a counter,
 // which counts from counters.reset; the others are gauges, reported as they are.
 bool is_counter(std::string_view key);
-// The effective configuration as TOML that load_config_file accepts.
+// The effective configuration as TOML that load_config_file accepts: `text` (the file it was read
+// from) with what was set over it — the command line's options, what changed live (policy, view,
+// trimming, port rates) — written in.
 std::string effective_config_toml(const ControlContext& ctx);
+std::string effective_config_toml(const DaemonConfig& cfg, std::string_view text);
 
 }  // namespace sharebuf::mgmt

@@ -42,6 +42,7 @@ options:
 
 commands (ARGS are key=value; values are JSON if they parse, else strings):
   status | ports | queues | latency | config | version | list-commands
+  config.reload                         read sharebufd's configuration file again (as SIGHUP)
   policy.get
   policy.set [NAME] [key=value...]      e.g. policy.set dt alpha=2
   policy.list
@@ -167,9 +168,11 @@ void print_human(const std::string& cmd, const json& r) {
            p["rate_bps"].get<uint64_t>() ? fmt_num(json(p["rate_bps"].get<double>() / 1e6)) + "M"
                                          : "-",
            fmt_num(p["rx_frames"]), fmt_num(p["tx_frames"]), fmt_num(p["ring_drops"]),
+           p.contains("before_socket") ? fmt_num(p["before_socket"]) : "-",
            fmt_num(p["malformed_total"]), fmt_num(p["oversize"]), fmt_num(p["tx_errors"])});
     }
-    print_table({"port", "rate", "rx", "tx", "ring_drops", "malformed", "oversize", "tx_errors"},
+    print_table({"port", "rate", "rx", "tx", "ring_drops", "before_socket", "malformed", "oversize",
+                 "tx_errors"},
                 rows);
   } else if (cmd == "latency") {
     std::vector<std::vector<std::string>> rows;
@@ -187,6 +190,18 @@ void print_human(const std::string& cmd, const json& r) {
     print_table({"port", "hop", "frames", "p50", "p99", "p99.9"}, rows);
   } else if (cmd == "config") {
     std::cout << r["toml"].get<std::string>();
+  } else if (cmd == "config.reload") {
+    for (const char* part : {"applied", "command_line_kept", "restart_needed"}) {
+      const char* title = std::string_view(part) == "applied" ? "applied live"
+                          : std::string_view(part) == "restart_needed"
+                              ? "not applied (they take a restart)"
+                              : "kept from sharebufd's command line";
+      if (r[part].empty()) continue;
+      std::printf("%s:\n", title);
+      for (const json& line : r[part])
+        std::printf("  %s\n", line.get<std::string>().c_str());
+    }
+    if (r["applied"].empty() && r["restart_needed"].empty()) std::printf("nothing changed\n");
   } else if (cmd == "list-commands") {
     for (const json& c : r)
       std::printf("%-15s %s\n%15s %s\n", c["name"].get<std::string>().c_str(),
