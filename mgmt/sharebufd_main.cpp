@@ -1,26 +1,40 @@
-// sharebufd: the sharebuf switch daemon. Runs in the foreground, logs to stderr, stops cleanly on
-// SIGTERM/SIGINT (within a second, every cell back in the pool), writes its counters to the stats
-// file on exit and on SIGUSR1.
+// sharebufd: the sharebuf switch daemon. Runs in the foreground and logs to stderr. No signal a
+// user or a terminal can send stops it uncleanly (docs/running.md, "Signals"):
+//   SIGTERM, SIGINT, SIGQUIT, SIGXCPU  a clean stop: counters reported, every cell back in the
+//                                      pool, the accounting checked, the ports restored;
+//   SIGHUP                             the configuration file read again and what can change live
+//                                      applied (mgmt/config_reload.h); a broken file changes
+//                                      nothing;
+//   SIGUSR1                            the counters written to the stats file;
+//   SIGPIPE, SIGXFSZ                   ignored: a write fails with EPIPE/EFBIG and is handled (a
+//                                      log line to a dead reader is counted as lost);
+//   SIGUSR2, SIGALRM, SIGVTALRM,
+//   SIGPROF, SIGIO, SIGPWR, SIGSTKFLT,
+//   SIGRTMIN..SIGRTMAX                 logged (at most once a second) and ignored.
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "common/safe_output.h"
 #include "datapath/switch.h"
 #include "mgmt/config_loader.h"
+#include "mgmt/config_reload.h"
 #include "mgmt/control_server.h"
+#include "mgmt/stderr_sink.h"
 #include "mgmt/text_table.h"
 #include "model/trim_params.h"
 
@@ -28,17 +42,54 @@ namespace {
 
 using sharebuf::mgmt::DaemonConfig;
 
-bool write_stats(const nlohmann::json& stats, const std::string& path) {
-  if (path.empty()) return true;
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) return false;
-    out << stats.dump(2) << "\n";
-    if (!out) return false;
+// The stats file: written beside itself and renamed over it (common/safe_output.h), never through
+// a name another user prepared.
+void write_stats(const nlohmann::json& stats, const std::string& path) {
+  if (path.empty()) return;
+  try {
+    sharebuf::common::replace_file(path, stats.dump(2) + "\n");
+  } catch (const sharebuf::common::OutputError& e) {
+    spdlog::error("stats file: {}", e.what());
   }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
+
+// The signals the main thread takes (sigtimedwait): blocked in every thread, so no default action
+// (most of them terminate) can run.
+sigset_t daemon_signals() {
+  sigset_t s;
+  sigemptyset(&s);
+  for (int sig : {SIGINT, SIGTERM, SIGQUIT, SIGXCPU, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+                  SIGPROF, SIGIO, SIGPWR, SIGSTKFLT})
+    sigaddset(&s, sig);
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig)
+    sigaddset(&s, sig);
+  return s;
+}
+
+bool stops(int sig) {
+  return sig == SIGINT || sig == SIGTERM || sig == SIGQUIT || sig == SIGXCPU;
+}
+
+std::string signal_name(int sig) {
+  if (sig >= SIGRTMIN && sig <= SIGRTMAX) return "SIGRTMIN+" + std::to_string(sig - SIGRTMIN);
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+// The stats file's path: the main thread writes the file, a reload (on the control thread) may
+// change the path.
+struct StatsPath {
+  std::mutex mutex;
+  std::string path;
+  std::string get() {
+    std::lock_guard lock(mutex);
+    return path;
+  }
+  void set(const std::string& p) {
+    std::lock_guard lock(mutex);
+    path = p;
+  }
+};
 
 size_t open_descriptors() {
   std::error_code ec;
@@ -72,14 +123,12 @@ void ensure_open_file_limit(size_t max_clients) {
   }
 }
 
-int run(const DaemonConfig& cfg, bool print_stats) {
-  // Block the stop signals in every thread; the main thread takes them with sigwait.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGUSR1);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+int run(const DaemonConfig& cfg, const sharebuf::mgmt::CommandLineOverrides& overrides,
+        const std::string& config_path, bool print_stats,
+        const std::shared_ptr<sharebuf::mgmt::StderrSink>& log_sink) {
+  // Blocked in main() before anything else, so every thread inherits the mask; this thread
+  // takes them with sigtimedwait.
+  const sigset_t signals = daemon_signals();
 
   sharebuf::datapath::Switch sw(cfg.sw);
   if (cfg.control_enabled) ensure_open_file_limit(cfg.control.max_clients);
@@ -88,6 +137,12 @@ int run(const DaemonConfig& cfg, bool print_stats) {
   sharebuf::datapath::SwitchControl& sc = sw.control();
   sharebuf::mgmt::ControlContext control(sc, cfg, cfg.source_text);
   control.shutdown = [] { kill(getpid(), SIGTERM); };
+  control.config_path = config_path;
+  control.log_lines_lost = [log_sink] { return log_sink->lost(); };
+  control.overrides = overrides;
+  StatsPath stats_path;
+  stats_path.set(cfg.stats_file);
+  control.on_reload = [&stats_path](const DaemonConfig& now) { stats_path.set(now.stats_file); };
   std::unique_ptr<sharebuf::mgmt::ControlServer> server;
   if (cfg.control_enabled) {
     server = std::make_unique<sharebuf::mgmt::ControlServer>(
@@ -106,29 +161,75 @@ int run(const DaemonConfig& cfg, bool print_stats) {
                cfg.sw.policy);
   for (const std::string& line : sc.describe_ports())
     spdlog::info("{}", line);
+  // A reload runs on the control thread, which owns the control context; without a control
+  // socket there is no such thread and this one runs it.
+  auto reload = [&] {
+    const sharebuf::mgmt::ReloadReport r = sharebuf::mgmt::reload_config(control);
+    if (!r.error.empty()) {
+      spdlog::error("SIGHUP: {}", r.summary(config_path));
+    } else if (!r.restart.empty()) {
+      spdlog::warn("SIGHUP: {}", r.summary(config_path));
+    } else {
+      spdlog::info("SIGHUP: {}", r.summary(config_path));
+    }
+  };
+  uint64_t ignored = 0;
+  int ignored_last = 0;
+  pid_t ignored_from = 0;
+  auto last_report = std::chrono::steady_clock::now() - std::chrono::seconds(2);
   for (;;) {
     // Between signals, once a second: has an interface's MTU changed under the switch?
     const timespec second{1, 0};
-    const int sig = sigtimedwait(&signals, nullptr, &second);
+    siginfo_t info{};
+    const int sig = sigtimedwait(&signals, &info, &second);
+    const auto now = std::chrono::steady_clock::now();
+    if (ignored != 0 && now - last_report >= std::chrono::seconds(1)) {
+      spdlog::warn("ignored {} signal(s) with no meaning to sharebufd (the last {}, from pid {})",
+                   ignored, signal_name(ignored_last), ignored_from);
+      ignored = 0;
+      last_report = now;
+    }
     if (sig < 0) {
       for (const auto& change : sw.check_links())
         spdlog::warn("{}", change);
       continue;
     }
     if (sig == SIGUSR1) {
-      if (!write_stats(sc.stats_from_other_thread(), cfg.stats_file))
-        spdlog::error("cannot write {}", cfg.stats_file);
+      nlohmann::json stats = sc.stats_from_other_thread();
+      stats["daemon"] = {{"log_lines_lost", log_sink->lost()}};
+      write_stats(stats, stats_path.get());
       continue;
     }
-    spdlog::info("{} received, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    break;
+    if (sig == SIGHUP) {
+      spdlog::info("SIGHUP from pid {}: reading {} again", info.si_pid, config_path);
+      if (server) {
+        server->post(reload);
+      } else {
+        reload();
+      }
+      continue;
+    }
+    if (stops(sig)) {
+      spdlog::info("{} received from pid {}, stopping", signal_name(sig), info.si_pid);
+      break;
+    }
+    ++ignored;
+    ignored_last = sig;
+    ignored_from = info.si_pid;
+    if (now - last_report >= std::chrono::seconds(1)) {
+      spdlog::warn("{} from pid {} ignored: it has no meaning to sharebufd (docs/running.md)",
+                   signal_name(sig), info.si_pid);
+      ignored = 0;
+      last_report = now;
+    }
   }
   if (server) server->stop();
   sw.stop();
   // Report with the queues as they were at the stop, then free every frame.
   // The workers are stopped and the control server too: this thread is the only reader.
-  const nlohmann::json final_stats = sc.stats();
-  if (!write_stats(final_stats, cfg.stats_file)) spdlog::error("cannot write {}", cfg.stats_file);
+  nlohmann::json final_stats = sc.stats();
+  final_stats["daemon"] = {{"log_lines_lost", log_sink->lost()}};
+  write_stats(final_stats, stats_path.get());
   if (print_stats) std::cout << sharebuf::mgmt::switch_stats_table(final_stats) << std::flush;
   sw.release_queued();
   const auto errors = sc.check_accounting();
@@ -143,6 +244,10 @@ int run(const DaemonConfig& cfg, bool print_stats) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // From the first instruction on: a signal that arrives while the configuration is read waits
+  // for the main loop (a stop then stops at once) instead of killing the process.
+  const sigset_t signals = daemon_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   CLI::App app{"sharebufd: user-space Ethernet switch with a shared cell buffer"};
   std::string config_path;
   std::string log_level;
@@ -174,14 +279,31 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  auto logger = spdlog::stderr_color_mt("sharebufd");
+  // A write to a pipe whose reader is gone fails with EPIPE instead of killing the daemon; a file
+  // past its size limit fails with EFBIG. Both are handled where they happen.
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
+  const auto log_sink = std::make_shared<sharebuf::mgmt::StderrSink>();
+  auto logger = std::make_shared<spdlog::logger>("sharebufd", log_sink);
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
   try {
     DaemonConfig cfg = sharebuf::mgmt::load_config_file(config_path);
-    if (!log_level.empty()) cfg.log_level = log_level;
-    if (!stats_file.empty()) cfg.stats_file = stats_file;
-    if (!socket_path.empty()) cfg.control_socket = socket_path;
+    // The command line's options over the file: said in the log, and in the effective
+    // configuration (the control socket's `config`).
+    sharebuf::mgmt::CommandLineOverrides overrides;
+    auto over = [](std::string& field, const std::string& option, const char* key, const char* flag,
+                   std::optional<std::string>& kept) {
+      if (option.empty()) return;
+      if (!field.empty() && field != option)
+        std::cerr << "sharebufd: " << flag << " " << option << " over " << key << " '" << field
+                  << "'\n";
+      field = option;
+      kept = option;
+    };
+    over(cfg.log_level, log_level, "[log] level", "--log-level", overrides.log_level);
+    over(cfg.stats_file, stats_file, "[switch] stats_file", "--stats-file", overrides.stats_file);
+    over(cfg.control_socket, socket_path, "[control] socket", "--socket", overrides.socket);
     const auto level = spdlog::level::from_str(cfg.log_level);
     if (level == spdlog::level::off && cfg.log_level != "off") {
       std::cerr << "sharebufd: --log-level: unknown level '" << cfg.log_level << "'\n";
@@ -189,6 +311,16 @@ int main(int argc, char** argv) {
     }
     spdlog::set_level(level);
     sharebuf::mgmt::validate_config(cfg.sw);
+    // Written by root: never in a directory where another user could swap what it writes.
+    if (!cfg.stats_file.empty()) {
+      const std::filesystem::path stats(cfg.stats_file);
+      const std::string dir = stats.has_parent_path() ? stats.parent_path().string() : ".";
+      if (const std::string why = sharebuf::common::unsafe_directory(dir); !why.empty()) {
+        std::cerr << "sharebufd: the stats file " << cfg.stats_file << " ([switch] stats_file or "
+                  << "--stats-file): " << why << "\n";
+        return 2;
+      }
+    }
     if (check_only) {
       std::cout << config_path << ": OK (" << cfg.sw.ports.size() << " ports, "
                 << cfg.sw.classes.size() << " classes, policy " << cfg.sw.policy << ", buffer "
@@ -196,7 +328,7 @@ int main(int argc, char** argv) {
                 << " B)\n";
       return 0;
     }
-    return run(cfg, print_stats);
+    return run(cfg, overrides, config_path, print_stats, log_sink);
   } catch (const sharebuf::policies::ConfigError& e) {
     std::cerr << "sharebufd: " << e.what() << "\n";
     return 2;
