@@ -149,7 +149,9 @@ tb_set_link_order() {
 }
 
 # tb_start_switch CONFIG [extra sharebufd args...]: starts sharebufd in the switch namespace with
-# its stats file at $TB_DIR/stats.json and its log at $TB_DIR/sharebufd.log; waits until it runs.
+# its stats file at $TB_DIR/stats.json (TB_STATS_FILE to put it elsewhere) and its log at
+# $TB_DIR/sharebufd.log (TB_SWITCH_STDERR: where its stderr goes instead, e.g. a FIFO whose
+# reader appends to that log); waits until it runs.
 tb_start_switch() {
   local config=$1
   shift
@@ -164,9 +166,9 @@ tb_start_switch() {
   local opt="log_path=$TB_DIR/sanitizer"
   TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}$opt" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}$opt" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}$opt" \
-    ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" --stats-file "$TB_DIR/stats.json" \
-    --socket "$TB_DIR/ctl.sock" "$@" \
-    >"$TB_DIR/sharebufd.out" 2>"$TB_DIR/sharebufd.log" &
+    ip netns exec "$(tb_ns_sw)" "$bin" --config "$config" \
+    --stats-file "${TB_STATS_FILE:-$TB_DIR/stats.json}" --socket "$TB_DIR/ctl.sock" "$@" \
+    >"$TB_DIR/sharebufd.out" 2>"${TB_SWITCH_STDERR:-$TB_DIR/sharebufd.log}" &
   TB_SWITCH_PID=$!
   local i
   for i in $(seq 1 50); do

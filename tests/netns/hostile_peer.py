@@ -10,15 +10,24 @@ the socket that is not an operator), and prints one JSON line of what it saw.
   pipeline N   N connections writing {"cmd":"version"} lines as fast as the socket takes them;
                --read reads the replies, otherwise they are never read
   idle N       N connections that send nothing
+  stall N      N connections each sending --bytes of a request line it never finishes, then
+               holding them for --seconds (or until SIGTERM)
+  ask N        N one-shot connections, each asking for status (one at a time, --interval-us
+               apart); how many were answered, each within 5 s
 """
 import argparse
 import json
 import os
 import pwd
 import selectors
+import signal
 import socket
 import sys
 import time
+
+
+# Set by SIGTERM: an attack that holds until --seconds ends at once and still reports.
+STOPPED = []
 
 
 def connect(path, blocking=True):
@@ -121,24 +130,66 @@ def idle(a):
     return {"open": len(socks)}
 
 
+def stall(a):
+    partial = b'{"cmd":"version","id":"' + b"x" * a.bytes
+    socks = [connect(a.socket, blocking=False) for _ in range(a.n)]
+    sent = [0] * a.n
+    closed = 0
+    end = time.monotonic() + a.seconds
+    while time.monotonic() < end and not STOPPED:
+        for i, s in enumerate(socks):
+            if s is None or sent[i] >= len(partial):
+                continue
+            try:
+                sent[i] += s.send(partial[sent[i]:])
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                socks[i] = None
+                closed += 1
+        time.sleep(0.01)
+    return {"connections": a.n, "sent_bytes": sum(sent), "closed_by_daemon": closed}
+
+
+def ask(a):
+    answered = 0
+    for _ in range(a.n):
+        try:
+            s = connect(a.socket)
+            s.settimeout(5)  # answered within 5 s, or not at all
+            s.sendall(b'{"cmd":"status"}\n')
+            f = s.makefile("rb")
+            answered += json.loads(f.readline() or b"{}").get("ok") is True
+            s.close()
+        except (OSError, ValueError):
+            pass
+        time.sleep(a.interval_us / 1e6)
+    return {"asked": a.n, "answered": answered}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("attack", choices=["watchers", "flood", "pipeline", "idle"])
+    p.add_argument("attack", choices=["watchers", "flood", "pipeline", "idle", "stall", "ask"])
     p.add_argument("n", type=int, nargs="?", default=1, help="connections (not for flood)")
     p.add_argument("--socket", required=True, help="the daemon's control socket")
     p.add_argument("--user", help="run as this user (e.g. nobody); needs root")
     p.add_argument("--seconds", type=float, default=5, help="how long the attack lasts")
-    p.add_argument("--interval-us", type=int, default=60_000_000, help="watchers: interval")
+    p.add_argument("--interval-us", type=int, default=60_000_000,
+                   help="watchers: interval; ask: pause between requests")
     p.add_argument("--read", action="store_true", help="watchers/pipeline: read what comes back")
     p.add_argument("--hold", type=int, default=64, help="flood: connections held at once")
-    p.add_argument("--bytes", type=int, default=40 << 20, help="pipeline: bytes per connection")
+    p.add_argument("--bytes", type=int, default=40 << 20,
+                   help="pipeline, stall: bytes per connection")
     a = p.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: STOPPED.append(True))
     if a.user:
         pw = pwd.getpwnam(a.user)
         os.setgroups([])
         os.setgid(pw.pw_gid)
         os.setuid(pw.pw_uid)
-    result = {"watchers": watchers, "flood": flood, "pipeline": pipeline, "idle": idle}[a.attack](a)
+    attacks = {"watchers": watchers, "flood": flood, "pipeline": pipeline, "idle": idle,
+               "stall": stall, "ask": ask}
+    result = attacks[a.attack](a)
     result["attack"] = a.attack
     print(json.dumps(result), flush=True)
 
