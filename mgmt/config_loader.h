@@ -1,7 +1,7 @@
-// The TOML configuration of sharebufd. Every key is documented in README.md ("Configuration");
-// every error names the file, line, column and key, e.g.
-//   sw.toml:12:9: [[ports]] #2 key 'rate': '100 Mbitz': unknown rate unit (...)
-// Unknown keys are errors (a typo must never silently fall back to a default).
+// sharebufd's configuration: the switch (read by config/switch_config_reader.h, as every engine
+// reads it) and the daemon's own keys in the same file — [switch] stats_file, [control], [log].
+// Every key is documented in docs/configuration.md; every error names the file, line, column and
+// key; unknown keys are errors (a typo must never silently fall back to a default).
 #pragma once
 
 #include <cstddef>
@@ -10,15 +10,12 @@
 #include <string_view>
 
 #include "mgmt/client_limits.h"
+#include "common/config_error.h"
 #include "model/switch_config.h"
-#include "policies/params.h"
 
 namespace sharebuf::mgmt {
 
-using ConfigError = policies::ConfigError;
-
-// The largest configuration file read (a regular file only).
-inline constexpr size_t kMaxConfigBytes = 4 << 20;
+using ConfigError = common::ConfigError;
 
 // [control]: who may use the control socket and what it may make the daemon do (README,
 // "Security model").
@@ -66,9 +63,7 @@ struct DaemonConfig {
 DaemonConfig load_config_file(const std::string& path);
 DaemonConfig parse_config(std::string_view text, const std::string& source_name);
 
-// Builds what the daemon builds from the configuration — the layout, the policy environment and
-// the policy with its parameters — without allocating the buffer or opening any port (what
-// --check-config does). Throws ConfigError.
+// config::validate_switch_config: what --check-config does. Throws ConfigError.
 void validate_config(const model::SwitchConfig& config);
 
 }  // namespace sharebuf::mgmt

@@ -1,6 +1,6 @@
 // SwitchConfig: the typed, validated description of one switch — buffer, policy, traffic classes,
-// classification, ports, static MACs — that the datapath is built from. mgmt/ produces it from a
-// TOML file (mgmt/config_loader.h); tests build it directly.
+// classification, ports, static MACs — that every engine is built from. config/ produces it from a
+// TOML file (config/switch_config_reader.h); tests build it directly.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Policy parameters: the untyped table a policy is configured from (a TOML table or a JSON
-// object, converted by mgmt/ into JSON values with the file/line of every key), the declared
+// object, converted by config/ into JSON values with the file/line of every key), the declared
 // parameter list of each policy, and ParamReader, which turns the table into a typed config.
 //
 // Each policy declares its parameters once, in its kParams table (name, type, default, range or
@@ -26,12 +26,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/config_error.h"
+
 namespace sharebuf::policies {
 
-class ConfigError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// Configuration errors are common::ConfigError (common/config_error.h); the policies' name for it.
+using ConfigError = common::ConfigError;
 
 struct Params {
   nlohmann::json values = nlohmann::json::object();

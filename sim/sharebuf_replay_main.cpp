@@ -16,7 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "policies/registry.h"
 #include "sim/replay.h"
 #include "sim/replay_inputs.h"
@@ -324,23 +324,23 @@ ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& polici
                              std::string& input) {
   if (o.config_path.empty())
     throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
-  const auto cfg = sharebuf::mgmt::load_config_file(o.config_path);
+  const sharebuf::model::SwitchConfig cfg = sharebuf::config::load_switch_config(o.config_path);
   // "config": the file's [policy], its parameters under any given with the name.
   for (ReplayPolicy& p : policies) {
     if (p.name != "config") continue;
     sharebuf::policies::Params given = std::move(p.params);
-    p.params = cfg.sw.policy_params;
+    p.params = cfg.policy_params;
     p.params.values.update(given.values);
-    p.name = cfg.sw.policy;
+    p.name = cfg.policy;
     if (p.label == "config") p.label = p.name;
   }
   ReplayScenario sc;
-  sc.setup = sharebuf::sim::replay_setup(cfg.sw);
-  for (const auto& p : cfg.sw.ports)
+  sc.setup = sharebuf::sim::replay_setup(cfg);
+  for (const auto& p : cfg.ports)
     for (uint32_t k = 0; k < p.num_queues; ++k)
       sc.queue_labels.push_back(p.name + "/" + std::to_string(k));
   if (!o.csv.empty()) {
-    sc.arrivals = sharebuf::sim::read_arrivals_csv(o.csv, cfg.sw);
+    sc.arrivals = sharebuf::sim::read_arrivals_csv(o.csv, cfg);
     input = "csv " + o.csv;
     sc.description = std::to_string(sc.arrivals.size()) + " arrivals from " + o.csv;
   } else {
@@ -351,16 +351,16 @@ ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& polici
       pi.path = spec.substr(0, at);
       if (at != std::string::npos) {
         const std::string port = spec.substr(at + 1);
-        const auto it = std::find_if(cfg.sw.ports.begin(), cfg.sw.ports.end(),
+        const auto it = std::find_if(cfg.ports.begin(), cfg.ports.end(),
                                      [&](const auto& p) { return p.name == port; });
-        if (it == cfg.sw.ports.end())
+        if (it == cfg.ports.end())
           throw std::invalid_argument("--pcap " + spec + ": no port '" + port + "' in the config");
-        pi.in_port = static_cast<uint16_t>(it - cfg.sw.ports.begin());
+        pi.in_port = static_cast<uint16_t>(it - cfg.ports.begin());
       }
       in.push_back(pi);
     }
     sharebuf::sim::PcapReadStats st;
-    sc.arrivals = sharebuf::sim::read_arrivals_pcap(in, cfg.sw, st);
+    sc.arrivals = sharebuf::sim::read_arrivals_pcap(in, cfg, st);
     input = "pcap";
     sc.description = std::to_string(st.frames) + " frames read, " +
                      std::to_string(sc.arrivals.size()) + " replayed, " +

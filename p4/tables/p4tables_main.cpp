@@ -9,7 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "p4/tables/p4_tables.h"
 
 int main(int argc, char** argv) {
@@ -43,9 +43,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const sharebuf::mgmt::DaemonConfig cfg = sharebuf::mgmt::load_config_file(config);
-    sharebuf::mgmt::validate_config(cfg.sw);
-    const nlohmann::json tables = sharebuf::p4::generate_p4_tables(cfg.sw, opt);
+    const sharebuf::model::SwitchConfig cfg = sharebuf::config::load_switch_config(config);
+    sharebuf::config::validate_switch_config(cfg);
+    const nlohmann::json tables = sharebuf::p4::generate_p4_tables(cfg, opt);
     for (const nlohmann::json& w : tables["warnings"])
       std::cerr << "sharebuf-p4tables: warning: " << w.get<std::string>() << "\n";
     if (out.empty()) {

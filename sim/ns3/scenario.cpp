@@ -10,16 +10,16 @@
 
 #include "common/bounded_input.h"
 #include "common/units.h"
-#include "mgmt/config_table.h"
-#include "mgmt/toml_reader.h"
-#include "sim/ns3/config_override.h"
+#include "config/switch_config_reader.h"
+#include "config/toml_reader.h"
+#include "config/overrides.h"
 #include "sim/replay_inputs.h"
 
 namespace sharebuf::sim {
 namespace {
 
-using mgmt::ConfigError;
-using mgmt::TableReader;
+using config::ConfigError;
+using config::TableReader;
 
 constexpr size_t kMaxScenarioBytes = 4 << 20;
 
@@ -56,10 +56,10 @@ toml::table parse_scenario(const std::string& text, const std::string& path,
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
-    throw ConfigError(mgmt::location(path, e.source()) + ": " + std::string(e.description()));
+    throw ConfigError(config::location(path, e.source()) + ": " + std::string(e.description()));
   }
   for (const std::string& o : overrides)
-    apply_override(root, o);
+    config::apply_override(root, o);
   return root;
 }
 
@@ -129,7 +129,7 @@ struct Builder {
       const std::string key(k.str());
       if (key == "ports") {
         if (!v.is_table()) {
-          throw ConfigError(mgmt::location(file, v.source()) +
+          throw ConfigError(config::location(file, v.source()) +
                             ": [switches] key 'ports': must be a table of settings for every "
                             "port ([switches.ports]); the topology makes the ports");
         }
@@ -142,7 +142,7 @@ struct Builder {
     if (role != nullptr) {
       if (toml::node* n = sw.get(role)) {
         if (!n->is_table()) {
-          throw ConfigError(mgmt::location(file, n->source()) + ": [switches] key '" + role +
+          throw ConfigError(config::location(file, n->source()) + ": [switches] key '" + role +
                             "': must be a table ([switches." + role + "])");
         }
         for (auto&& [k, v] : *n->as_table())
@@ -152,7 +152,7 @@ struct Builder {
     if (tmpl != nullptr) {
       for (const char* k : {"interface", "rate"}) {
         if (const toml::node* bad = tmpl->get(k)) {
-          throw ConfigError(mgmt::location(file, bad->source()) + ": [switches.ports] key '" + k +
+          throw ConfigError(config::location(file, bad->source()) + ": [switches.ports] key '" + k +
                             "': set by the topology");
         }
       }
@@ -174,16 +174,16 @@ struct Builder {
   void add_switch(const char* role, const std::string& name, const std::vector<std::string>& ports,
                   const std::vector<uint64_t>& rates) {
     const toml::table t = switch_table(role, ports, rates);
-    mgmt::DaemonConfig cfg = mgmt::parse_config_table(t, file);
-    mgmt::validate_config(cfg.sw);
-    refuse_unmodelled(cfg.sw, file + " (" + name + ")");
+    const model::SwitchConfig cfg = config::read_switch_config(t, file);
+    config::validate_switch_config(cfg);
+    refuse_unmodelled(cfg, file + " (" + name + ")");
     std::ostringstream config;
     config << "# " << name << " of " << file << " (sharebuf-sim)\n" << t << "\n";
     ScenarioSwitch out;
     out.name = name;
     out.role = role != nullptr ? role : "star";
     out.config_toml = config.str();
-    out.buffer_bytes = uint64_t{cfg.sw.buffer.capacity_cells} * cfg.sw.buffer.cell_bytes;
+    out.buffer_bytes = uint64_t{cfg.buffer.capacity_cells} * cfg.buffer.cell_bytes;
     s.switches.push_back(std::move(out));
   }
 
@@ -191,7 +191,7 @@ struct Builder {
     if (!s.leaf_spine) {
       for (const char* k : {"leaf", "spine"}) {
         if (const toml::node* n = sw.get(k)) {
-          throw ConfigError(mgmt::location(file, n->source()) + ": [switches] key '" + k +
+          throw ConfigError(config::location(file, n->source()) + ": [switches] key '" + k +
                             "': a star has no " + k + "s");
         }
       }
@@ -347,7 +347,7 @@ struct Builder {
     TableReader r(t, file, "[workload]");
     if (const toml::table* w = section(r, "websearch", false)) websearch(*w, data_dir);
     if (const toml::table* q = section(r, "incast", false)) incast(*q);
-    const auto flows = mgmt::tables_of(r, "flows");
+    const auto flows = config::tables_of(r, "flows");
     for (size_t i = 0; i < flows.size(); ++i)
       fixed_flow(*flows[i], i);
     if (!s.websearch.enabled && !s.incast.enabled && s.flows.empty()) {

@@ -10,16 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "buffer/shared_buffer.h"
-#include "mgmt/config_loader.h"
-#include "mgmt/config_table.h"
-#include "mgmt/toml_reader.h"
+#include "config/overrides.h"
+#include "config/switch_config_reader.h"
+#include "config/toml_reader.h"
 #include "model/admission_step.h"
 #include "model/classifier.h"
 #include "model/departure_step.h"
 #include "model/scheduler.h"
 #include "model/switch_config.h"
 #include "policies/registry.h"
-#include "sim/ns3/config_override.h"
 #include "sim/replay_inputs.h"
 
 namespace sharebuf::sim {
@@ -203,23 +202,23 @@ class SwitchImpl final : public SwitchFacade {
 
 namespace {
 
-std::unique_ptr<SwitchFacade> build(const mgmt::DaemonConfig& cfg, const std::string& source) {
-  refuse_unmodelled(cfg.sw, source);  // a std::runtime_error naming source and class
-  for (const model::PortConfig& p : cfg.sw.ports) {
+std::unique_ptr<SwitchFacade> build(const model::SwitchConfig& cfg, const std::string& source) {
+  refuse_unmodelled(cfg, source);  // a std::runtime_error naming source and class
+  for (const model::PortConfig& p : cfg.ports) {
     if (p.rate_bps == 0)
       throw std::runtime_error(source + ": port '" + p.name +
                                "' has no rate; a simulated port needs one (key 'rate')");
   }
-  return std::make_unique<SwitchImpl>(cfg.sw);
+  return std::make_unique<SwitchImpl>(cfg);
 }
 
 }  // namespace
 
 std::unique_ptr<SwitchFacade> SwitchFacade::from_toml(const std::string& text,
                                                       const std::string& source) {
-  mgmt::DaemonConfig cfg;
+  model::SwitchConfig cfg;
   try {
-    cfg = mgmt::parse_config(text, source);
+    cfg = config::parse_switch_config(text, source);
   } catch (const std::exception& e) {
     throw std::runtime_error(e.what());
   }
@@ -227,11 +226,11 @@ std::unique_ptr<SwitchFacade> SwitchFacade::from_toml(const std::string& text,
 }
 
 std::unique_ptr<SwitchFacade> SwitchFacade::from_spec(const Spec& spec) {
-  mgmt::DaemonConfig cfg;
+  model::SwitchConfig cfg;
   try {
     toml::table root = toml::parse(spec.config, spec.source);
     for (const std::string& o : spec.overrides)
-      apply_override(root, o, spec.override_origin);
+      config::apply_override(root, o, spec.override_origin);
     // No [[ports]]: the node's, from the [ports] table of settings (or none).
     const toml::node* ports = root.get("ports");
     if (ports == nullptr || ports->is_table()) {
@@ -250,10 +249,10 @@ std::unique_ptr<SwitchFacade> SwitchFacade::from_spec(const Spec& spec) {
       }
       root.insert_or_assign("ports", std::move(made));
     }
-    cfg = mgmt::parse_config_table(root, spec.source);
-    mgmt::validate_config(cfg.sw);
+    cfg = config::read_switch_config(root, spec.source);
+    config::validate_switch_config(cfg);
   } catch (const toml::parse_error& e) {
-    throw std::runtime_error(mgmt::location(spec.source, e.source()) + ": " +
+    throw std::runtime_error(config::location(spec.source, e.source()) + ": " +
                              std::string(e.description()));
   } catch (const std::runtime_error&) {
     throw;

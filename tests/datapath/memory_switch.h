@@ -17,7 +17,7 @@
 #include "datapath/memory_port.h"
 #include "datapath/switch.h"
 #include "datapath/switch_core.h"
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "tests/model/frame_builder.h"
 
 namespace sharebuf::testing {
@@ -25,15 +25,15 @@ namespace sharebuf::testing {
 class MemorySwitch {
  public:
   explicit MemorySwitch(std::string_view toml) {
-    const mgmt::DaemonConfig cfg = mgmt::parse_config(toml, "memory.toml");
+    const model::SwitchConfig cfg = config::parse_switch_config(toml, "memory.toml");
     std::vector<std::unique_ptr<datapath::PortIo>> io;
-    for (const model::PortConfig& p : cfg.sw.ports) {
+    for (const model::PortConfig& p : cfg.ports) {
       auto port =
           std::make_unique<datapath::MemoryPort>(p.name, 1500, p.rx_ring_frames, p.tx_batch);
       ports_.push_back(port.get());
       io.push_back(std::move(port));
     }
-    switch_ = std::make_unique<datapath::Switch>(cfg.sw, std::move(io));
+    switch_ = std::make_unique<datapath::Switch>(cfg, std::move(io));
   }
   ~MemorySwitch() {
     switch_->stop();

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "datapath/switch_core.h"
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "model/admission_step.h"
 #include "policies/registry.h"
 
@@ -30,8 +30,8 @@ rate = "1Gbit"
 )";
 
 TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolicy) {
-  const mgmt::DaemonConfig cfg = mgmt::parse_config(kConfig, "reclaim.toml");
-  SwitchCore core(cfg.sw);
+  const model::SwitchConfig cfg = config::parse_switch_config(kConfig, "reclaim.toml");
+  SwitchCore core(cfg);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> admitted{0};
   std::atomic<uint64_t> rounds{0};  // worker batches: the switches are paced by them

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "model/checksum.h"
 #include "model/classifier.h"
 #include "model/ecn.h"
@@ -39,7 +39,7 @@ dscp = [8]
 interface = "fa"
 queues = 2
 )";
-  return sharebuf::mgmt::parse_config(text, "fuzz.toml").sw;
+  return sharebuf::config::parse_switch_config(text, "fuzz.toml");
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "buffer/buffer_state.h"
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "policies/protean.h"
 #include "policies/registry.h"
 #include "policies/tofino_arithmetic.h"
@@ -27,8 +27,8 @@ namespace {
 
 using nlohmann::json;
 
-mgmt::DaemonConfig example(const std::string& program) {
-  return mgmt::load_config_file(std::string(SHAREBUF_SOURCE_DIR) + "/p4/examples/" + program +
+model::SwitchConfig example(const std::string& program) {
+  return config::load_switch_config(std::string(SHAREBUF_SOURCE_DIR) + "/p4/examples/" + program +
                                 ".toml");
 }
 
@@ -80,7 +80,7 @@ struct Exact {
 };
 
 TEST(P4Tables, TheLogAndExpEntriesAreTheSoftwaresTables) {
-  const json tables = generate_p4_tables(example("protean").sw, {.program = "protean"});
+  const json tables = generate_p4_tables(example("protean"), {.program = "protean"});
   const policies::TofinoArithmetic& a = policies::tofino_arithmetic();
   for (const char* inst :
        {"Egress.log2_dq", "Egress.log2_dt", "Egress.log2_g", "Ingress.log2_rem"}) {
@@ -124,12 +124,12 @@ rate = "10Gbit"
 )";
 
 TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
-  const mgmt::DaemonConfig cfg = mgmt::parse_config(kOneQueue, "one.toml");
-  const json tables = generate_p4_tables(cfg.sw, {.program = "protean"});
+  const model::SwitchConfig cfg = config::parse_switch_config(kOneQueue, "one.toml");
+  const json tables = generate_p4_tables(cfg, {.program = "protean"});
   const std::string ig = "pipe.ProteanIngress.", eg = "pipe.ProteanEgress.";
   const json& eg_params = table(tables, eg + "gradient_params")["default_action"]["data"];
   const json& ig_params = table(tables, ig + "protean_params")["default_action"]["data"];
-  const int64_t capacity = cfg.sw.buffer.capacity_cells, buildup = eg_params["buildup"];
+  const int64_t capacity = cfg.buffer.capacity_cells, buildup = eg_params["buildup"];
   const int64_t log_incast = eg_params["log_incast"], log_long = ig_params["log_long"];
   const int64_t log_rate =
       table(tables, eg + "queue_rate")["entries"][0]["data"]["log_cells_per_ns"];
@@ -148,12 +148,12 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
   };
 
   // The software, fed the same samples.
-  const buffer::BufferConfig bc = model::buffer_config(cfg.sw);
+  const buffer::BufferConfig bc = model::buffer_config(cfg);
   buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
   buffer::BufferState state(layout);
   const buffer::BufferView view = buffer::BufferView::exact(state);
-  const policies::PolicyEnv env = model::policy_env(cfg.sw, layout);
-  policies::ProteanPolicy software(cfg.sw.policy_params, env);
+  const policies::PolicyEnv env = model::policy_env(cfg, layout);
+  policies::ProteanPolicy software(cfg.policy_params, env);
 
   // protean.p4's registers for queue 0: egress's Qprev, Tprev and g, ingress's Rem.
   int64_t q_prev = 0, t_prev = 0, g = 0;
@@ -205,8 +205,8 @@ TEST(P4Tables, ProteanProbePassOnTheGeneratedEntriesIsTheSoftware) {
 // counts up to one above the most queues (a queue counted by the last SYNC walk and found empty by
 // this one counts twice), which take the most's entry; a miss would drop the frame (no_room).
 TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
-  const mgmt::DaemonConfig cfg = example("fb");
-  const json tables = generate_p4_tables(cfg.sw, {.program = "fb"});
+  const model::SwitchConfig cfg = example("fb");
+  const json tables = generate_p4_tables(cfg, {.program = "fb"});
   const json& shifts = table(tables, "pipe.FbIngress.fb_shift");
   ASSERT_GT(shifts["entries"].size(), 100u);
   // p4/examples/fb.toml: 3 ports x 8 queues; queue 0 of each port high (3), the others low (21).
@@ -215,7 +215,7 @@ TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
     const size_t c = e["match"]["md.class_id"]["exact"];
     keys.insert({c, e["match"]["n_p"]["exact"].get<int>(), e["match"]["n"]["exact"].get<int>()});
   }
-  for (size_t c = 0; c < cfg.sw.classes.size(); ++c) {
+  for (size_t c = 0; c < cfg.classes.size(); ++c) {
     const int max_np = c == 0 ? 3 : 21;
     for (int n_p = 1; n_p <= max_np + 1; ++n_p) {
       for (int n = 1; n <= 9; ++n)
@@ -242,7 +242,7 @@ TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
 // recirculation port (fb.p4's SYNC walk). Above 1 % of a port the entries say so, with the
 // interval that would keep under it.
 TEST(P4Tables, ProbesAreChargedToThePortsTheyPassAndWarnedAboveOnePercent) {
-  const json dt = generate_p4_tables(example("dt").sw, {.program = "dt"});
+  const json dt = generate_p4_tables(example("dt"), {.program = "dt"});
   ASSERT_EQ(dt["probe_load"]["ports"].size(), 3u);
   for (const json& p : dt["probe_load"]["ports"]) {
     EXPECT_EQ(p["probes_per_interval"], 3);
@@ -251,9 +251,9 @@ TEST(P4Tables, ProbesAreChargedToThePortsTheyPassAndWarnedAboveOnePercent) {
   }
   EXPECT_TRUE(dt["warnings"].empty()) << dt["warnings"];
 
-  mgmt::DaemonConfig fast = example("protean");
-  fast.sw.buffer.probe_interval_ns = 10'000;  // the examples' interval before: 94 % of a port
-  const json protean = generate_p4_tables(fast.sw, {.program = "protean"});
+  model::SwitchConfig fast = example("protean");
+  fast.buffer.probe_interval_ns = 10'000;  // the examples' interval before: 94 % of a port
+  const json protean = generate_p4_tables(fast, {.program = "protean"});
   EXPECT_NEAR(protean["probe_load"]["max_share"].get<double>(), 0.936, 1e-9);
   ASSERT_EQ(protean["warnings"].size(), 3u);
   EXPECT_NE(protean["warnings"][0].get<std::string>().find(
@@ -262,23 +262,23 @@ TEST(P4Tables, ProbesAreChargedToThePortsTheyPassAndWarnedAboveOnePercent) {
             std::string::npos)
       << protean["warnings"][0];
 
-  const json fb = generate_p4_tables(example("fb").sw, {.program = "fb"});
+  const json fb = generate_p4_tables(example("fb"), {.program = "fb"});
   EXPECT_TRUE(fb["probe_load"]["ports"].empty());  // SYNC walks pass no data port
   EXPECT_DOUBLE_EQ(fb["probe_load"]["recirculation"]["bps"].get<double>(),
                    24 * 39 * 8 / 10e-6);  // 3 ports x 8 queues every 10 us
   EXPECT_TRUE(fb["warnings"].empty()) << fb["warnings"];
-  mgmt::DaemonConfig fb_fast = example("fb");
-  fb_fast.sw.buffer.probe_interval_ns = 1'000;
-  EXPECT_EQ(generate_p4_tables(fb_fast.sw, {.program = "fb"})["warnings"].size(), 1u);
+  model::SwitchConfig fb_fast = example("fb");
+  fb_fast.buffer.probe_interval_ns = 1'000;
+  EXPECT_EQ(generate_p4_tables(fb_fast, {.program = "fb"})["warnings"].size(), 1u);
 }
 
 // Each pipe's ingress decides for the frames arriving on its ports and keeps its own registers:
 // with ports in two pipes every stamped probe goes to both pipes' recirculation ports (one
 // multicast mirror session), so neither pipe's Rem misses the other's queues.
 TEST(P4Tables, ProbesReachEveryPipe) {
-  const json one = generate_p4_tables(example("dt").sw, {.program = "dt"});
+  const json one = generate_p4_tables(example("dt"), {.program = "dt"});
   const json two =
-      generate_p4_tables(example("dt").sw, {.program = "dt", .dev_ports = {0, 128, 136}});
+      generate_p4_tables(example("dt"), {.program = "dt", .dev_ports = {0, 128, 136}});
   EXPECT_EQ(one["pipes"], 1);
   EXPECT_EQ(two["pipes"], 2);
   ASSERT_EQ(two["multicast_groups"].size(), 1u);
@@ -287,7 +287,7 @@ TEST(P4Tables, ProbesReachEveryPipe) {
   EXPECT_EQ(session["multicast_group"], two["multicast_groups"][0]["id"]);
   for (const json& e : table(two, "pipe.DtEgress.probe_stamp.recirculation_session")["entries"])
     EXPECT_EQ(e["data"]["session"], session["id"]);
-  EXPECT_THROW(generate_p4_tables(example("dt").sw,
+  EXPECT_THROW(generate_p4_tables(example("dt"),
                                   {.program = "dt", .dev_ports = {0, 128, 136}, .pipes = 1}),
                P4TablesError);
 }
@@ -296,17 +296,17 @@ TEST(P4Tables, ProbesReachEveryPipe) {
 // program parses; the t0/t1 registers compare on a wrapping clock within the longest period, a
 // compile definition.
 TEST(P4Tables, TrimmingCutsBelowNoHeaderAndBoundsItsTimers) {
-  mgmt::DaemonConfig cfg = example("trim");
-  const json tables = generate_p4_tables(cfg.sw, {.program = "trim"});
+  model::SwitchConfig cfg = example("trim");
+  const json tables = generate_p4_tables(cfg, {.program = "trim"});
   EXPECT_EQ(tables["compile"]["defines"]["SB_T_WINDOW_NS"], 12'000'000);  // T1 = 12 ms
   for (const json& m : tables["mirror_sessions"]) {
     if (m["direction"] == "ingress" && m.contains("queue")) {
       EXPECT_EQ(m["max_pkt_len"], 138);
     }
   }
-  cfg.sw.trim.size = 137;
+  cfg.trim.size = 137;
   try {
-    generate_p4_tables(cfg.sw, {.program = "trim"});
+    generate_p4_tables(cfg, {.program = "trim"});
     ADD_FAILURE() << "a trim_size below the longest headers was accepted";
   } catch (const P4TablesError& e) {
     EXPECT_NE(std::string(e.what()).find("14 + 4 + 60 + 60"), std::string::npos) << e.what();
@@ -317,20 +317,20 @@ TEST(P4Tables, TrimmingCutsBelowNoHeaderAndBoundsItsTimers) {
 // empty buffer, Rem = B, and the thresholds of an empty queue in it — not zeros, which would
 // drop every frame until the first batch came back.
 TEST(P4Tables, RegistersStartAtTheEmptyBuffer) {
-  const mgmt::DaemonConfig cfg = example("protean");
-  const json tables = generate_p4_tables(cfg.sw, {.program = "protean"});
+  const model::SwitchConfig cfg = example("protean");
+  const json tables = generate_p4_tables(cfg, {.program = "protean"});
   std::map<std::string, json> regs;
   for (const json& r : tables["registers"])
     regs[r["register"]] = r;
   ASSERT_EQ(regs.size(), 3u);
-  const uint32_t b = cfg.sw.buffer.capacity_cells;
+  const uint32_t b = cfg.buffer.capacity_cells;
   EXPECT_EQ(regs["pipe.ProteanIngress.rem"]["value"], b);
 
-  const buffer::BufferConfig bc = model::buffer_config(cfg.sw);
+  const buffer::BufferConfig bc = model::buffer_config(cfg);
   buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
   buffer::BufferState state(layout);
   const buffer::BufferView view = buffer::BufferView::exact(state);
-  policies::ProteanPolicy software(cfg.sw.policy_params, model::policy_env(cfg.sw, layout));
+  policies::ProteanPolicy software(cfg.policy_params, model::policy_env(cfg, layout));
   const json& incast = regs["pipe.ProteanIngress.incast_thr"];
   EXPECT_EQ(incast["count"], layout.num_queues());
   EXPECT_EQ(incast["value"].get<double>(), software.incast_threshold(0, view));
@@ -339,9 +339,9 @@ TEST(P4Tables, RegistersStartAtTheEmptyBuffer) {
             software.threshold_cells(0, long_class, view));
 
   for (const std::string program : {"dt", "fb"}) {
-    const json t = generate_p4_tables(example(program).sw, {.program = program});
+    const json t = generate_p4_tables(example(program), {.program = program});
     ASSERT_EQ(t["registers"].size(), 1u) << program;
-    EXPECT_EQ(t["registers"][0]["value"], example(program).sw.buffer.capacity_cells) << program;
+    EXPECT_EQ(t["registers"][0]["value"], example(program).buffer.capacity_cells) << program;
   }
 }
 
@@ -349,7 +349,7 @@ TEST(P4Tables, WhatTheProgramsCannotRepresentIsRefusedByName) {
   auto error = [](const std::string& program, const std::string& toml,
                   std::vector<uint16_t> dev_ports = {}) -> std::string {
     try {
-      generate_p4_tables(mgmt::parse_config(toml, "x.toml").sw,
+      generate_p4_tables(config::parse_switch_config(toml, "x.toml"),
                          {.program = program, .dev_ports = std::move(dev_ports)});
     } catch (const P4TablesError& e) {
       return e.what();

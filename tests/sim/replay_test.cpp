@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "datapath/frame_capture.h"
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "policies/params.h"
 #include "policies/registry.h"
 #include "sim/replay_inputs.h"
@@ -104,9 +104,9 @@ TEST(Replay, ATrimmingClassIsRefusedNotReplayedAsDrops) {
       "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\nqueues = 2\n"
       "trim_queue = 1\n[[classes]]\nname = \"data\"\n";
   for (const std::string action : {"trim", "return-to-sender"}) {
-    const auto cfg = mgmt::parse_config(head + "overflow = \"" + action + "\"\n", "t.toml");
+    const auto cfg = config::parse_switch_config(head + "overflow = \"" + action + "\"\n", "t.toml");
     try {
-      refuse_unmodelled(cfg.sw, "t.toml");
+      refuse_unmodelled(cfg, "t.toml");
       FAIL() << "accepted overflow = " << action;
     } catch (const policies::ConfigError& e) {
       EXPECT_THAT(e.what(),
@@ -114,7 +114,7 @@ TEST(Replay, ATrimmingClassIsRefusedNotReplayedAsDrops) {
     }
   }
   EXPECT_NO_THROW(
-      refuse_unmodelled(mgmt::parse_config(head + "overflow = \"drop\"\n", "t.toml").sw, "t.toml"));
+      refuse_unmodelled(config::parse_switch_config(head + "overflow = \"drop\"\n", "t.toml"), "t.toml"));
 }
 
 // Two ports of one queue, B = 10 cells of 100 B, 1-cell frames, ports so slow that only the
@@ -477,8 +477,8 @@ TEST(Replay, ProteanGradientAtTwiceLineRateIsOne) {
   EXPECT_EQ(dropped(r.queues[0], DropReason::kThreshold), 0u);
 }
 
-mgmt::DaemonConfig two_port_config(const std::string& extra = "") {
-  return mgmt::parse_config(R"([buffer]
+model::SwitchConfig two_port_config(const std::string& extra = "") {
+  return config::parse_switch_config(R"([buffer]
 size = "1000 cells"
 [[ports]]
 interface = "pa"
@@ -495,23 +495,23 @@ TEST(ReplayInputs, CsvArrivalsAndErrorsNamingTheRecord) {
   const auto cfg = two_port_config();
   const std::string path = temp_path("a.csv");
   std::ofstream(path) << "# comment\ntime_ns,port,queue,bytes\n300,pb,1,1500\n100,0,0,64\n";
-  const auto arrivals = read_arrivals_csv(path, cfg.sw);
+  const auto arrivals = read_arrivals_csv(path, cfg);
   ASSERT_EQ(arrivals.size(), 2u);
   EXPECT_EQ(arrivals[0].time_ns, 100u);  // sorted by time
   EXPECT_EQ(arrivals[1].queue, 2u);      // pb/1 is flat queue 2
   std::ofstream(path) << "time_ns,port,queue,bytes\n1,0,0,64\n2,0,0,huge\n";
-  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":3: column 'bytes'")));
   std::ofstream(path) << "time_ns,port,queue,bytes\n1,pz,0,64\n";
-  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("no port 'pz'")));
   std::ofstream(path) << "time_ns,port,queue,bytes\n1,0,1,64\n";
-  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'queue'")));
   // The flow hash and the sender's first-BDP tag, as sharebuf-sim records them.
   std::ofstream(path) << "time_ns,port,queue,bytes,flow_hash,first_bdp\n1,0,0,64,7,1\n"
                          "2,0,0,64,4294967295,0\n3,0,0,64,0,\n";
-  const auto tagged = read_arrivals_csv(path, cfg.sw);
+  const auto tagged = read_arrivals_csv(path, cfg);
   ASSERT_EQ(tagged.size(), 3u);
   EXPECT_EQ(tagged[0].flow_hash, 7u);
   EXPECT_EQ(tagged[0].first_bdp, policies::FirstBdp::kYes);
@@ -519,13 +519,13 @@ TEST(ReplayInputs, CsvArrivalsAndErrorsNamingTheRecord) {
   EXPECT_EQ(tagged[1].first_bdp, policies::FirstBdp::kNo);
   EXPECT_EQ(tagged[2].first_bdp, policies::FirstBdp::kUnknown);
   std::ofstream(path) << "time_ns,port,queue,bytes,flow_hash\n1,0,0,64,4294967296\n";
-  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'flow_hash'")));
   std::ofstream(path) << "time_ns,port,queue,bytes,first_bdp\n1,0,0,64,yes\n";
-  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(":2: column 'first_bdp'")));
   // Without a class column a frame takes its queue's class: pb/1 carries "udp".
-  const auto classed = mgmt::parse_config(R"([buffer]
+  const auto classed = config::parse_switch_config(R"([buffer]
 size = "1000 cells"
 [[classes]]
 name = "tcp"
@@ -542,12 +542,12 @@ queues = 2
 )",
                                           "classed.toml");
   std::ofstream(path) << "time_ns,port,queue,bytes\n1,pb,1,64\n2,pb,0,64\n3,pa,1,64\n";
-  const auto by_queue = read_arrivals_csv(path, classed.sw);
+  const auto by_queue = read_arrivals_csv(path, classed);
   EXPECT_EQ(by_queue[0].class_id, 1);
   EXPECT_EQ(by_queue[1].class_id, 0);
   EXPECT_EQ(by_queue[2].class_id, 1);
   std::ofstream(path) << "time,port,queue,bytes\n";
-  EXPECT_THAT([&] { read_arrivals_csv(path, cfg.sw); },
+  EXPECT_THAT([&] { read_arrivals_csv(path, cfg); },
               ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("missing 'time_ns'")));
   std::filesystem::remove(path);
 }
@@ -587,13 +587,13 @@ TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
     a.offer(udp_frame(0x0b, 0x0a));
   }
   PcapReadStats st;
-  auto arrivals = read_arrivals_pcap({{path, std::nullopt}, {path_b, std::nullopt}}, cfg.sw, st);
+  auto arrivals = read_arrivals_pcap({{path, std::nullopt}, {path_b, std::nullopt}}, cfg, st);
   EXPECT_EQ(st.frames, 3u);
   EXPECT_EQ(arrivals.size(), 2u);  // without @PORT nothing is learned
   EXPECT_EQ(st.unknown_destination, 1u);
   EXPECT_EQ(arrivals[0].queue, 1u);  // pb/0
   st = {};
-  arrivals = read_arrivals_pcap({{path, uint16_t{0}}, {path_b, uint16_t{1}}}, cfg.sw, st);
+  arrivals = read_arrivals_pcap({{path, uint16_t{0}}, {path_b, uint16_t{1}}}, cfg, st);
   ASSERT_EQ(arrivals.size(), 3u);  // 0a learned on pa
   EXPECT_EQ(
       std::count_if(arrivals.begin(), arrivals.end(), [](const auto& a) { return a.queue == 0; }),
@@ -603,7 +603,7 @@ TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
   st = {};
   EXPECT_THAT(
       [&] {
-        read_arrivals_pcap({{path, std::nullopt}}, cfg.sw, st);
+        read_arrivals_pcap({{path, std::nullopt}}, cfg, st);
       },
       ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("record 2: truncated")));
   std::filesystem::remove(path);
@@ -622,7 +622,7 @@ TEST(ReplayInputs, CapturedArrivalTimesAreTheAdmissionTimesInNanoseconds) {
     a.offer(udp_frame(0x0b, 0x0a), 0, 5'000'012'345);
   }
   PcapReadStats st;
-  const auto arrivals = read_arrivals_pcap({{path, std::nullopt}}, cfg.sw, st);
+  const auto arrivals = read_arrivals_pcap({{path, std::nullopt}}, cfg, st);
   ASSERT_EQ(arrivals.size(), 3u);
   EXPECT_EQ(arrivals[0].time_ns, 0u);
   EXPECT_EQ(arrivals[1].time_ns, 123u);

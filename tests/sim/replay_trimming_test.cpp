@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 #include "sim/replay.h"
 #include "sim/replay_inputs.h"
 
@@ -29,7 +29,7 @@ model::SwitchConfig config(const std::string& action, const std::string& extra =
       "trim_queue = 0\n"
       "[[classes]]\nname = \"data\"\nqueue = 1\noverflow = \"" +
       action + "\"\n";
-  return mgmt::parse_config(text, "t.toml").sw;
+  return config::parse_switch_config(text, "t.toml");
 }
 
 // `n` frames of 1500 B from h0 to h1's queue 1, one every 100 ns (120 Gbit/s into 10).

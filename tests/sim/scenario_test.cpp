@@ -9,7 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "mgmt/config_loader.h"
+#include "config/switch_config_reader.h"
 
 namespace sharebuf::sim {
 namespace {
@@ -83,19 +83,19 @@ TEST_F(ScenarioFile, FabricMakesLeavesThenSpinesWithTheirPortsAndRates) {
   // 4 hosts x 10 Gbit/s against 2 uplinks x 40 Gbit/s.
   EXPECT_DOUBLE_EQ(s.oversubscription, 0.5);
   // Each switch's configuration is sharebufd's: read it back as sharebufd would.
-  const mgmt::DaemonConfig leaf = mgmt::parse_config(s.switches[0].config_toml, "leaf0");
-  ASSERT_EQ(leaf.sw.ports.size(), 6u);
-  EXPECT_EQ(leaf.sw.ports[0].name, "h0");
-  EXPECT_EQ(leaf.sw.ports[0].rate_bps, 10'000'000'000u);
-  EXPECT_EQ(leaf.sw.ports[4].name, "spine0");
-  EXPECT_EQ(leaf.sw.ports[4].rate_bps, 40'000'000'000u);
-  EXPECT_EQ(leaf.sw.ports[4].num_queues, 2u);
-  EXPECT_EQ(leaf.sw.policy, "dt");
+  const model::SwitchConfig leaf = config::parse_switch_config(s.switches[0].config_toml, "leaf0");
+  ASSERT_EQ(leaf.ports.size(), 6u);
+  EXPECT_EQ(leaf.ports[0].name, "h0");
+  EXPECT_EQ(leaf.ports[0].rate_bps, 10'000'000'000u);
+  EXPECT_EQ(leaf.ports[4].name, "spine0");
+  EXPECT_EQ(leaf.ports[4].rate_bps, 40'000'000'000u);
+  EXPECT_EQ(leaf.ports[4].num_queues, 2u);
+  EXPECT_EQ(leaf.policy, "dt");
   // [switches.spine.policy] replaces the policy table on spines only.
-  const mgmt::DaemonConfig spine = mgmt::parse_config(s.switches[4].config_toml, "spine1");
-  EXPECT_EQ(spine.sw.policy, "cs");
-  ASSERT_EQ(spine.sw.ports.size(), 3u);
-  EXPECT_EQ(spine.sw.ports[2].name, "leaf2");
+  const model::SwitchConfig spine = config::parse_switch_config(s.switches[4].config_toml, "spine1");
+  EXPECT_EQ(spine.policy, "cs");
+  ASSERT_EQ(spine.ports.size(), 3u);
+  EXPECT_EQ(spine.ports[2].name, "leaf2");
   // "50%" of a leaf's buffer (1 MB).
   EXPECT_EQ(s.incast.bytes, 500'000u);
   EXPECT_TRUE(s.incast.one_leaf);
@@ -105,7 +105,7 @@ TEST_F(ScenarioFile, FabricMakesLeavesThenSpinesWithTheirPortsAndRates) {
 TEST_F(ScenarioFile, OverridesApplyBeforeValidation) {
   // A whole policy table replaced from the command line: DT's alpha goes with it.
   const Scenario s = load_scenario(write(kFabric), {"switches.policy={name = \"protean\"}"});
-  EXPECT_EQ(mgmt::parse_config(s.switches[0].config_toml, "leaf0").sw.policy, "protean");
+  EXPECT_EQ(config::parse_switch_config(s.switches[0].config_toml, "leaf0").policy, "protean");
   // An override the policy refuses is refused with the override's name.
   const std::string e = error(kFabric, {"switches.policy.alpha=-1"});
   EXPECT_NE(e.find("--set switches.policy.alpha"), std::string::npos) << e;

@@ -1,6 +1,6 @@
-#include "mgmt/toml_reader.h"
+#include "config/toml_reader.h"
 
-namespace sharebuf::mgmt {
+namespace sharebuf::config {
 
 std::string location(const std::string& file, const toml::source_region& src) {
   // A node parsed from elsewhere (sharebuf-sim's --set overrides) names its own source.
@@ -46,4 +46,4 @@ nlohmann::json to_json(const toml::node& n) {
   return nullptr;
 }
 
-}  // namespace sharebuf::mgmt
+}  // namespace sharebuf::config

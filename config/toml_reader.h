@@ -1,7 +1,8 @@
 // TableReader: reads one TOML table strictly — typed getters, values with units, and an error
 // naming file, line, column and key for a bad value or for any key nobody read (a typo must never
-// silently fall back to a default). Shared by sharebufd's configuration (mgmt/config_loader.cpp)
-// and sharebuf-sim's scenario files (sim/ns3/scenario.cpp).
+// silently fall back to a default). Shared by the switch's configuration
+// (config/switch_config_reader.cpp), sharebufd's own sections (mgmt/config_loader.cpp) and
+// sharebuf-sim's scenario files (sim/ns3/scenario.cpp).
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,12 @@
 #include <toml++/toml.h>
 #include <nlohmann/json.hpp>
 
+#include "common/config_error.h"
 #include "policies/params.h"
 
-namespace sharebuf::mgmt {
+namespace sharebuf::config {
 
-using ConfigError = policies::ConfigError;
+using ConfigError = common::ConfigError;
 
 // "file:line:column" of a node (just "file" when the node has no position; the node's own
 // source name when it was parsed from another text, e.g. "--set run.seed").
@@ -170,4 +172,4 @@ std::vector<const toml::table*> tables_of(TableReader& parent, std::string_view 
 // A TOML value as JSON (policy parameters are JSON objects).
 nlohmann::json to_json(const toml::node& n);
 
-}  // namespace sharebuf::mgmt
+}  // namespace sharebuf::config

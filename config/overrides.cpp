@@ -1,14 +1,11 @@
-#include "sim/ns3/config_override.h"
+#include "config/overrides.h"
 
 #include <sstream>
 #include <vector>
 
-#include "mgmt/config_table.h"
-#include "mgmt/toml_reader.h"
+#include "config/toml_reader.h"
 
-namespace sharebuf::sim {
-
-using mgmt::ConfigError;
+namespace sharebuf::config {
 
 void apply_override(toml::table& root, const std::string& text, const std::string& origin) {
   const size_t eq = text.find('=');
@@ -47,4 +44,4 @@ void apply_override(toml::table& root, const std::string& text, const std::strin
   t->insert_or_assign(keys.back(), std::move(*parsed.get("v")));
 }
 
-}  // namespace sharebuf::sim
+}  // namespace sharebuf::config
