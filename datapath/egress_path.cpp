@@ -25,9 +25,9 @@ void EgressPath::release() noexcept {
 }
 
 bool EgressPath::any_queued() const noexcept {
-  const buffer::BufferLayout& layout = core_.buffer.layout();
+  const buffer::BufferLayout& layout = core_.buffer().layout();
   for (uint32_t k = 0; k < layout.queues_on_port(port_); ++k) {
-    if (core_.buffer.queue(layout.queue_id(port_, k)).length_packets_approx() != 0) return true;
+    if (core_.buffer().queue(layout.queue_id(port_, k)).length_packets_approx() != 0) return true;
   }
   return false;
 }
@@ -35,12 +35,13 @@ bool EgressPath::any_queued() const noexcept {
 bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
                           bool backlogged) noexcept {
   PortRuntime& port = *core_.ports[port_];
+  model::SwitchModel::Port& mport = core_.switch_model.port(port_);
   uint32_t room = 0;
   uint8_t* slot = port.io->tx_slot(&room);
   if (slot == nullptr) return false;
-  policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+  policies::Policy& policy = core_.policy();
   // model/departure_step.h; nothing happens when the head was pushed out since the pick.
-  model::depart(core_.buffer, cache, port.scheduler, policy, port_, k, now_ns,
+  model::depart(core_.buffer(), cache, mport.scheduler, policy, port_, k, now_ns,
                 std::span<std::byte>(reinterpret_cast<std::byte*>(slot), room),
                 [&](const buffer::PacketDescriptor& d, size_t copied) {
                   port.io->tx_commit(static_cast<uint32_t>(copied), d.arrival_ns);
@@ -49,26 +50,27 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
                   port.counters.tx_bytes.fetch_add(copied, std::memory_order_relaxed);
                   // The frame's own departure time at line rate (model/departure_clock.h); an
                   // unshaped port reads the clock per frame.
-                  return port.clock.depart(d.bytes, d.arrival_ns,
-                                           port.clock.unshaped() ? monotonic_ns() : now_ns,
-                                           backlogged);
+                  return mport.clock.depart(d.bytes, d.arrival_ns,
+                                            mport.clock.unshaped() ? monotonic_ns() : now_ns,
+                                            backlogged);
                 });
   return true;
 }
 
 void EgressPath::charge_probes(uint64_t now_ns, bool backlogged) noexcept {
-  const buffer::SharedBuffer& buf = core_.buffer;
+  const buffer::SharedBuffer& buf = core_.buffer();
   if (buf.probe_bytes() == 0 || !buf.probes().enabled()) return;
   PortRuntime& port = *core_.ports[port_];
+  model::SwitchModel::Port& mport = core_.switch_model.port(port_);
   if (port.shaper.unshaped()) return;  // no rate to take them from
   const uint64_t interval = buf.probes().interval_ns();
-  const uint64_t owed = port.probe_charge.owed_bytes(
+  const uint64_t owed = mport.probe_charge.owed_bytes(
       now_ns, interval, uint64_t{buf.probe_bytes()} * buf.layout().queues_on_port(port_),
       backlogged, port.shaper.catchup_ns() / interval + 1);
   if (owed == 0) return;
   const auto bytes = static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX));
   port.shaper.consume(bytes);
-  port.clock.depart(bytes, now_ns, now_ns, backlogged);  // the probes leave before the next frame
+  mport.clock.depart(bytes, now_ns, now_ns, backlogged);  // the probes leave before the next frame
   port.counters.probe_charged_bytes.fetch_add(owed, std::memory_order_relaxed);
 }
 
@@ -78,7 +80,7 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
   // A rate set live (a configuration reload): the shaper and the departure clock follow.
   if (const uint64_t rate = port.line_rate_bps.load(std::memory_order_relaxed);
       rate != port.shaper.rate_bps())
-    port.apply_rate(rate, port.io->mtu());
+    core_.apply_rate(port_, rate, port.io->mtu());
   const uint64_t now = monotonic_ns();
   const bool backlogged = port.shaper.backlogged();
   charge_probes(now, backlogged);
@@ -87,15 +89,16 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
       r.stop = Stop::kBudget;
       break;
     }
-    const int k = model::pick_queue(core_.buffer, port.scheduler, port_);
+    const int k =
+        model::pick_queue(core_.buffer(), core_.switch_model.port(port_).scheduler, port_);
     if (k == model::Scheduler::kNone) {
       r.stop = Stop::kEmpty;
       break;
     }
     // The shaper's clock is `now`, taken once per burst: the wait is from then, not from
     // whenever the caller gets to sleep, or every burst would lose its own duration.
-    const uint64_t wait =
-        port.shaper.wait_ns(model::head_bytes(core_.buffer, port_, static_cast<uint32_t>(k)), now);
+    const uint64_t wait = port.shaper.wait_ns(
+        model::head_bytes(core_.buffer(), port_, static_cast<uint32_t>(k)), now);
     if (wait > 0) {
       r.stop = Stop::kShaped;
       r.wait_until_ns = now + wait;

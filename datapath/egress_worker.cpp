@@ -50,7 +50,7 @@ void EgressWorker::retry_staged() {
 void EgressWorker::run() {
   // Shaper sleeps are tens of microseconds; the default 50 us timer slack would distort them.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-  buffer::CellCache cache(core_.buffer.pool());
+  buffer::CellCache cache(core_.buffer().pool());
   PortRuntime& port = *core_.ports[port_];
   path_.acquire();
   while (!core_.stop_egress.load(std::memory_order_relaxed)) {

@@ -18,7 +18,7 @@
 namespace sharebuf::datapath {
 
 void RxWorker::run() {
-  buffer::CellCache cache(core_.buffer.pool());
+  buffer::CellCache cache(core_.buffer().pool());
   // Any frame a ring slot of any port holds (this worker may read other ports' rings: answers,
   // parked workers' rings), with its VLAN tag put back (the MTU may grow while running).
   uint32_t max_frame = 0;
@@ -28,14 +28,14 @@ void RxWorker::run() {
   // Push-outs copy their victims here (no allocation under the push-out lock): room for 64
   // frames of the largest size.
   overflow_.reserve(max_frame + 4);
-  const uint64_t spin_ns = core_.config.rx_busy_poll_ns;
+  const uint64_t spin_ns = core_.config().rx_busy_poll_ns;
   const bool parking =
-      !per_cpu_ && core_.config.rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
+      !per_cpu_ && core_.config().rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
   const bool leader = worker_ == 0;
   // Blocks at most this long when idle: a worker that may park parks after that.
   const int idle_ms = parking && !leader
                           ? static_cast<int>(std::max<uint64_t>(
-                                1, (core_.config.rx_park_after_ns + 999'999) / 1'000'000))
+                                1, (core_.config().rx_park_after_ns + 999'999) / 1'000'000))
                           : 100;
   SwitchCore::RxParking& me = *core_.rx_parking[worker_];
   std::vector<pollfd> fds;
@@ -91,7 +91,7 @@ void RxWorker::run() {
     timespec until_departure{};
     const timespec* wait = nullptr;
     if (recirculating) {
-      const uint64_t next = core_.tofino.next_departure_ns();
+      const uint64_t next = core_.switch_model.tofino().next_departure_ns();
       const uint64_t now = monotonic_ns();
       if (next <= now) continue;
       const uint64_t ns =
@@ -195,10 +195,10 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   }
   port_ = p;
   // acquire pairs with the release store of a newly published policy.
-  policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+  policies::Policy& policy = core_.policy();
   const uint64_t now = monotonic_ns();
   const uint64_t real_now = realtime_ns();  // the ring stamps' clock (hop_latency.h)
-  const buffer::BufferView view = model::ingress_view(policy, core_.buffer, now);
+  const buffer::BufferView view = model::ingress_view(policy, core_.buffer(), now);
   if (woke)
     port.latency.record_since_ring(HopLatency::kWakeup, burst_[0].ring_realtime_ns, real_now);
   policy.begin_burst();  // nothing below calls the policy's egress hooks (flush_pending is after)
@@ -315,8 +315,10 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
           port.config.name);
     }
   }
-  const model::MacAddress src = model::mac_from_bytes(parsed.src_mac);
-  if (!parsed.src_is_group()) core_.macs.learn(src, static_cast<uint16_t>(port_), now_ns);
+  // The model's ingress step (model/switch_model.h): forwarding, then per copy its queue, ECN
+  // decision and context — what the replay and ns-3 run too.
+  model::SwitchModel& sm = core_.switch_model;
+  const model::SwitchModel::Forward fw = sm.forward(parsed, static_cast<uint16_t>(port_), now_ns);
   if (parsed.dst_is_group() && port.storm.enabled()) {
     port.storm_lock.lock();
     const bool allowed = port.storm.allow(now_ns);
@@ -327,18 +329,15 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
     }
   }
 
-  const uint8_t class_id = core_.classifier.classify(parsed, static_cast<uint16_t>(port_));
+  const uint8_t class_id = sm.classifier().classify(parsed, static_cast<uint16_t>(port_));
   bool marked = false;
-  if (!parsed.dst_is_group()) {
-    const uint16_t out = core_.macs.lookup(model::mac_from_bytes(parsed.dst_mac), now_ns);
-    if (out == port_) {
-      c.filtered.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-    if (out != model::MacTable::kNoPort && out < core_.ports.size()) {
-      admit_copy(out, frame, parsed, class_id, marked, policy, view, now_ns, cache);
-      return;
-    }
+  if (fw.kind == model::SwitchModel::Forward::Kind::kFiltered) {
+    c.filtered.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (fw.kind == model::SwitchModel::Forward::Kind::kUnicast) {
+    admit_copy(fw.port, frame, parsed, class_id, marked, policy, view, now_ns, cache);
+    return;
   }
   // Unknown unicast, broadcast, multicast: one copy per other port, each admitted on its own.
   c.flooded.fetch_add(1, std::memory_order_relaxed);
@@ -358,67 +357,55 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame,
     out.counters.oversize.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  const buffer::BufferLayout& layout = core_.buffer.layout();
-  const uint32_t k =
-      std::min(core_.classifier.queue_of(class_id), layout.queues_on_port(out_port) - 1);
-  const uint32_t q = layout.queue_id(out_port, k);
   const uint32_t bytes = static_cast<uint32_t>(frame.size());
-  // DCTCP marking on the instantaneous queue: CE while the queue holds more than K cells. A
-  // flooded copy shares the frame bytes, so a mark made for one copy stays on the later ones.
-  const uint32_t ecn_k = core_.classifier.ecn_threshold_cells(class_id);
-  bool mark_this = false;
-  if (ecn_k != 0 && parsed.ect() && core_.buffer.state().queue_cells(q) > ecn_k) {
+  model::SwitchModel::Copy copy =
+      core_.switch_model.copy_to(out_port, {.class_id = class_id,
+                                            .bytes = bytes,
+                                            .ect = parsed.ect(),
+                                            .flow_hash = model::flow_hash(parsed),
+                                            .in_port = static_cast<uint16_t>(port_),
+                                            .now_ns = now_ns});
+  const uint32_t q = copy.ctx.queue;
+  // The model's CE decision, carried out on the bytes. A flooded copy shares the frame bytes, so
+  // a mark made for one copy stays on the later ones.
+  if (copy.mark_ce) {
     if (!marked) marked = model::mark_ce(frame, parsed);
-    mark_this = marked;
+    if (!marked) {  // not an IP frame the mark fits in: unmarked
+      copy.mark_ce = false;
+      copy.meta.flags &= static_cast<uint8_t>(~buffer::kFlagEcnMarked);
+    }
   }
-  const policies::ArrivalContext ctx{.now_ns = now_ns,
-                                     .queue = q,
-                                     .port = static_cast<uint16_t>(out_port),
-                                     .class_id = class_id,
-                                     .cells = layout.cells_for(bytes),
-                                     .bytes = bytes,
-                                     .flow_hash = model::flow_hash(parsed)};
-  const buffer::FrameMeta meta{
-      .arrival_ns = now_ns,
-      .in_port = static_cast<uint16_t>(port_),
-      .class_id = class_id,
-      .flags = static_cast<uint8_t>(mark_this ? buffer::kFlagEcnMarked : 0)};
   // Admission with the class's overflow action (trimming, return-to-sender, deflect-on-drop):
-  // model/overflow_step.h, the code the replay runs too.
+  // model/overflow_step.h, the code the replay and ns-3 run too.
   const model::OverflowStep::Result r = overflow_.admit(
-      policy, view, cache, ctx, model::OverflowStep::Frame{frame.first(bytes), &parsed}, meta,
-      port_, frame_ns_, *this);
+      policy, view, cache, copy.ctx, model::OverflowStep::Frame{frame.first(bytes), &parsed},
+      copy.meta, port_, frame_ns_, *this);
   const model::AdmissionOutcome& outcome = r.outcome;
   if (outcome.waited_out &&
-      core_.buffer.stats(q).stalled_pkts.load(std::memory_order_relaxed) == 1) {
+      core_.buffer().stats(q).stalled_pkts.load(std::memory_order_relaxed) == 1) {
     spdlog::warn(
         "port {} queue {}: an arrival was refused after waiting {} ms for cells an egress "
         "thread held (the host descheduled it); counted as pool_full and pool_full_stalled: a "
         "drop of the emulation, not of the buffer (warned once per queue)",
-        core_.ports[out_port]->config.name, q - core_.buffer.layout().first_queue(out_port),
+        core_.ports[out_port]->config.name, q - core_.buffer().layout().first_queue(out_port),
         buffer::SharedBuffer::kVictimWait.count());
   }
   if (FrameCapture* cap = core_.capture.load(std::memory_order_acquire);
       cap != nullptr && !outcome.enqueued && cap->mode() == FrameCapture::Mode::kDrops) {
     cap->offer(frame.first(bytes), static_cast<uint16_t>(port_), now_ns);
   }
-  if (!outcome.enqueued) {
-    if (!r.copy_enqueued) return;
-    mark_this = false;  // the CE mark, if any, was on the refused original
-  }
+  if (!outcome.enqueued && !r.copy_enqueued) return;
   core_.ports[port_]->latency.record(HopLatency::kRxToQueued, monotonic_ns() - now_ns);
-  if (mark_this)
-    core_.buffer.stats(outcome.enqueued ? outcome.queue : q)
-        .ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
+  core_.switch_model.admitted(copy, outcome);  // the CE mark of an enqueued copy counted
 }
 
 void RxWorker::enqueued(uint32_t queue, bool) {
-  pending_ports_ |= uint64_t{1} << core_.buffer.layout().port_of(queue);
+  pending_ports_ |= uint64_t{1} << core_.buffer().layout().port_of(queue);
 }
 
 bool RxWorker::release_deflected(buffer::CellCache& cache) {
-  if (!core_.tofino.any_deflected()) return false;
-  policies::Policy& policy = *core_.policy.load(std::memory_order_acquire);
+  if (!core_.switch_model.tofino().any_deflected()) return false;
+  policies::Policy& policy = core_.policy();
   const bool more = overflow_.release_deflected(policy, cache, monotonic_ns(), *this);
   // Only when a copy was queued: flush_pending's fence is not free, and this runs every round
   // while a recirculation port holds frames.

@@ -56,10 +56,9 @@ class RxWorker : private model::OverflowStep::Sink {
         slot_(slot),
         worker_(worker),
         lane_(lane),
-        per_cpu_(core.config.rx_mode == model::RxMode::kPerCpu),
+        per_cpu_(core.config().rx_mode == model::RxMode::kPerCpu),
         // trim_newest's coin: a seeded sequence per worker, so a run with one worker repeats.
-        overflow_(core.buffer, core.trim, core.tofino, core.config.trim.header_full_return, false,
-                  core.config.trim.seed * 0x9E3779B97F4A7C15ull + worker + 1) {}
+        overflow_(core.switch_model.overflow_step(worker, /*synthetic=*/false)) {}
   void run();
 
  private:

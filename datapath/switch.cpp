@@ -26,13 +26,14 @@ Switch::Switch(const model::SwitchConfig& config)
       control_(std::make_unique<SwitchControl>(*core_)) {
   core_->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (core_->stop_fd < 0) throw std::runtime_error("eventfd failed");
-  if (const size_t stale = remove_stale_port_locks(core_->config.port_lock_dir))
+  if (const size_t stale = remove_stale_port_locks(core_->config().port_lock_dir))
     warnings_.push_back("removed " + std::to_string(stale) + " lock file(s) in " +
-                        core_->config.port_lock_dir +
+                        core_->config().port_lock_dir +
                         " left by daemons whose network namespace is gone");
-  for (auto& port : core_->ports) {
+  for (uint32_t p = 0; p < core_->ports.size(); ++p) {
+    auto& port = core_->ports[p];
     // Claimed one by one: if a later port fails, core_'s destructor releases the earlier ones.
-    port->claim = std::make_unique<PortClaim>(core_->config.port_lock_dir, port->config.name);
+    port->claim = std::make_unique<PortClaim>(core_->config().port_lock_dir, port->config.name);
     port->link = port->claim->link();
     if (!port->claim->recovered().empty()) warnings_.push_back(port->claim->recovered());
     if (port->config.storm_pps != 0) port->storm.set_rate(port->config.storm_pps);
@@ -47,7 +48,7 @@ Switch::Switch(const model::SwitchConfig& config)
                           port->config.name + " tx off tso off gso off gro off");
     }
     // With rx_io af_xdp the switch attaches its own XDP program, which gives the port NAPI.
-    if (std::thread::hardware_concurrency() > 1 && core_->config.rx_io != model::RxIo::kAfXdp &&
+    if (std::thread::hardware_concurrency() > 1 && core_->config().rx_io != model::RxIo::kAfXdp &&
         read_driver(port->config.name) == "veth" && xdp_attached(port->link.ifindex) == false &&
         rps_steered(port->config.name, port->link.ifindex) == false) {
       warnings_.push_back(
@@ -59,11 +60,11 @@ Switch::Switch(const model::SwitchConfig& config)
           "the netns testbed attaches netns-scripts/lib/xdp_pass.c) or RPS (docs/running.md)");
     }
     const uint32_t lanes =
-        core_->config.rx_mode == model::RxMode::kPerCpu ? model::rx_workers(core_->config) : 1;
+        core_->config().rx_mode == model::RxMode::kPerCpu ? model::rx_workers(core_->config()) : 1;
     port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
                                               port->config.rx_ring_frames, port->config.tx_batch,
-                                              lanes, core_->config.rx_io == model::RxIo::kAfXdp);
-    port->apply_rate(port->config.rate_bps, port->link.mtu);
+                                              lanes, core_->config().rx_io == model::RxIo::kAfXdp);
+    core_->apply_rate(p, port->config.rate_bps, port->link.mtu);
   }
 }
 
@@ -80,7 +81,7 @@ Switch::Switch(const model::SwitchConfig& config, std::vector<std::unique_ptr<Po
     port.io = std::move(ports[i]);
     port.link.mtu = port.io->mtu();
     if (port.config.storm_pps != 0) port.storm.set_rate(port.config.storm_pps);
-    port.apply_rate(port.config.rate_bps, port.io->mtu());
+    core_->apply_rate(static_cast<uint32_t>(i), port.config.rate_bps, port.io->mtu());
   }
 }
 
@@ -142,7 +143,7 @@ void name_thread(const std::string& name) {
 void Switch::start() {
   if (running_) return;
   running_ = true;
-  const int prio = core_->config.realtime_priority;
+  const int prio = core_->config().realtime_priority;
   const uint32_t n_ports = static_cast<uint32_t>(core_->ports.size());
   for (uint32_t p = 0; p < n_ports; ++p) {
     egress_threads_.emplace_back([this, p, prio] {
@@ -151,8 +152,8 @@ void Switch::start() {
       EgressWorker(*core_, p).run();
     });
   }
-  const uint32_t n_rx = model::rx_workers(core_->config);
-  const bool per_cpu = core_->config.rx_mode == model::RxMode::kPerCpu;
+  const uint32_t n_rx = model::rx_workers(core_->config());
+  const bool per_cpu = core_->config().rx_mode == model::RxMode::kPerCpu;
   if (core_->rx_parking.empty()) {
     for (uint32_t t = 0; t < n_rx; ++t) {
       auto parking = std::make_unique<SwitchCore::RxParking>();
@@ -185,10 +186,10 @@ void Switch::stop() {
   for (auto& t : rx_threads_)
     t.join();
   rx_threads_.clear();
-  if (core_->config.drain_on_stop) {
+  if (core_->config().drain_on_stop) {
     // Give the egress workers up to 800 ms to send what is queued.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
-    while (core_->buffer.state().total_cells() != 0 &&
+    while (core_->buffer().state().total_cells() != 0 &&
            std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -224,9 +225,9 @@ std::vector<std::string> Switch::check_links() {
 }
 
 void Switch::release_queued() {
-  buffer::CellCache cache(core_->buffer.pool());
-  core_->buffer.drain_all(cache);
-  core_->tofino.discard_all(core_->buffer.state());
+  buffer::CellCache cache(core_->buffer().pool());
+  core_->buffer().drain_all(cache);
+  core_->switch_model.tofino().discard_all(core_->buffer().state());
 }
 
 }  // namespace sharebuf::datapath

@@ -79,12 +79,12 @@ nlohmann::json tofino_port_json(const model::TofinoApprox& t, uint32_t p) {
 nlohmann::json SwitchControl::stats() const {
   const SwitchCore& core = core_;
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  const buffer::SharedBuffer& buf = core.buffer;
+  const buffer::SharedBuffer& buf = core.buffer();
   const buffer::BufferLayout& layout = buf.layout();
-  const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
+  const policies::Policy& policy = core.policy();
   const buffer::BufferView view = buf.view(monotonic_ns());
   nlohmann::json out;
-  out["switch"] = core.config.name;
+  out["switch"] = core.config().name;
   out["policy"] = policy.describe(view);
   out["buffer"] = {{"capacity_cells", layout.capacity_cells()},
                    {"cell_bytes", layout.cell_bytes()},
@@ -113,33 +113,33 @@ nlohmann::json SwitchControl::stats() const {
       for (size_t r = 1; r < buffer::kNumDropReasons; ++r) {
         dropped[std::string(buffer::kDropReasonNames[r])] = s.dropped_pkts[r].load(kRelaxed);
       }
-      queues.push_back(
-          {{"queue", k},
-           {"id", q},
-           {"group", buffer::to_string(layout.group_of(q))},
-           {"received", s.received_pkts.load(kRelaxed)},
-           {"admitted", s.enqueued_pkts.load(kRelaxed)},
-           {"admitted_cells", s.enqueued_cells.load(kRelaxed)},
-           {"transmitted", s.dequeued_pkts.load(kRelaxed)},
-           {"transmitted_bytes", s.dequeued_bytes.load(kRelaxed)},
-           {"queued", buf.queue(q).length_packets_approx()},
-           {"dropped", dropped},
-           {"ecn_marked", s.ecn_marked_pkts.load(kRelaxed)},
-           {"trimmed", s.trimmed_pkts.load(kRelaxed)},
-           {"trimmed_sent", s.trimmed_sent_pkts.load(kRelaxed)},
-           {"trimmed_dropped", s.trimmed_dropped_pkts.load(kRelaxed)},
-           {"header_reserve", s.header_reserve_pkts.load(kRelaxed)},
-           {"bounced", s.bounced_pkts.load(kRelaxed)},
-           {"deflected", s.deflected_pkts.load(kRelaxed)},
-           {"trimmed_newest", s.trimmed_newest_pkts.load(kRelaxed)},
-           {"pool_full_stalled", s.stalled_pkts.load(kRelaxed)},
-           {"delay_p50_ns", s.delay.quantile(0.5)},
-           {"delay_p99_ns", s.delay.quantile(0.99)},
-           {"delay_histogram", delay_buckets(s.delay)},
-           {"occupancy_cells", buf.state().queue_cells(q)},
-           {"peak_cells", buf.state().peak_queue_cells(q)},
-           {"threshold_cells",
-            policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)}});
+      queues.push_back({{"queue", k},
+                        {"id", q},
+                        {"group", buffer::to_string(layout.group_of(q))},
+                        {"received", s.received_pkts.load(kRelaxed)},
+                        {"admitted", s.enqueued_pkts.load(kRelaxed)},
+                        {"admitted_cells", s.enqueued_cells.load(kRelaxed)},
+                        {"transmitted", s.dequeued_pkts.load(kRelaxed)},
+                        {"transmitted_bytes", s.dequeued_bytes.load(kRelaxed)},
+                        {"queued", buf.queue(q).length_packets_approx()},
+                        {"dropped", dropped},
+                        {"ecn_marked", s.ecn_marked_pkts.load(kRelaxed)},
+                        {"trimmed", s.trimmed_pkts.load(kRelaxed)},
+                        {"trimmed_sent", s.trimmed_sent_pkts.load(kRelaxed)},
+                        {"trimmed_dropped", s.trimmed_dropped_pkts.load(kRelaxed)},
+                        {"header_reserve", s.header_reserve_pkts.load(kRelaxed)},
+                        {"bounced", s.bounced_pkts.load(kRelaxed)},
+                        {"deflected", s.deflected_pkts.load(kRelaxed)},
+                        {"trimmed_newest", s.trimmed_newest_pkts.load(kRelaxed)},
+                        {"pool_full_stalled", s.stalled_pkts.load(kRelaxed)},
+                        {"delay_p50_ns", s.delay.quantile(0.5)},
+                        {"delay_p99_ns", s.delay.quantile(0.99)},
+                        {"delay_histogram", delay_buckets(s.delay)},
+                        {"occupancy_cells", buf.state().queue_cells(q)},
+                        {"peak_cells", buf.state().peak_queue_cells(q)},
+                        {"threshold_cells",
+                         policy.threshold_cells(
+                             q, s.shown_class(core.switch_model.env().class_of_queue(q)), view)}});
     }
     out["ports"].push_back({{"port", p},
                             {"interface", port.config.name},
@@ -166,7 +166,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"malformed", malformed},
                             {"malformed_total", c.malformed_total()},
                             {"latency", hop_latency_json(port.latency)},
-                            {"tofino_approx", tofino_port_json(core.tofino, p)},
+                            {"tofino_approx", tofino_port_json(core.switch_model.tofino(), p)},
                             {"queues", queues}});
     // The kernel's own count of what the interface received: what never reached the socket
     // (dropped on the way, e.g. a truncated VLAN header) is the difference, so that "sent -
@@ -192,9 +192,9 @@ nlohmann::json SwitchControl::stats_from_other_thread() const {
 
 nlohmann::json SwitchControl::watch_sample() const {
   const SwitchCore& core = core_;
-  const auto& buf = core.buffer;
+  const auto& buf = core.buffer();
   const auto& layout = buf.layout();
-  const policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
+  const policies::Policy& policy = core.policy();
   const buffer::BufferView view = buf.view(monotonic_ns());
   nlohmann::json queues = nlohmann::json::array();
   for (uint32_t q = 0; q < layout.num_queues(); ++q) {
@@ -208,7 +208,8 @@ nlohmann::json SwitchControl::watch_sample() const {
          {"queue", q - layout.first_queue(layout.port_of(q))},
          {"occupancy_cells", buf.state().queue_cells(q)},
          {"threshold_cells",
-          policy.threshold_cells(q, s.shown_class(core.env.class_of_queue(q)), view)},
+          policy.threshold_cells(q, s.shown_class(core.switch_model.env().class_of_queue(q)),
+                                 view)},
          {"dropped", drops},
          {"trimmed", s.trimmed_pkts.load(std::memory_order_relaxed) +
                          s.bounced_pkts.load(std::memory_order_relaxed)}});
@@ -221,30 +222,30 @@ nlohmann::json SwitchControl::watch_sample() const {
 }
 
 const model::SwitchConfig& SwitchControl::config() const noexcept {
-  return core_.config;
+  return core_.config();
 }
 
 const policies::PolicyEnv& SwitchControl::policy_env() const noexcept {
-  return core_.env;
+  return core_.switch_model.env();
 }
 
 std::string SwitchControl::policy_name() const {
-  return std::string(core_.policy.load(std::memory_order_acquire)->name());
+  return std::string(core_.policy().name());
 }
 
 nlohmann::json SwitchControl::policy_params() const {
-  return core_.policy.load(std::memory_order_acquire)->params();
+  return core_.policy().params();
 }
 
 nlohmann::json SwitchControl::policy_describe() const {
-  return core_.policy.load(std::memory_order_acquire)->describe(core_.buffer.view(monotonic_ns()));
+  return core_.policy().describe(core_.buffer().view(monotonic_ns()));
 }
 
 ControlResult<std::string> SwitchControl::install_policy(std::string_view name,
                                                          const policies::Params& params) {
   std::unique_ptr<policies::Policy> next;
   try {
-    next = policies::make_policy(name, params, core_.env);
+    next = policies::make_policy(name, params, core_.switch_model.env());
   } catch (const policies::ConfigError& e) {
     return ControlError{ControlErrorCode::kInvalidArgument, e.what()};
   } catch (const std::exception& e) {  // a model file that cannot be read or parsed
@@ -262,28 +263,27 @@ std::optional<ControlError> SwitchControl::set_port_rate(std::string_view port, 
   if (!p) return ControlError{ControlErrorCode::kNotFound, "no port '" + std::string(port) + "'"};
   PortRuntime& runtime = *core_.ports[*p];
   if (runtime.line_rate_bps.load(std::memory_order_relaxed) == rate_bps) return std::nullopt;
-  if (core_.trim.tofino_approx.load(std::memory_order_relaxed)) {
+  if (core_.switch_model.trim().tofino_approx.load(std::memory_order_relaxed)) {
     return ControlError{ControlErrorCode::kConflict,
                         "trimming's mode tofino-approx meters port '" + std::string(port) +
                             "' at the rate it started with: restart sharebufd to change it"};
   }
   runtime.line_rate_bps.store(rate_bps, std::memory_order_relaxed);
-  core_.env.port_rate_bps.resize(core_.ports.size());
-  core_.env.port_rate_bps[*p] = rate_bps;
-  core_.config.ports[*p].rate_bps = rate_bps;
+  // Policies built from now on see it (the caller reinstalls the running one).
+  core_.switch_model.set_port_rate(static_cast<uint32_t>(*p), rate_bps);
   runtime.signal.wake_if_sleeping();  // an idle port applies it at once (and sleeps again)
   return std::nullopt;
 }
 
 ViewSettings SwitchControl::view() const noexcept {
-  const buffer::SharedBuffer& buf = core_.buffer;
+  const buffer::SharedBuffer& buf = core_.buffer();
   return {buf.view_mode(), buf.probes().interval_ns(), buf.probes().delay_ns()};
 }
 
 std::optional<ControlError> SwitchControl::set_view(std::optional<buffer::ViewMode> mode,
                                                     std::optional<uint64_t> probe_interval_ns,
                                                     std::optional<uint64_t> probe_delay_ns) {
-  buffer::SharedBuffer& buf = core_.buffer;
+  buffer::SharedBuffer& buf = core_.buffer();
   const uint64_t interval = probe_interval_ns.value_or(buf.probes().interval_ns());
   const uint64_t delay = probe_delay_ns.value_or(buf.probes().delay_ns());
   if (const auto bad = buffer::ProbeRegisters::check_timing(interval, delay))
@@ -295,7 +295,7 @@ std::optional<ControlError> SwitchControl::set_view(std::optional<buffer::ViewMo
 }
 
 nlohmann::json SwitchControl::status() const {
-  const buffer::SharedBuffer& buf = core_.buffer;
+  const buffer::SharedBuffer& buf = core_.buffer();
   uint64_t drops = 0;
   uint64_t admitted = 0;
   for (uint32_t q = 0; q < buf.layout().num_queues(); ++q) {
@@ -325,20 +325,20 @@ nlohmann::json SwitchControl::status() const {
           {"dropped", drops},
           {"retired_pending", core_.retired_pending()},
           {"retired_reclaimed", core_.reclaimed()},
-          {"rx_mode", core_.config.rx_mode == model::RxMode::kPerCpu ? "per-cpu" : "per-port"},
-          {"rx_io", core_.config.rx_io == model::RxIo::kAfXdp ? "af_xdp" : "af_packet"},
+          {"rx_mode", core_.config().rx_mode == model::RxMode::kPerCpu ? "per-cpu" : "per-port"},
+          {"rx_io", core_.config().rx_io == model::RxIo::kAfXdp ? "af_xdp" : "af_packet"},
           {"rx_workers", rx_workers}};
 }
 
 void SwitchControl::reset_peaks() noexcept {
-  core_.buffer.state().reset_peaks();
-  core_.tofino.reset_peaks();
+  core_.buffer().state().reset_peaks();
+  core_.switch_model.tofino().reset_peaks();
   for (auto& port : core_.ports)
     port->latency.reset();
 }
 
 std::vector<std::string> SwitchControl::check_accounting() const {
-  return buffer::check_accounting(core_.buffer);
+  return buffer::check_accounting(core_.buffer());
 }
 
 std::vector<std::string> SwitchControl::describe_ports() const {
@@ -396,11 +396,11 @@ uint64_t SwitchControl::reclaimed() const noexcept {
 
 nlohmann::json SwitchControl::trimming() const {
   constexpr auto kRelaxed = std::memory_order_relaxed;
-  const model::TrimSettings& t = core_.trim;
-  const model::TofinoApprox::Settings& ts = core_.tofino.settings;
+  const model::TrimSettings& t = core_.switch_model.trim();
+  const model::TofinoApprox::Settings& ts = core_.switch_model.tofino().settings;
   nlohmann::json classes = nlohmann::json::array();
-  for (size_t c = 0; c < core_.config.classes.size(); ++c) {
-    classes.push_back({{"class", core_.config.classes[c].traffic.name},
+  for (size_t c = 0; c < core_.config().classes.size(); ++c) {
+    classes.push_back({{"class", core_.config().classes[c].traffic.name},
                        {"overflow", model::to_string(t.overflow_of(static_cast<uint8_t>(c)))},
                        {"return_threshold_cells", t.return_threshold[c].load(kRelaxed)}});
   }
@@ -416,7 +416,7 @@ nlohmann::json SwitchControl::trimming() const {
           {"return_dscp", t.return_dscp.load(kRelaxed)},
           {"mode", t.tofino_approx.load(kRelaxed) ? "tofino-approx" : "ideal"},
           {"trim_newest", t.trim_newest_p16.load(kRelaxed) / 65536.0},
-          {"pipelines", core_.tofino.pipelines()},
+          {"pipelines", core_.switch_model.tofino().pipelines()},
           {"meters", model::to_string(static_cast<model::MeterVariant>(ts.variant.load(kRelaxed)))},
           {"meter_burst", ts.burst_bytes.load(kRelaxed)},
           {"pessimistic_share", ts.pessimistic_share.load(kRelaxed)},
@@ -437,7 +437,7 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
   if ((u.overflow || u.return_threshold_cells) && !u.class_name)
     return invalid("overflow and return_threshold need 'class'");
   if (u.class_name) {
-    const auto& classes = core_.config.classes;
+    const auto& classes = core_.config().classes;
     for (size_t c = 0; c < classes.size(); ++c)
       if (classes[c].traffic.name == *u.class_name) cls = c;
     if (!cls) return ControlError{ControlErrorCode::kNotFound, "no class '" + *u.class_name + "'"};
@@ -457,7 +457,7 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
   }
   if (u.tofino_approx && *u.tofino_approx) {
     for (size_t p = 0; p < core_.ports.size(); ++p) {
-      const uint64_t meter = core_.tofino.line_rate_bps(static_cast<uint32_t>(p));
+      const uint64_t meter = core_.switch_model.tofino().line_rate_bps(static_cast<uint32_t>(p));
       const uint64_t rate = core_.ports[p]->line_rate_bps.load(std::memory_order_relaxed);
       if (meter == 0)
         return ControlError{ControlErrorCode::kConflict,
@@ -472,8 +472,8 @@ std::optional<ControlError> SwitchControl::set_trimming(const TrimUpdate& u) {
                                 " bit/s now: restart sharebufd to meter the new rate"};
     }
   }
-  model::TrimSettings& t = core_.trim;
-  model::TofinoApprox::Settings& ts = core_.tofino.settings;
+  model::TrimSettings& t = core_.switch_model.trim();
+  model::TofinoApprox::Settings& ts = core_.switch_model.tofino().settings;
   constexpr auto kRelaxed = std::memory_order_relaxed;
   if (u.tofino_approx) t.tofino_approx.store(*u.tofino_approx, kRelaxed);
   if (u.trim_newest)

@@ -1,8 +1,11 @@
-// SwitchCore: the state every datapath thread shares — the shared buffer, the active policy, the
-// MAC table, the classifier, and per port its I/O (datapath/port_io.h), counters, scheduler, shaper
-// and the egress worker's wake-up signal. Switch (switch.h) owns it and the threads.
+// SwitchCore: the state every datapath thread shares — the switch model (model/switch_model.h: the
+// shared buffer, the policy slot, the MAC table, the classifier, trimming, per port the scheduler,
+// departure clock and probe charge), and what only the live switch has: per port its I/O
+// (datapath/port_io.h), counters, shaper and the egress worker's wake-up signal, the epochs that
+// free a replaced policy, captures and the RX workers' parking. Switch (switch.h) owns it and the
+// threads.
 //
-// Thread-safety: the policy pointer is an atomic that RX workers load once per batch and egress
+// Thread-safety: the policy slot is an atomic that RX workers load once per batch and egress
 // workers once per frame, between the epoch boundaries they announce (datapath/epochs.h); a
 // live switch publishes a new policy and frees the old one when no worker can hold it.
 // `stop_rx`/`stop_egress` are set by the control thread. Each Port's RX fields belong to its RX
@@ -25,15 +28,9 @@
 #include "datapath/port_counters.h"
 #include "datapath/port_io.h"
 #include "datapath/storm_control.h"
-#include "model/classifier.h"
-#include "model/departure_clock.h"
-#include "model/mac_table.h"
-#include "model/probe_charge.h"
-#include "model/scheduler.h"
 #include "model/switch_config.h"
-#include "model/tofino_approx.h"
+#include "model/switch_model.h"
 #include "model/token_bucket.h"
-#include "model/trim_settings.h"
 #include "policies/policy.h"
 
 namespace sharebuf::datapath {
@@ -56,8 +53,7 @@ struct alignas(64) EgressSignal {
 };
 
 struct PortRuntime {
-  PortRuntime(const model::PortConfig& cfg)
-      : config(cfg), scheduler(cfg.scheduler, cfg.num_queues, cfg.weights) {}
+  explicit PortRuntime(const model::PortConfig& cfg) : config(cfg) {}
   model::PortConfig config;
   // Declared before `io`: the sockets close before the claim restores the interface.
   std::unique_ptr<PortClaim> claim;
@@ -83,32 +79,33 @@ struct PortRuntime {
   // Per-CPU RX: the newest ring stamp any worker has taken from this port; a frame stamped
   // before it was taken out of the order it arrived in (counters.rx_out_of_order).
   alignas(64) std::atomic<uint64_t> rx_newest_stamp{0};
-  model::Scheduler scheduler;
+  // The shaper (owned by the TX owner); the port's scheduler, departure clock and probe charge
+  // are the model's (SwitchModel::port), owned by the same TX owner.
   model::TokenBucket shaper;
-  model::DepartureClock clock;
-  model::ProbeCharge probe_charge;
   // The port's line (shaped) rate, 0 = unshaped: written by the control thread
   // (SwitchControl::set_port_rate), read by anyone; the TX owner applies a change to the shaper
   // and the departure clock at its next burst (one relaxed load per burst).
   std::atomic<uint64_t> line_rate_bps{0};
-  // Sets the shaper and the departure clock to `rate_bps` (TX owner, or before the threads start).
-  void apply_rate(uint64_t rate_bps, uint32_t mtu) noexcept;
 };
 
 struct SwitchCore {
   explicit SwitchCore(const model::SwitchConfig& cfg);
 
-  model::SwitchConfig config;
-  buffer::SharedBuffer buffer;
-  policies::PolicyEnv env;
-  std::unique_ptr<policies::Policy> policy_owner;
-  std::atomic<policies::Policy*> policy{nullptr};
+  model::SwitchModel switch_model;
+  // The model's, under the names the datapath reads them by.
+  const model::SwitchConfig& config() const noexcept { return switch_model.config(); }
+  buffer::SharedBuffer& buffer() noexcept { return switch_model.buffer(); }
+  const buffer::SharedBuffer& buffer() const noexcept { return switch_model.buffer(); }
+  policies::Policy& policy() const noexcept { return switch_model.policy(); }
+  // Sets port p's shaper and departure clock to `rate_bps` (its TX owner, or before the threads
+  // start).
+  void apply_rate(uint32_t p, uint64_t rate_bps, uint32_t mtu) noexcept;
   // Worker slots of the epoch domain (datapath/epochs.h): egress worker of port p: p; RX worker
   // t: ports + t; the daemon's main thread (stats on SIGUSR1): aux_slot().
   EpochDomain epochs;
   uint32_t rx_slot(uint32_t t) const noexcept { return static_cast<uint32_t>(ports.size()) + t; }
   uint32_t aux_slot() const noexcept {
-    return static_cast<uint32_t>(ports.size()) + model::rx_workers(config);
+    return static_cast<uint32_t>(ports.size()) + model::rx_workers(config());
   }
   // Replaces the active policy live (control thread only): the new one is installed on the
   // current occupancy, then published; RX workers pick it up at their next batch, egress workers
@@ -127,12 +124,6 @@ struct SwitchCore {
     return retired_policies_.size() + retired_captures_.size();
   }
   uint64_t reclaimed() const noexcept { return reclaimed_; }
-  model::MacTable macs;
-  model::Classifier classifier;
-  model::TrimSettings trim;  // what refused frames become (live: SwitchControl::set_trimming)
-  // Trimming's Tofino approximation (used while trim.tofino_approx is set): one pipeline per RX
-  // worker, meters at each port's line rate.
-  model::TofinoApprox tofino;
   std::vector<std::unique_ptr<PortRuntime>> ports;
   std::atomic<bool> stop_rx{false};
   std::atomic<bool> stop_egress{false};

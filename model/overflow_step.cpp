@@ -58,13 +58,15 @@ OverflowStep::Result OverflowStep::admit(policies::Policy& policy, const buffer:
     const RefusalHook hook{&OverflowStep::trim_newest_instead, this};
     if (newest) current_ = {&policy, &view, &cache, &sink};  // only when it can be asked
     evicted_.clear();
+    trimmed_upto_ = 0;
     outcome = admit_frame(policy, buffer_, cache, view, ctx,
                           std::span<const std::byte>(
                               reinterpret_cast<const std::byte*>(frame.bytes.data()), ctx.bytes),
                           meta, &evicted_, newest ? &hook : nullptr);
     if (outcome.enqueued) sink.enqueued(outcome.queue, false);
     // Frames LQD pushed out for this one get their class's overflow action too.
-    if (!evicted_.frames.empty()) trim_evicted(policy, view, cache, ctx.now_ns, sink);
+    if (trimmed_upto_ != evicted_.frames.size())
+      trim_evicted(policy, view, cache, ctx.now_ns, sink);
   }
   if (!outcome.enqueued) {
     // The class's overflow action: trim sends the frame's headers on through the egress port's
@@ -183,7 +185,9 @@ bool OverflowStep::release_deflected(policies::Policy& policy, buffer::CellCache
 void OverflowStep::trim_evicted(policies::Policy& policy, const buffer::BufferView& view,
                                 buffer::CellCache& cache, uint64_t now_ns, Sink& sink) {
   const buffer::BufferLayout& layout = buffer_.layout();
-  for (const buffer::EvictedFrames::Frame& f : evicted_.frames) {
+  // The frames evicted since the last call (a push-out for the arrival, trim_newest's frame).
+  for (; trimmed_upto_ < evicted_.frames.size(); ++trimmed_upto_) {
+    const buffer::EvictedFrames::Frame& f = evicted_.frames[trimmed_upto_];
     const OverflowAction action = trim_.overflow_of(f.desc.class_id);
     if (action == OverflowAction::kDrop) continue;
     const std::span<const std::byte> raw = evicted_.frame_bytes(f);
@@ -209,7 +213,6 @@ void OverflowStep::trim_evicted(policies::Policy& policy, const buffer::BufferVi
     send_cut_copy(port, Frame{bytes, synthetic_ ? nullptr : &parsed}, ctx, meta, policy, view,
                   cache, action == OverflowAction::kReturnToSender, sink);
   }
-  evicted_.clear();
 }
 
 bool OverflowStep::trim_newest_instead(void* self, const policies::ArrivalContext& ctx) {
@@ -226,7 +229,6 @@ bool OverflowStep::trim_newest_instead(void* self, const policies::ArrivalContex
   const auto take = [&](const buffer::PacketDescriptor& d) {
     return d.cells >= ctx.cells && s.trim_.overflow_of(d.class_id) == OverflowAction::kTrim;
   };
-  s.evicted_.clear();
   if (s.buffer_.push_out_newest_if(*s.current_.cache, ctx.queue, take, &s.evicted_) == 0)
     return false;
   s.buffer_.stats(ctx.queue).trimmed_newest_pkts.fetch_add(1, std::memory_order_relaxed);

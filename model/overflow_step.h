@@ -72,6 +72,10 @@ class OverflowStep {
                const policies::ArrivalContext& ctx, Frame frame, const buffer::FrameMeta& meta,
                uint32_t in_port, uint64_t meter_ns, Sink& sink);
 
+  // The frames the last admit() took out of the buffer for its arrival (pushed out, reclaimed),
+  // as copies: ns-3's queue disc tells ns-3 which of its packets are gone.
+  const buffer::EvictedFrames& evicted() const noexcept { return evicted_; }
+
   // Deflected frames that have left their recirculation ports by `now_ns`, trimmed, admitted to
   // their trim queues; whether frames remain in a recirculation port.
   bool release_deflected(policies::Policy& policy, buffer::CellCache& cache, uint64_t now_ns,
@@ -90,7 +94,7 @@ class OverflowStep {
   uint32_t trim_queue_of(uint32_t port) const noexcept;
   void deflect(uint32_t in_port, uint32_t out_port, Frame frame,
                const policies::ArrivalContext& ctx, const buffer::FrameMeta& meta);
-  // The overflow action of the frames a push-out evicted (evicted_).
+  // The overflow action of the frames evicted for the arrival since the last call (evicted_).
   void trim_evicted(policies::Policy& policy, const buffer::BufferView& view,
                     buffer::CellCache& cache, uint64_t now_ns, Sink& sink);
   // admit_frame's RefusalHook for trim_newest: with that probability the queue's newest frame,
@@ -105,8 +109,9 @@ class OverflowStep {
   uint64_t rng_;
   std::vector<uint8_t> scratch_;                   // the copy being cut
   std::vector<TofinoApprox::Deflected> departed_;  // left a recirculation port this round
-  buffer::EvictedFrames evicted_;                  // frames a push-out evicted for an arrival
-  struct Admission {  // what trim_newest_instead needs of the admission under way
+  buffer::EvictedFrames evicted_;  // frames taken out for the arrival under way (admit())
+  size_t trimmed_upto_ = 0;        // of those, the ones trim_evicted has seen
+  struct Admission {               // what trim_newest_instead needs of the admission under way
     policies::Policy* policy = nullptr;
     const buffer::BufferView* view = nullptr;
     buffer::CellCache* cache = nullptr;

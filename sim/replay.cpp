@@ -10,22 +10,16 @@
 #include "model/admission_step.h"
 #include "model/departure_step.h"
 #include "model/overflow_step.h"
-#include "model/probe_charge.h"
-#include "model/scheduler.h"
+#include "model/switch_model.h"
 #include "policies/credence_features.h"
-#include "policies/registry.h"
 #include "sim/same_instant.h"
 
 namespace sharebuf::sim {
 namespace {
 
 using buffer::BufferLayout;
-using model::AdmissionOutcome;
-using model::admit_frame;
 using model::ingress_view;
-using model::port_scheduling;
-using model::Scheduler;
-using model::SchedulerKind;
+using model::SwitchModel;
 
 struct QueuedFrame {
   uint64_t seq;
@@ -39,40 +33,44 @@ struct TraceRow {
   double features[policies::kOracleFeatures];
 };
 
+// The configuration with the policy to replay in place of its own, checked for what a replay needs.
+model::SwitchConfig with_policy(model::SwitchConfig config, const ReplayPolicy& policy) {
+  for (const model::PortConfig& p : config.ports) {
+    if (p.rate_bps == 0)
+      throw std::invalid_argument("replay: port '" + p.name +
+                                  "' has no rate (sim::replay_config gives unshaped ports one)");
+  }
+  if (const auto bad = buffer::ProbeRegisters::check_timing(config.buffer.probe_interval_ns,
+                                                            config.buffer.probe_delay_ns))
+    throw std::invalid_argument("replay: cannot model the probe view: " + *bad);
+  config.policy = policy.name;
+  config.policy_params = policy.params;
+  return config;
+}
+
+bool trims(const model::SwitchConfig& config) {
+  return std::any_of(config.classes.begin(), config.classes.end(),
+                     [](const auto& c) { return c.overflow != model::OverflowAction::kDrop; });
+}
+
 class ReplayEngine final : private model::OverflowStep::Sink {
  public:
-  ReplayEngine(const ReplaySetup& setup, const ReplayPolicy& policy, const ReplayOptions& options)
-      : setup_(setup), options_(options), buffer_(setup.buffer), cache_(buffer_.pool()) {
+  ReplayEngine(const model::SwitchConfig& config, const ReplayPolicy& policy,
+               const ReplayOptions& options)
+      : options_(options),
+        model_(with_policy(config, policy), {.oracle_labels = options.oracle_labels}),
+        buffer_(model_.buffer()),
+        cache_(buffer_.pool()),
+        overflow_(model_.overflow_step(0, /*synthetic=*/true)),
+        trims_(trims(config)) {
     const BufferLayout& layout = buffer_.layout();
-    if (setup.port_rate_bps.size() != layout.num_ports())
-      throw std::invalid_argument("replay: one port rate per port is required");
-    for (uint32_t p = 0; p < layout.num_ports(); ++p) {
-      const SchedulerKind kind =
-          p < setup.schedulers.size() ? setup.schedulers[p] : SchedulerKind::kRoundRobin;
-      const std::vector<uint32_t> weights =
-          p < setup.weights.size() ? setup.weights[p] : std::vector<uint32_t>{};
-      schedulers_.emplace_back(kind, layout.queues_on_port(p), weights);
-      env_.port_scheduling.push_back(port_scheduling(kind, weights));
-      port_names_.push_back(p < setup.port_names.size() ? setup.port_names[p]
-                                                        : "p" + std::to_string(p));
-    }
+    for (const model::PortConfig& p : config.ports)
+      port_names_.push_back(p.name);
     busy_until_.assign(layout.num_ports(), 0);
     last_finish_.assign(layout.num_ports(), kNever);
-    probe_charge_.resize(layout.num_ports());
     queued_.resize(layout.num_queues());
     pushed_seen_.assign(layout.num_queues(), 0);
-    env_.layout = &layout;
-    env_.classes = setup.classes;
-    env_.port_rate_bps = setup.port_rate_bps;
-    env_.queue_class = setup.queue_class;
-    env_.oracle_labels = options.oracle_labels;
-    if (const auto bad = buffer::ProbeRegisters::check_timing(setup.buffer.probe_interval_ns,
-                                                              setup.buffer.probe_delay_ns))
-      throw std::invalid_argument("replay: cannot model the probe view: " + *bad);
-    if (setup.trimming != nullptr) set_up_trimming(*setup.trimming);
-    policy_ = policies::make_policy(policy.name, policy.params, env_);
-    policy_->on_install(buffer_.exact_view());
-    buffer_.set_policy_uses_probes(policy_->uses_probes(), 0);
+    overflow_.reserve(BufferLayout::kMaxFrameBytes);
     label_ = policy.label.empty() ? policy.name : policy.label;
   }
 
@@ -98,8 +96,8 @@ class ReplayEngine final : private model::OverflowStep::Sink {
       const uint64_t t_departure = next_departure(port);
       const uint64_t t_sample = sampling ? next_sample_ns_ : kNever;
       // A deflected frame leaving its recirculation port (trimming's Tofino approximation).
-      const uint64_t t_recirc =
-          tofino_ != nullptr && tofino_->any_deflected() ? tofino_->next_departure_ns() : kNever;
+      model::TofinoApprox& tofino = model_.tofino();
+      const uint64_t t_recirc = tofino.any_deflected() ? tofino.next_departure_ns() : kNever;
       const uint64_t t = std::min({t_arrival, t_departure, t_sample, t_recirc});
       if (t == kNever || t > options_.end_ns) break;
       if (t_sample == t) {
@@ -125,38 +123,20 @@ class ReplayEngine final : private model::OverflowStep::Sink {
   static constexpr uint64_t kNever = UINT64_MAX;
   static constexpr uint64_t kCopy = UINT64_MAX;  // QueuedFrame::seq of a cut copy
 
-  // The live switch's trimming state, from the configuration (datapath/switch_core.cpp does the
-  // same): trim settings, the Tofino approximation's pipelines, the ports' header reserve.
-  void set_up_trimming(const model::SwitchConfig& cfg) {
-    if (cfg.ports.size() != buffer_.layout().num_ports())
-      throw std::invalid_argument("replay: the trimming configuration has another port count");
-    trim_ = std::make_unique<model::TrimSettings>(cfg);
-    tofino_ =
-        std::make_unique<model::TofinoApprox>(model::rx_workers(cfg), model::meter_line_rates(cfg));
-    model::configure_tofino(*tofino_, cfg);
-    if (const uint32_t reserve = model::header_reserve_cells(cfg);
-        reserve != 0 && !buffer_.state().set_header_reserve(reserve))
-      throw std::invalid_argument("replay: [trimming] header_reserve does not fit in the buffer");
-    overflow_ = std::make_unique<model::OverflowStep>(
-        buffer_, *trim_, *tofino_, cfg.trim.header_full_return, /*synthetic=*/true,
-        cfg.trim.seed * 0x9E3779B97F4A7C15ull + 1);
-    overflow_->reserve(BufferLayout::kMaxFrameBytes);
-  }
-
   // Deflected frames leaving their recirculation ports at t; their notifications logged (each
   // reaches the pipelines one recirculation latency later).
   void release_deflected(uint64_t t) {
     if (options_.trim_notes != nullptr) {
       notes_seen_.resize(buffer_.layout().num_ports());
       for (uint32_t p = 0; p < notes_seen_.size(); ++p)
-        notes_seen_[p] = tofino_->counters(p).notifications.load();
+        notes_seen_[p] = model_.tofino().counters(p).notifications.load();
     }
-    overflow_->release_deflected(*policy_, cache_, t, *this);
+    overflow_.release_deflected(model_.policy(), cache_, t, *this);
     settle_push_outs();
     if (options_.trim_notes == nullptr) return;
-    const uint64_t at = t + tofino_->settings.recirc_latency_ns.load();
+    const uint64_t at = t + model_.tofino().settings.recirc_latency_ns.load();
     for (uint32_t p = 0; p < notes_seen_.size(); ++p) {
-      for (uint64_t k = notes_seen_[p]; k < tofino_->counters(p).notifications.load(); ++k)
+      for (uint64_t k = notes_seen_[p]; k < model_.tofino().counters(p).notifications.load(); ++k)
         *options_.trim_notes << label_ << ',' << at << ',' << port_names_[p] << '\n';
     }
   }
@@ -176,52 +156,36 @@ class ReplayEngine final : private model::OverflowStep::Sink {
     if (a.queue >= layout.num_queues())
       throw std::invalid_argument("replay: arrival " + std::to_string(n) + ": no queue " +
                                   std::to_string(a.queue));
-    static const std::array<std::byte, BufferLayout::kMaxFrameBytes> kPayload{};
-    const uint32_t port = layout.port_of(a.queue);
+    if (a.in_port >= layout.num_ports())
+      throw std::invalid_argument("replay: arrival " + std::to_string(n) + ": no ingress port " +
+                                  std::to_string(a.in_port));
+    static const std::array<uint8_t, BufferLayout::kMaxFrameBytes> kPayload{};
     const uint32_t bytes = std::clamp<uint32_t>(a.bytes, 1, BufferLayout::kMaxFrameBytes);
-    const policies::ArrivalContext ctx{.now_ns = a.time_ns,
-                                       .queue = a.queue,
-                                       .port = static_cast<uint16_t>(port),
-                                       .class_id = a.class_id,
-                                       .cells = layout.cells_for(bytes),
-                                       .bytes = bytes,
-                                       .flow_hash = a.flow_hash,
-                                       .seq = n,
-                                       .first_bdp = a.first_bdp};
+    // The model's ingress step into the recorded queue: the ECN decision and the context.
+    const SwitchModel::Copy copy = model_.copy_into(a.queue, {.class_id = a.class_id,
+                                                              .bytes = bytes,
+                                                              .ect = a.ect,
+                                                              .flow_hash = a.flow_hash,
+                                                              .in_port = a.in_port,
+                                                              .now_ns = a.time_ns,
+                                                              .seq = n,
+                                                              .first_bdp = a.first_bdp});
     if (options_.trace != nullptr) {
-      TraceRow row{a.time_ns, a.queue, ctx.cells, {}};
+      TraceRow row{a.time_ns, a.queue, copy.ctx.cells, {}};
       features_->observe(a.time_ns, a.queue, buffer_.state().queue_cells(a.queue),
                          buffer_.state().total_cells(), row.features);
       trace_.push_back(row);
     }
-    if (a.in_port >= layout.num_ports())
-      throw std::invalid_argument("replay: arrival " + std::to_string(n) + ": no ingress port " +
-                                  std::to_string(a.in_port));
-    const buffer::FrameMeta meta{
-        .arrival_ns = a.time_ns, .in_port = a.in_port, .class_id = a.class_id};
-    if (overflow_ != nullptr) {
-      now_ns_ = a.time_ns;
-      seq_ = n;
-      const std::span<const uint8_t> frame(reinterpret_cast<const uint8_t*>(kPayload.data()),
-                                           bytes);
-      const model::OverflowStep::Result r = overflow_->admit(
-          *policy_, ingress_view(*policy_, buffer_, a.time_ns), cache_, ctx,
-          model::OverflowStep::Frame{frame, nullptr}, meta, a.in_port, a.time_ns, *this);
-      settle_push_outs();
-      if (!r.outcome.enqueued) fates_[n] = 1;
-      return;
-    }
-    const AdmissionOutcome outcome =
-        admit_frame(*policy_, buffer_, cache_, ingress_view(*policy_, buffer_, a.time_ns), ctx,
-                    std::span<const std::byte>(kPayload.data(), bytes), meta);
-    if (outcome.pushed_out_cells != 0 || outcome.reclaimed_cells != 0) settle_push_outs();
-    if (outcome.enqueued) {
-      queued_[outcome.queue].push_back({n, buffer_.queue(outcome.queue).peek_tail()});
-      // An idle port starts sending the moment a frame arrives.
-      busy_until_[port] = std::max(busy_until_[port], a.time_ns);
-    } else {
-      fates_[n] = 1;
-    }
+    now_ns_ = a.time_ns;
+    seq_ = n;
+    policies::Policy& policy = model_.policy();
+    const model::OverflowStep::Result r = overflow_.admit(
+        policy, ingress_view(policy, buffer_, a.time_ns), cache_, copy.ctx,
+        model::OverflowStep::Frame{std::span<const uint8_t>(kPayload.data(), bytes), nullptr},
+        copy.meta, a.in_port, a.time_ns, *this);
+    model_.admitted(copy, r.outcome);
+    settle_push_outs();
+    if (!r.outcome.enqueued) fates_[n] = 1;
   }
 
   // The port whose next transmission starts first (lowest port among equals: sim/same_instant.h)
@@ -267,8 +231,9 @@ class ReplayEngine final : private model::OverflowStep::Sink {
       *options_.timeline << static_cast<double>(t_ns) * 1e-9 << ',' << label_ << ','
                          << port_names_[p] << ',' << q - layout.first_queue(p) << ','
                          << view.queue_cells(q) << ','
-                         << policy_->threshold_cells(
-                                q, buffer_.stats(q).shown_class(env_.class_of_queue(q)), view)
+                         << model_.policy().threshold_cells(
+                                q, buffer_.stats(q).shown_class(model_.env().class_of_queue(q)),
+                                view)
                          << ',' << drops << ',' << view.total_cells() << ','
                          << layout.capacity_cells() << '\n';
     }
@@ -279,8 +244,9 @@ class ReplayEngine final : private model::OverflowStep::Sink {
   // (model/probe_charge.h) and the frame waits for them.
   void depart(uint32_t p) {
     if (charge_probes(p)) return;
-    const std::optional<model::Departed> d = model::depart_next(
-        buffer_, cache_, schedulers_[p], *policy_, p, busy_until_[p], setup_.port_rate_bps[p]);
+    const std::optional<model::Departed> d =
+        model::depart_next(buffer_, cache_, model_.port(p).scheduler, model_.policy(), p,
+                           busy_until_[p], model_.config().ports[p].rate_bps);
     if (!d) return;  // unreachable: the port holds cells
     if (!queued_[d->queue].empty()) queued_[d->queue].pop_front();
     if (options_.departures != nullptr)
@@ -296,14 +262,14 @@ class ReplayEngine final : private model::OverflowStep::Sink {
     if (buffer_.probe_bytes() == 0 || !buffer_.probes().enabled()) return false;
     // Backlogged: this transmission starts when the last one ended (a frame was waiting).
     const bool backlogged = busy_until_[p] == last_finish_[p];
-    const uint64_t owed = probe_charge_[p].owed_bytes(
+    const uint64_t owed = model_.port(p).probe_charge.owed_bytes(
         busy_until_[p], buffer_.probes().interval_ns(),
         uint64_t{buffer_.probe_bytes()} * buffer_.layout().queues_on_port(p), backlogged, kNever);
     if (owed == 0) return false;
     busy_until_[p] = last_finish_[p] =
         busy_until_[p] +
         model::transmit_ns(static_cast<uint32_t>(std::min<uint64_t>(owed, UINT32_MAX)),
-                           setup_.port_rate_bps[p]);
+                           model_.config().ports[p].rate_bps);
     probe_charged_bytes_ += owed;
     return true;
   }
@@ -329,7 +295,7 @@ class ReplayEngine final : private model::OverflowStep::Sink {
     r.transmitted = transmitted_;
     r.probe_charged_bytes = probe_charged_bytes_;
     r.accounting_errors = buffer::check_accounting(buffer_);
-    r.state = policy_->describe(buffer_.exact_view());
+    r.state = model_.policy().describe(buffer_.exact_view());
     r.peak_total_cells = buffer_.state().peak_total_cells();
     for (uint32_t q = 0; q < buffer_.layout().num_queues(); ++q) {
       const buffer::QueueStats& s = buffer_.stats(q);
@@ -352,10 +318,10 @@ class ReplayEngine final : private model::OverflowStep::Sink {
       qr.header_reserve = s.header_reserve_pkts.load();
       r.queues.push_back(qr);
     }
-    if (tofino_ != nullptr) {
+    if (trims_) {
       r.tofino = nlohmann::json::array();
       for (uint32_t p = 0; p < buffer_.layout().num_ports(); ++p) {
-        const model::TofinoApprox::PortCounters& c = tofino_->counters(p);
+        const model::TofinoApprox::PortCounters& c = model_.tofino().counters(p);
         r.tofino.push_back({{"port", port_names_[p]},
                             {"ingress_trimmed", c.ingress_trimmed.load()},
                             {"deflected", c.deflected.load()},
@@ -366,23 +332,23 @@ class ReplayEngine final : private model::OverflowStep::Sink {
                             {"to_optimistic", c.to_optimistic.load()},
                             {"deflect_queue_peak", c.deflect_queue_peak.load()}});
       }
-      tofino_->discard_all(buffer_.state());
     }
+    model_.tofino().discard_all(buffer_.state());
     r.fates = std::move(fates_);
     buffer_.drain_all(cache_);
     return r;
   }
 
-  const ReplaySetup& setup_;
   const ReplayOptions& options_;
   std::optional<policies::CredenceFeatures> features_;
-  buffer::SharedBuffer buffer_;
+  SwitchModel model_;  // the switch every engine runs
+  buffer::SharedBuffer& buffer_;
   buffer::CellCache cache_;
-  std::vector<Scheduler> schedulers_;
+  model::OverflowStep overflow_;
+  bool trims_;  // a class's overflow action is not drop: report the Tofino approximation
   std::vector<std::string> port_names_;
   std::vector<uint64_t> busy_until_;
   std::vector<uint64_t> last_finish_;  // when each port's last transmission (or probes) ended
-  std::vector<model::ProbeCharge> probe_charge_;
   uint64_t probe_charged_bytes_ = 0;
   std::vector<std::deque<QueuedFrame>> queued_;
   std::vector<uint64_t> pushed_seen_;
@@ -390,22 +356,23 @@ class ReplayEngine final : private model::OverflowStep::Sink {
   std::vector<TraceRow> trace_;
   uint64_t transmitted_ = 0;
   uint64_t next_sample_ns_ = 0;
-  policies::PolicyEnv env_;
-  std::unique_ptr<model::TrimSettings> trim_;
-  std::unique_ptr<model::TofinoApprox> tofino_;
-  std::unique_ptr<model::OverflowStep> overflow_;
   uint64_t now_ns_ = 0;               // the time of the event being replayed (the Sink's clock)
   uint64_t seq_ = 0;                  // the arrival being replayed
   std::vector<uint64_t> notes_seen_;  // notifications per port before a release (trim_notes)
-  std::unique_ptr<policies::Policy> policy_;
   std::string label_;
 };
 
 }  // namespace
 
-ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
+model::SwitchConfig replay_config(model::SwitchConfig config) {
+  for (model::PortConfig& p : config.ports)
+    if (p.rate_bps == 0) p.rate_bps = 10'000'000'000ull;
+  return config;
+}
+
+ReplayResult run_replay(const model::SwitchConfig& config, const ReplayPolicy& policy,
                         const std::vector<ReplayArrival>& arrivals, const ReplayOptions& options) {
-  ReplayEngine engine(setup, policy, options);
+  ReplayEngine engine(config, policy, options);
   return engine.run(arrivals);
 }
 

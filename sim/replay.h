@@ -1,18 +1,20 @@
-// The replay datapath: drives the same SharedBuffer, policies, admission step and schedulers as
-// the live switch from a list of arrivals, with a simulated clock and simulated line-rate egress
-// per port: a frame leaves its queue (its cells are freed) when its transmission starts, and the
-// policy's on_dequeue() hears of it at the time its last bit leaves (start + bytes x 8 / rate),
-// the clock the live switch gives each departure; the port's scheduler picks the queue.
-// Events are processed one at a time in time order across all ports; within one instant
-// departures come before arrivals (the default), or arrivals first (ReplayOptions::
-// arrivals_first, the order of Credence's slotted model and of the ns-3 switch); ties among ports
-// go to the lower port (sim/same_instant.h defines that order for both engines).
-// Trimming (ReplaySetup::trimming): a class's overflow action — trim, return-to-sender, NDP's
+// The replay datapath: drives the switch model every engine runs (model/switch_model.h: the same
+// buffer, policy, ingress step — queue, ECN decision, arrival context —, overflow step and
+// schedulers as the live switch, built from the same SwitchConfig) from a list of arrivals, with a
+// simulated clock and simulated line-rate egress per port: a frame leaves its queue (its cells are
+// freed) when its transmission starts, and the policy's on_dequeue() hears of it at the time its
+// last bit leaves (start + bytes x 8 / rate), the clock the live switch gives each departure; the
+// port's scheduler picks the queue. Events are processed one at a time in time order across all
+// ports; within one instant departures come before arrivals (the default), or arrivals first
+// (ReplayOptions:: arrivals_first, the order of Credence's slotted model and of the ns-3 switch);
+// ties among ports go to the lower port (sim/same_instant.h defines that order for both engines).
+// Every arrival is admitted through the live switch's own OverflowStep (model/overflow_step.h)
+// on the simulated clock, so a class's overflow action — trim, return-to-sender, NDP's
 // trim_newest, the Tofino approximation's meters, deflect-on-drop through its emulated
-// recirculation ports and notifications — runs through the live switch's own OverflowStep
-// (model/overflow_step.h) on the simulated clock; a cut copy is the frame's first trim_size
-// bytes (replayed frames have no headers) and queues and departs like any frame; deflected frames
-// leave their recirculation port as events of their own.
+// recirculation ports and notifications — runs as live; a cut copy is the frame's first
+// trim_size bytes (replayed frames have no headers) and queues and departs like any frame;
+// deflected frames leave their recirculation port as events of their own. An ECN-capable arrival
+// is marked (counted ecn_marked) as the live switch marks it.
 // Writing a timeline only observes, so it never changes a result. The probe view (and probe-
 // synchronised policies) work as in the live switch, on the simulated clock: registers taken at
 // every probe-interval boundary, seen by arrivals `probe_delay` later. Deterministic: the same
@@ -49,20 +51,12 @@ struct ReplayArrival {
   uint32_t flow_hash = 0;
   uint16_t in_port = 0;  // ingress port: a trimming pipeline's, a returned copy's way back
   policies::FirstBdp first_bdp = policies::FirstBdp::kUnknown;  // the sender's tag, if recorded
+  bool ect = false;  // ECN-capable: marked CE above its class's ecn_threshold, as live
 };
 
-struct ReplaySetup {
-  buffer::BufferConfig buffer;
-  std::vector<uint64_t> port_rate_bps;           // one per port
-  std::vector<std::string> port_names;           // one per port (reports); empty = p0, p1, ...
-  std::vector<model::SchedulerKind> schedulers;  // one per port; empty = round robin
-  std::vector<std::vector<uint32_t>> weights;    // DRR weights per port
-  std::vector<policies::TrafficClass> classes;
-  std::vector<uint8_t> queue_class;
-  // Set when a class's overflow action is not drop: the switch configuration its trimming
-  // settings (trim size, trim queues, header reserve, mode, meters, recirculation) come from.
-  std::shared_ptr<const model::SwitchConfig> trimming;
-};
+// The switch a replay simulates: `config` with every unshaped port (rate 0) at 10 Gbit/s, the
+// rate policies assume for such a port (a simulated port needs a line rate).
+model::SwitchConfig replay_config(model::SwitchConfig config);
 
 // A policy to replay: its registry name and parameters, and the label reports use.
 struct ReplayPolicy {
@@ -127,9 +121,11 @@ struct ReplayResult {
   nlohmann::json tofino;
 };
 
-// Replays `arrivals` (sorted by time) under one policy until options.end_ns. Throws
-// policies::ConfigError for a bad policy name or parameters.
-ReplayResult run_replay(const ReplaySetup& setup, const ReplayPolicy& policy,
+// Replays `arrivals` (sorted by time) on the switch `config` describes (every port with a rate:
+// replay_config) under `policy` in place of the configuration's, until options.end_ns. Throws
+// policies::ConfigError for a bad policy name or parameters, std::invalid_argument for a port
+// without a rate.
+ReplayResult run_replay(const model::SwitchConfig& config, const ReplayPolicy& policy,
                         const std::vector<ReplayArrival>& arrivals, const ReplayOptions& options);
 
 inline constexpr const char* kDeparturesHeader = "policy,t_ns,queue,arrival_ns,bytes,cut";

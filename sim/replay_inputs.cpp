@@ -12,6 +12,7 @@
 #include "model/classifier.h"
 #include "model/frame_parser.h"
 #include "model/mac_table.h"
+#include "model/switch_model.h"
 
 namespace sharebuf::sim {
 
@@ -60,45 +61,6 @@ void sort_by_time(std::vector<ReplayArrival>& v) {
 
 }  // namespace
 
-ReplaySetup replay_setup(const SwitchConfig& config) {
-  ReplaySetup s;
-  s.buffer = buffer_config(config);
-  s.buffer.max_threads = 2;
-  for (const PortConfig& p : config.ports) {
-    // An unshaped port has no line rate to simulate; policies assume 10 Gbit/s for it too.
-    s.port_rate_bps.push_back(p.rate_bps != 0 ? p.rate_bps : 10'000'000'000ull);
-    s.port_names.push_back(p.name);
-    s.schedulers.push_back(p.scheduler);
-    s.weights.push_back(p.weights);
-  }
-  const buffer::BufferLayout layout(s.buffer.capacity_cells, s.buffer.cell_bytes, s.buffer.ports);
-  const policies::PolicyEnv env = policy_env(config, layout);
-  s.classes = env.classes;
-  s.queue_class = env.queue_class;
-  if (std::any_of(config.classes.begin(), config.classes.end(),
-                  [](const ClassConfig& c) { return c.overflow != model::OverflowAction::kDrop; }))
-    s.trimming = std::make_shared<const SwitchConfig>(config);
-  return s;
-}
-
-void refuse_unmodelled(const SwitchConfig& config, const std::string& source) {
-  for (const model::ClassConfig& c : config.classes) {
-    if (c.overflow == model::OverflowAction::kDrop) continue;
-    const char* action = c.overflow == model::OverflowAction::kTrim ? "trim" : "return-to-sender";
-    throw policies::ConfigError(source + ": class '" + c.traffic.name + "' has overflow = \"" +
-                                action +
-                                "\", which the ns-3 switch does not model (its refused frames "
-                                "would count as drops, with no header sent on; sharebuf-replay "
-                                "models it); set overflow = \"drop\" to simulate the admission "
-                                "alone");
-  }
-  if (config.buffer.probe_bytes != 0) {
-    throw policies::ConfigError(source +
-                                ": [buffer] probe_bytes: the ns-3 switch does not charge probes "
-                                "to its links (sharebufd and sharebuf-replay do); remove it");
-  }
-}
-
 std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const SwitchConfig& config) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open the arrivals CSV");
@@ -115,15 +77,17 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
   }
   for (const char* need : {"time_ns", "port", "queue", "bytes"}) {
     if (!col.contains(need))
-      throw std::runtime_error(path + ":" + std::to_string(lineno) +
-                               ": the header must name the columns time_ns, port, queue, bytes "
-                               "(and optionally class, in_port, flow_hash, first_bdp); missing '" +
-                               need + "'");
+      throw std::runtime_error(
+          path + ":" + std::to_string(lineno) +
+          ": the header must name the columns time_ns, port, queue, bytes "
+          "(and optionally class, in_port, flow_hash, first_bdp, ect); missing '" +
+          need + "'");
   }
   const bool has_class = col.contains("class");
   const bool has_in_port = col.contains("in_port");
   const bool has_flow_hash = col.contains("flow_hash");
   const bool has_first_bdp = col.contains("first_bdp");
+  const bool has_ect = col.contains("ect");
   const buffer::BufferConfig bc = buffer_config(config);
   const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
   const policies::PolicyEnv env = policy_env(config, layout);
@@ -213,6 +177,12 @@ std::vector<ReplayArrival> read_arrivals_csv(const std::string& path, const Swit
                                  "' is not 0, 1 or empty (no tag)");
       }
     }
+    if (has_ect) {
+      const std::string& e = cell("ect");
+      if (e != "0" && e != "1" && !e.empty())
+        throw std::runtime_error(where("ect") + ": '" + e + "' is not 0, 1 or empty");
+      a.ect = e == "1";
+    }
     out.push_back(a);
   }
   sort_by_time(out);
@@ -266,9 +236,12 @@ std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inpu
   const Classifier classifier(config);
   const buffer::BufferConfig bc = buffer_config(config);
   const buffer::BufferLayout layout(bc.capacity_cells, bc.cell_bytes, bc.ports);
-  std::map<MacAddress, uint16_t> where;
+  // Forwarding as the live switch forwards (model::forward_frame, SwitchModel's): learned sources
+  // (frames of files given @PORT), static MACs, and unknown destinations flooded.
+  model::MacTable macs(config.mac_table_size, config.mac_ageing_ns);
   for (const StaticMacConfig& m : config.static_macs)
-    where[m.mac] = m.port;
+    macs.add_static(m.mac, m.port);
+  const uint32_t ports = layout.num_ports();
   std::vector<ReplayArrival> out;
   const uint64_t t0 = frames.empty() ? 0 : frames.front().time_ns;
   for (const Frame& f : frames) {
@@ -278,28 +251,40 @@ std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inpu
       ++stats.malformed;
       continue;
     }
+    const uint64_t t = f.time_ns - t0;
     const std::optional<uint16_t> in = inputs[f.input].in_port;
-    const MacAddress src = mac_from_bytes(parsed.src_mac);
-    if (in && !parsed.src_is_group()) {
-      bool is_static = false;
-      for (const StaticMacConfig& m : config.static_macs)
-        is_static = is_static || m.mac == src;
-      if (!is_static) where[src] = *in;
+    model::Forward fw;
+    if (in) {
+      fw = model::forward_frame(macs, parsed, *in, t, ports);
+    } else if (!parsed.dst_is_group()) {
+      // Its ingress unknown: nothing learned; a known destination is unicast, else flooded.
+      const uint16_t out_port = macs.lookup(mac_from_bytes(parsed.dst_mac), t);
+      if (out_port != model::MacTable::kNoPort && out_port < ports)
+        fw = {model::Forward::Kind::kUnicast, out_port};
     }
-    const auto it = where.find(mac_from_bytes(parsed.dst_mac));
-    if (it == where.end() || (in && it->second == *in)) {
-      ++stats.unknown_destination;
+    if (fw.kind == model::Forward::Kind::kFiltered) {
+      ++stats.filtered;
       continue;
     }
     const uint8_t class_id = classifier.classify(parsed, in.value_or(0));
-    const uint32_t k =
-        std::min(classifier.queue_of(class_id), layout.queues_on_port(it->second) - 1);
-    out.push_back({.time_ns = f.time_ns - t0,
-                   .queue = layout.queue_id(it->second, k),
-                   .bytes = std::max<uint32_t>(f.wire_len, 1),
-                   .class_id = class_id,
-                   .flow_hash = flow_hash(parsed),
-                   .in_port = in.value_or(0)});
+    auto copy_to = [&](uint32_t port) {
+      const uint32_t k = std::min(classifier.queue_of(class_id), layout.queues_on_port(port) - 1);
+      out.push_back({.time_ns = t,
+                     .queue = layout.queue_id(port, k),
+                     .bytes = std::max<uint32_t>(f.wire_len, 1),
+                     .class_id = class_id,
+                     .flow_hash = flow_hash(parsed),
+                     .in_port = in.value_or(0),
+                     .ect = parsed.ect()});
+    };
+    if (fw.kind == model::Forward::Kind::kUnicast) {
+      copy_to(fw.port);
+      continue;
+    }
+    // Flooded: one copy per other port, in port order (as the RX worker admits them).
+    ++stats.flooded;
+    for (uint32_t p = 0; p < ports; ++p)
+      if (!in || p != *in) copy_to(p);
   }
   return out;
 }

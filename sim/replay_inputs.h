@@ -13,21 +13,13 @@
 
 namespace sharebuf::sim {
 
-ReplaySetup replay_setup(const model::SwitchConfig& config);
-
-// What the switch inside ns-3 does not model, refused rather than answered differently from the
-// live switch: a class whose overflow action is "trim" or "return-to-sender" (the live switch
-// and the replay send a refused frame's headers on, or back; the ns-3 switch would count the
-// frame as dropped and never queue the headers), and [buffer] probe_bytes (the ns-3 links do
-// not carry the probes). Throws policies::ConfigError naming `source` and what it refuses.
-void refuse_unmodelled(const model::SwitchConfig& config, const std::string& source);
-
 // CSV with a header line naming the columns time_ns, port, queue, bytes and optionally class,
-// in_port, flow_hash and first_bdp (any order): time in ns, egress port by index or interface
-// name, queue index on that port, frame bytes, class id or name, ingress port (default 0:
-// trimming's pipelines and return-to-sender need it), the frame's 32-bit flow hash (default 0:
-// no flow; ABM's flow table keys on it), the sender's first-BDP tag (1,
-// 0, or empty for none: ABM then judges by its flow table; sharebuf-sim records both). Without a
+// in_port, flow_hash, first_bdp and ect (any order): time in ns, egress port by index or
+// interface name, queue index on that port, frame bytes, class id or name, ingress port (default
+// 0: trimming's pipelines and return-to-sender need it), the frame's 32-bit flow hash (default 0:
+// no flow; ABM's flow table keys on it), the sender's first-BDP tag (1, 0, or empty for none: ABM
+// then judges by its flow table; sharebuf-sim records both), whether the frame is ECN-capable (1,
+// 0 or empty: marked CE above its class's ecn_threshold, as live; default 0). Without a
 // class column a frame's class is its queue's: the first
 // [[classes]] entry mapped to that queue index, class 0 if none is. Rows are sorted by time
 // (stable). Throws std::runtime_error naming the file, line and column of a bad record.
@@ -45,14 +37,18 @@ struct PcapInput {
 };
 struct PcapReadStats {
   uint64_t frames = 0;
-  uint64_t unknown_destination = 0;  // no static MAC and not learned yet: not replayed
-  uint64_t malformed = 0;            // not parsable as Ethernet/IP: not replayed
+  uint64_t flooded = 0;    // unknown, broadcast or multicast destination: a copy per other port
+  uint64_t filtered = 0;   // destination on the ingress port: not replayed (as live)
+  uint64_t malformed = 0;  // not parsable as Ethernet/IP: not replayed
 };
-// Frames from every file, merged by timestamp (time 0 = the first frame). A frame's egress port
-// is its destination MAC's [[static_macs]] entry, else the port where that MAC was last seen as
-// a source (files given with @PORT); broadcast/multicast and unknown destinations are counted
-// and skipped. Class and queue come from the config's classifier. Throws std::runtime_error
-// naming the file and record for a damaged file.
+// Frames from every file, merged by timestamp (time 0 = the first frame), forwarded as the live
+// switch forwards them (model::forward_frame): a frame's egress port is its destination MAC's
+// [[static_macs]] entry, else the port where that MAC was last seen as a source (files given
+// with @PORT; the MAC table's size and ageing are the config's); a frame for a destination on
+// its ingress port is filtered; unknown unicast, broadcast and multicast are flooded: one arrival
+// per other port (every port when the file's ingress is unknown), in port order. Class and queue
+// come from the config's classifier, ECN capability from the IP header. Throws
+// std::runtime_error naming the file and record for a damaged file.
 std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inputs,
                                               const model::SwitchConfig& config,
                                               PcapReadStats& stats);

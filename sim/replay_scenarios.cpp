@@ -53,12 +53,15 @@ ReplayScenario base(const std::string& name, uint32_t ports, uint32_t buffer_cel
                     uint64_t rate_bps) {
   ReplayScenario s;
   s.name = name;
-  s.setup.buffer.capacity_cells = buffer_cells;
-  s.setup.buffer.ports.assign(ports, buffer::PortSpec{});
-  s.setup.buffer.max_threads = 2;
-  s.setup.port_rate_bps.assign(ports, rate_bps);
-  for (uint32_t p = 0; p < ports; ++p)
+  s.config.name = name;
+  s.config.source = "scenario " + name;
+  s.config.buffer.capacity_cells = buffer_cells;
+  s.config.classes.push_back({});
+  s.config.classes.back().traffic.name = "default";
+  for (uint32_t p = 0; p < ports; ++p) {
+    s.config.ports.push_back({.name = "p" + std::to_string(p), .rate_bps = rate_bps});
     s.queue_labels.push_back("p" + std::to_string(p));
+  }
   return s;
 }
 
@@ -174,7 +177,7 @@ ReplayScenario websearch(const ScenarioOptions& o) {
     flow(s.arrivals, port(rng), static_cast<uint64_t>(t), kGbps, cdf.quantile(u(rng)), hash++,
          s.end_ns);
   uint64_t queries = 0;
-  const auto per_sender = static_cast<uint64_t>(o.query_fraction * b * s.setup.buffer.cell_bytes /
+  const auto per_sender = static_cast<uint64_t>(o.query_fraction * b * s.config.buffer.cell_bytes /
                                                 std::max<uint32_t>(o.fan_in, 1));
   if (o.query_rate > 0) {
     std::exponential_distribution<double> query_gap(o.query_rate / 1e9);

@@ -30,7 +30,7 @@ struct ScenarioOptions {
 struct ReplayScenario {
   std::string name;
   std::string description;
-  ReplaySetup setup;
+  model::SwitchConfig config;  // the switch (one queue per port unless the scenario says)
   std::vector<std::string> queue_labels;  // one per flat queue, for reports
   std::vector<ReplayArrival> arrivals;
   uint64_t end_ns = 0;

@@ -335,7 +335,7 @@ ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& polici
     if (p.label == "config") p.label = p.name;
   }
   ReplayScenario sc;
-  sc.setup = sharebuf::sim::replay_setup(cfg);
+  sc.config = sharebuf::sim::replay_config(cfg);
   for (const auto& p : cfg.ports)
     for (uint32_t k = 0; k < p.num_queues; ++k)
       sc.queue_labels.push_back(p.name + "/" + std::to_string(k));
@@ -362,11 +362,11 @@ ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& polici
     sharebuf::sim::PcapReadStats st;
     sc.arrivals = sharebuf::sim::read_arrivals_pcap(in, cfg, st);
     input = "pcap";
-    sc.description = std::to_string(st.frames) + " frames read, " +
-                     std::to_string(sc.arrivals.size()) + " replayed, " +
-                     std::to_string(st.unknown_destination) +
-                     " with no known destination port and " + std::to_string(st.malformed) +
-                     " malformed skipped";
+    sc.description =
+        std::to_string(st.frames) + " frames read, " + std::to_string(sc.arrivals.size()) +
+        " replayed, " + std::to_string(st.flooded) + " flooded (no known destination port), " +
+        std::to_string(st.filtered) + " filtered (destination on the ingress port) and " +
+        std::to_string(st.malformed) + " malformed skipped";
   }
   sc.end_ns = sharebuf::sim::default_end_ns(sc.arrivals);
   return sc;
@@ -376,15 +376,15 @@ ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& polici
 void apply_overrides(const Options& o, ReplayScenario& sc) {
   if (o.end_ms > 0) sc.end_ns = static_cast<uint64_t>(o.end_ms * 1e6);
   if (!o.view.empty())
-    sc.setup.buffer.view_mode =
+    sc.config.buffer.view_mode =
         o.view == "probe" ? sharebuf::buffer::ViewMode::kProbe : sharebuf::buffer::ViewMode::kExact;
   if (o.probe_interval_us >= 0)
-    sc.setup.buffer.probe_interval_ns =
+    sc.config.buffer.probe_interval_ns =
         static_cast<uint64_t>(std::llround(o.probe_interval_us * 1e3));
   if (o.probe_delay_us >= 0)
-    sc.setup.buffer.probe_delay_ns = static_cast<uint64_t>(std::llround(o.probe_delay_us * 1e3));
+    sc.config.buffer.probe_delay_ns = static_cast<uint64_t>(std::llround(o.probe_delay_us * 1e3));
   if (const auto bad = sharebuf::buffer::ProbeRegisters::check_timing(
-          sc.setup.buffer.probe_interval_ns, sc.setup.buffer.probe_delay_ns))
+          sc.config.buffer.probe_interval_ns, sc.config.buffer.probe_delay_ns))
     throw std::invalid_argument(*bad);
 }
 
@@ -408,7 +408,7 @@ std::vector<ReplayResult> run_all(const Options& o, const ReplayScenario& sc,
       trace = open_out(o.trace_path);
       lo.trace = &trace;
     }
-    ReplayResult lqd = sharebuf::sim::run_replay(sc.setup, {"lqd", "lqd", {}}, sc.arrivals, lo);
+    ReplayResult lqd = sharebuf::sim::run_replay(sc.config, {"lqd", "lqd", {}}, sc.arrivals, lo);
     base.oracle_labels = std::make_shared<const std::vector<uint8_t>>(std::move(lqd.fates));
   }
   std::ofstream timeline, departures, trim_notes;
@@ -429,7 +429,7 @@ std::vector<ReplayResult> run_all(const Options& o, const ReplayScenario& sc,
   }
   std::vector<ReplayResult> results;
   for (const ReplayPolicy& p : policies) {
-    results.push_back(sharebuf::sim::run_replay(sc.setup, p, sc.arrivals, base));
+    results.push_back(sharebuf::sim::run_replay(sc.config, p, sc.arrivals, base));
     base.timeline_header = false;
   }
   return results;
@@ -488,7 +488,7 @@ int main(int argc, char** argv) {
                 << "\n";
     } else {
       std::printf("%s: %s\n\n", input.c_str(), sc.description.c_str());
-      print_summary(results, sc.setup.buffer.capacity_cells);
+      print_summary(results, sc.config.buffer.capacity_cells);
       if (o.per_queue) print_queues(sc.queue_labels, results);
     }
     for (const ReplayResult& r : results)

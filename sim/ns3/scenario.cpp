@@ -10,9 +10,10 @@
 
 #include "common/bounded_input.h"
 #include "common/units.h"
+#include "config/overrides.h"
 #include "config/switch_config_reader.h"
 #include "config/toml_reader.h"
-#include "config/overrides.h"
+#include "sim/ns3/unmodelled.h"
 #include "sim/replay_inputs.h"
 
 namespace sharebuf::sim {

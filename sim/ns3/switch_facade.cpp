@@ -14,12 +14,11 @@
 #include "config/switch_config_reader.h"
 #include "config/toml_reader.h"
 #include "model/admission_step.h"
-#include "model/classifier.h"
 #include "model/departure_step.h"
-#include "model/scheduler.h"
 #include "model/switch_config.h"
+#include "model/switch_model.h"
 #include "policies/registry.h"
-#include "sim/replay_inputs.h"
+#include "sim/ns3/unmodelled.h"
 
 namespace sharebuf::sim {
 namespace {
@@ -29,26 +28,22 @@ policies::FirstBdp first_bdp(int8_t tag) {
   return tag != 0 ? policies::FirstBdp::kYes : policies::FirstBdp::kNo;
 }
 
-class SwitchImpl final : public SwitchFacade {
+class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink {
  public:
   explicit SwitchImpl(const model::SwitchConfig& cfg)
-      : config_(cfg),
-        buffer_(model::buffer_config(cfg)),
+      : model_(cfg),
+        buffer_(model_.buffer()),
         cache_(buffer_.pool()),
-        env_(model::policy_env(cfg, buffer_.layout())),
-        classifier_(cfg) {
-    for (const model::PortConfig& p : cfg.ports)
-      schedulers_.emplace_back(p.scheduler, p.num_queues, p.weights);
-    policy_ = policies::make_policy(cfg.policy, cfg.policy_params, env_);
-    policy_->on_install(buffer_.exact_view());
-    buffer_.set_policy_uses_probes(policy_->uses_probes(), 0);
+        overflow_(model_.overflow_step(0, /*synthetic=*/true)) {
     // Room for the victims of one push-out (copies, made under the push-out lock).
-    evicted_.reserve(64 * size_t{buffer::BufferLayout::kMaxFrameBytes}, 64);
+    overflow_.reserve(buffer::BufferLayout::kMaxFrameBytes);
   }
 
-  uint32_t ports() const override { return static_cast<uint32_t>(config_.ports.size()); }
-  uint64_t port_rate_bps(uint32_t port) const override { return config_.ports[port].rate_bps; }
-  std::string policy_name() const override { return std::string(policy_->name()); }
+  uint32_t ports() const override { return model_.ports(); }
+  uint64_t port_rate_bps(uint32_t port) const override {
+    return model_.config().ports[port].rate_bps;
+  }
+  std::string policy_name() const override { return std::string(model_.policy().name()); }
 
   Outcome arrive(const Arrival& a, uint64_t now_ns, uint64_t handle) override {
     Outcome out;
@@ -60,41 +55,36 @@ class SwitchImpl final : public SwitchFacade {
     parsed.ip_version = 4;
     parsed.l3_offset = 14;
     parsed.dscp = a.dscp;
-    const uint8_t class_id = classifier_.classify(parsed, static_cast<uint16_t>(port));
-    const uint32_t k = std::min(classifier_.queue_of(class_id), layout.queues_on_port(port) - 1);
-    const uint32_t q = layout.queue_id(port, k);
-    const uint32_t ecn_k = classifier_.ecn_threshold_cells(class_id);
-    out.mark_ce = ecn_k != 0 && a.ect && buffer_.state().queue_cells(q) > ecn_k;
-    const policies::ArrivalContext ctx{.now_ns = now_ns,
-                                       .queue = q,
-                                       .port = static_cast<uint16_t>(port),
-                                       .class_id = class_id,
-                                       .cells = layout.cells_for(bytes),
-                                       .bytes = bytes,
-                                       .flow_hash = a.flow_hash,
-                                       .first_bdp = first_bdp(a.first_bdp)};
-    const buffer::FrameMeta meta{.arrival_ns = now_ns, .class_id = class_id};
+    const uint8_t class_id = model_.classifier().classify(parsed, static_cast<uint16_t>(port));
+    // The model's ingress step: the class's queue on this port, the ECN decision, the context.
+    const model::SwitchModel::Copy copy =
+        model_.copy_to(port, {.class_id = class_id,
+                              .bytes = bytes,
+                              .ect = a.ect,
+                              .flow_hash = a.flow_hash,
+                              .now_ns = now_ns,
+                              .first_bdp = first_bdp(a.first_bdp)});
+    const uint32_t k = copy.ctx.queue - layout.first_queue(port);
     // The frame's bytes in the buffer: the caller's handle, then zeros.
     std::memcpy(frame_.data(), &handle, sizeof handle);
-    evicted_.clear();
-    const model::AdmissionOutcome r = model::admit_frame(
-        *policy_, buffer_, cache_, model::ingress_view(*policy_, buffer_, now_ns), ctx,
-        std::span<const std::byte>(frame_.data(), bytes), meta, &evicted_);
-    for (const buffer::EvictedFrames::Frame& f : evicted_.frames) {
+    policies::Policy& policy = model_.policy();
+    const model::OverflowStep::Result step = overflow_.admit(
+        policy, model::ingress_view(policy, buffer_, now_ns), cache_, copy.ctx,
+        model::OverflowStep::Frame{std::span<const uint8_t>(frame_.data(), bytes), nullptr},
+        copy.meta, 0, now_ns, *this);
+    const model::AdmissionOutcome& r = step.outcome;
+    const buffer::EvictedFrames& evicted = overflow_.evicted();
+    for (const buffer::EvictedFrames::Frame& f : evicted.frames) {
       uint64_t h = 0;
-      std::memcpy(&h, evicted_.frame_bytes(f).data(), sizeof h);
+      std::memcpy(&h, evicted.frame_bytes(f).data(), sizeof h);
       out.evicted.push_back({h, buffer::to_string(f.reason).data()});
     }
-    if (evicted_.skipped != 0)
+    if (evicted.skipped != 0)
       throw std::logic_error("SwitchFacade: a push-out evicted more frames than reserved for");
     out.admitted = r.enqueued;
     out.queue = r.queue - layout.first_queue(port);  // k, or where IB's DPP sent it
-    if (r.enqueued && out.mark_ce)
-      buffer_.stats(r.queue).ecn_marked_pkts.fetch_add(1, std::memory_order_relaxed);
-    if (!r.enqueued) {
-      out.mark_ce = false;
-      out.drop_reason = std::string(buffer::to_string(r.reason));
-    }
+    out.mark_ce = model_.admitted(copy, r);
+    if (!r.enqueued) out.drop_reason = std::string(buffer::to_string(r.reason));
     if (recording_) {
       for (const Outcome::Evicted& e : out.evicted) {
         if (auto it = seq_of_.find(e.handle); it != seq_of_.end()) {
@@ -105,7 +95,8 @@ class SwitchImpl final : public SwitchFacade {
       arrivals_ += std::to_string(now_ns) + ',' + std::to_string(port) + ',' + std::to_string(k) +
                    ',' + std::to_string(bytes) + ',' + std::to_string(class_id) + ',' +
                    std::to_string(a.flow_hash) + ',' +
-                   (a.first_bdp < 0 ? "" : std::to_string(a.first_bdp)) + '\n';
+                   (a.first_bdp < 0 ? "" : std::to_string(a.first_bdp)) + ',' +
+                   (a.ect ? "1" : "0") + '\n';
       fates_.push_back(r.enqueued ? 0 : 1);
       if (r.enqueued) seq_of_[handle] = fates_.size() - 1;
     }
@@ -114,7 +105,7 @@ class SwitchImpl final : public SwitchFacade {
 
   void record() override { recording_ = true; }
   std::string arrivals_csv() const override {
-    return "time_ns,port,queue,bytes,class,flow_hash,first_bdp\n" + arrivals_;
+    return "time_ns,port,queue,bytes,class,flow_hash,first_bdp,ect\n" + arrivals_;
   }
   std::string fates_csv(const std::string& label) const override {
     std::string out = "seq," + label + '\n';
@@ -126,8 +117,8 @@ class SwitchImpl final : public SwitchFacade {
   bool next(uint32_t port, uint64_t now_ns, Departure* out) override {
     std::array<std::byte, sizeof(uint64_t)> id{};
     const std::optional<model::Departed> d =
-        model::depart_next(buffer_, cache_, schedulers_[port], *policy_, port, now_ns,
-                           config_.ports[port].rate_bps, id);
+        model::depart_next(buffer_, cache_, model_.port(port).scheduler, model_.policy(), port,
+                           now_ns, model_.config().ports[port].rate_bps, id);
     if (!d) return false;
     std::memcpy(&out->handle, id.data(), sizeof out->handle);
     out->bytes = d->desc.bytes;
@@ -137,7 +128,7 @@ class SwitchImpl final : public SwitchFacade {
   }
 
   uint64_t transmit_ns(uint32_t port, uint32_t bytes) const override {
-    return model::transmit_ns(bytes, config_.ports[port].rate_bps);
+    return model::transmit_ns(bytes, model_.config().ports[port].rate_bps);
   }
 
   uint32_t queues(uint32_t port) const override { return buffer_.layout().queues_on_port(port); }
@@ -149,8 +140,8 @@ class SwitchImpl final : public SwitchFacade {
   uint32_t cell_bytes() const override { return buffer_.layout().cell_bytes(); }
   uint32_t threshold_cells(uint32_t port, uint32_t k, uint64_t now_ns) const override {
     const uint32_t q = buffer_.layout().queue_id(port, k);
-    return policy_->threshold_cells(q, buffer_.stats(q).shown_class(env_.class_of_queue(q)),
-                                    buffer_.view(now_ns));
+    return model_.policy().threshold_cells(
+        q, buffer_.stats(q).shown_class(model_.env().class_of_queue(q)), buffer_.view(now_ns));
   }
   QueueCounters counters(uint32_t port, uint32_t k) const override {
     const buffer::QueueStats& s = buffer_.stats(buffer_.layout().queue_id(port, k));
@@ -170,7 +161,7 @@ class SwitchImpl final : public SwitchFacade {
       nlohmann::json dropped = nlohmann::json::object();
       for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
         dropped[std::string(buffer::kDropReasonNames[r])] = s.dropped_pkts[r].load();
-      out.push_back({{"port", config_.ports[layout.port_of(q)].name},
+      out.push_back({{"port", model_.config().ports[layout.port_of(q)].name},
                      {"queue", q - layout.first_queue(layout.port_of(q))},
                      {"received", s.received_pkts.load()},
                      {"admitted", s.enqueued_pkts.load()},
@@ -183,15 +174,14 @@ class SwitchImpl final : public SwitchFacade {
   }
 
  private:
-  model::SwitchConfig config_;
-  buffer::SharedBuffer buffer_;
+  // OverflowStep::Sink: nothing to note (the queue disc holds the packets by handle).
+  void enqueued(uint32_t, bool) override {}
+
+  model::SwitchModel model_;  // the switch every engine runs
+  buffer::SharedBuffer& buffer_;
   buffer::CellCache cache_;
-  policies::PolicyEnv env_;
-  model::Classifier classifier_;
-  std::vector<model::Scheduler> schedulers_;
-  std::unique_ptr<policies::Policy> policy_;
-  buffer::EvictedFrames evicted_;
-  std::array<std::byte, buffer::BufferLayout::kMaxFrameBytes> frame_{};
+  model::OverflowStep overflow_;
+  std::array<uint8_t, buffer::BufferLayout::kMaxFrameBytes> frame_{};
   bool recording_ = false;
   std::string arrivals_;
   std::vector<uint8_t> fates_;
@@ -199,6 +189,24 @@ class SwitchImpl final : public SwitchFacade {
 };
 
 }  // namespace
+
+void refuse_unmodelled(const model::SwitchConfig& config, const std::string& source) {
+  for (const model::ClassConfig& c : config.classes) {
+    if (c.overflow == model::OverflowAction::kDrop) continue;
+    const char* action = c.overflow == model::OverflowAction::kTrim ? "trim" : "return-to-sender";
+    throw common::ConfigError(source + ": class '" + c.traffic.name + "' has overflow = \"" +
+                              action +
+                              "\", which the ns-3 switch does not model (its refused frames "
+                              "would count as drops, with no header sent on; sharebuf-replay "
+                              "models it); set overflow = \"drop\" to simulate the admission "
+                              "alone");
+  }
+  if (config.buffer.probe_bytes != 0) {
+    throw common::ConfigError(source +
+                              ": [buffer] probe_bytes: the ns-3 switch does not charge probes "
+                              "to its links (sharebufd and sharebuf-replay do); remove it");
+  }
+}
 
 namespace {
 

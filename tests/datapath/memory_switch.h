@@ -14,10 +14,10 @@
 #include <gtest/gtest.h>
 
 #include "buffer/accounting_check.h"
+#include "config/switch_config_reader.h"
 #include "datapath/memory_port.h"
 #include "datapath/switch.h"
 #include "datapath/switch_core.h"
-#include "config/switch_config_reader.h"
 #include "tests/model/frame_builder.h"
 
 namespace sharebuf::testing {
@@ -37,7 +37,7 @@ class MemorySwitch {
   }
   ~MemorySwitch() {
     switch_->stop();
-    for (const std::string& e : buffer::check_accounting(core().buffer))
+    for (const std::string& e : buffer::check_accounting(core().buffer()))
       ADD_FAILURE() << "accounting: " << e;
     switch_->release_queued();
   }
@@ -65,9 +65,9 @@ class MemorySwitch {
   bool quiet() {
     for (datapath::MemoryPort* p : ports_)
       if (p->rx_waiting() != 0) return false;
-    for (uint32_t q = 0; q < core().buffer.layout().num_queues(); ++q)
-      if (core().buffer.state().queue_cells(q) != 0) return false;
-    return !core().tofino.any_deflected();
+    for (uint32_t q = 0; q < core().buffer().layout().num_queues(); ++q)
+      if (core().buffer().state().queue_cells(q) != 0) return false;
+    return !core().switch_model.tofino().any_deflected();
   }
 
  private:

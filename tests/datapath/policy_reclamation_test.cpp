@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "datapath/switch_core.h"
 #include "config/switch_config_reader.h"
+#include "datapath/switch_core.h"
 #include "model/admission_step.h"
 #include "policies/registry.h"
 
@@ -38,13 +38,13 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
   std::vector<std::thread> workers;
   for (uint32_t t = 0; t < 2; ++t) {
     workers.emplace_back([&, t] {
-      buffer::CellCache cache(core.buffer.pool());
+      buffer::CellCache cache(core.buffer().pool());
       std::vector<std::byte> frame(200);
       uint64_t now = 1;
       for (uint32_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
         core.epochs.enter(core.rx_slot(t));
-        policies::Policy& policy = *core.policy.load(std::memory_order_acquire);
-        const buffer::BufferView view = model::ingress_view(policy, core.buffer, now);
+        policies::Policy& policy = core.policy();
+        const buffer::BufferView view = model::ingress_view(policy, core.buffer(), now);
         for (uint32_t i = 0; i < 16; ++i) {
           const uint32_t q = (round + i) % 2;
           const policies::ArrivalContext ctx{.now_ns = now,
@@ -53,7 +53,8 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
                                              .cells = 3,
                                              .bytes = 200,
                                              .flow_hash = i + 1};
-          if (model::admit_frame(policy, core.buffer, cache, view, ctx, frame, {.arrival_ns = now})
+          if (model::admit_frame(policy, core.buffer(), cache, view, ctx, frame,
+                                 {.arrival_ns = now})
                   .enqueued)
             admitted.fetch_add(1, std::memory_order_relaxed);
         }
@@ -68,22 +69,21 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
     });
   }
   workers.emplace_back([&] {
-    buffer::CellCache cache(core.buffer.pool());
+    buffer::CellCache cache(core.buffer().pool());
     uint64_t now = 1;
     while (!stop.load(std::memory_order_relaxed)) {
       core.epochs.enter(0);
       for (uint32_t q = 0; q < 2; ++q) {
-        const uint32_t head = core.buffer.dequeue(q);
+        const uint32_t head = core.buffer().dequeue(q);
         if (head == buffer::kNoCell) continue;
-        const buffer::PacketDescriptor d = core.buffer.pool().descriptor(head);
-        core.buffer.release(cache, head);
-        core.policy.load(std::memory_order_acquire)
-            ->on_dequeue({.now_ns = now += 500,
-                          .queue = q,
-                          .port = static_cast<uint16_t>(q),
-                          .cells = d.cells,
-                          .bytes = d.bytes},
-                         core.buffer.exact_view());
+        const buffer::PacketDescriptor d = core.buffer().pool().descriptor(head);
+        core.buffer().release(cache, head);
+        core.policy().on_dequeue({.now_ns = now += 500,
+                                  .queue = q,
+                                  .port = static_cast<uint16_t>(q),
+                                  .cells = d.cells,
+                                  .bytes = d.bytes},
+                                 core.buffer().exact_view());
       }
       core.epochs.idle(0);
       std::this_thread::yield();
@@ -98,7 +98,8 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
     const uint64_t seen = rounds.load();
     while (i % 8 == 0 && rounds.load() == seen)
       std::this_thread::yield();
-    core.install_policy(policies::make_policy(names[i % 8], policies::Params{}, core.env));
+    core.install_policy(
+        policies::make_policy(names[i % 8], policies::Params{}, core.switch_model.env()));
     most_pending = std::max(most_pending, core.retired_pending());
   }
   stop = true;
@@ -114,8 +115,8 @@ TEST(PolicyReclamation, TenThousandLiveSwitchesUnderTrafficFreeEveryRetiredPolic
   // on a loaded host, so only "some" is required: a fixed share failed under parallel ctest.
   EXPECT_GE(rounds.load(), static_cast<uint64_t>(kSwitches / 8)) << "the workers did not run";
   EXPECT_GT(admitted.load(), 0u) << "no frame was admitted";
-  buffer::CellCache cache(core.buffer.pool());
-  core.buffer.drain_all(cache);
+  buffer::CellCache cache(core.buffer().pool());
+  core.buffer().drain_all(cache);
 }
 
 TEST(EpochDomain, AWorkerBehindTheRetireEpochHoldsTheObjectBack) {

@@ -203,12 +203,14 @@ TEST(RxWorker, TrimsWhatTheBufferRefuses) {
   const size_t bytes = frames[0].size();
   ASSERT_EQ(sw.port(0).inject_burst(frames), 60u);
   ASSERT_TRUE(eventually([&] { return sw.quiet() && sw.port(1).sent_count() != 0; }))
-      << sw.core().buffer.state().total_cells() << " cells queued, " << sw.port(1).sent_count()
+      << sw.core().buffer().state().total_cells() << " cells queued, " << sw.port(1).sent_count()
       << " sent on m1, " << sw.port(0).sent_count() << " on m0";
   sw.stop();
   const Delivered d = delivered(sw, bytes, 128, 8);
-  const buffer::QueueStats& q = sw.core().buffer.stats(sw.core().buffer.layout().queue_id(1, 0));
-  const buffer::QueueStats& back = sw.core().buffer.stats(sw.core().buffer.layout().queue_id(0, 0));
+  const buffer::QueueStats& q =
+      sw.core().buffer().stats(sw.core().buffer().layout().queue_id(1, 0));
+  const buffer::QueueStats& back =
+      sw.core().buffer().stats(sw.core().buffer().layout().queue_id(0, 0));
   EXPECT_GT(d.cut, 0u);
   EXPECT_GT(d.returned, 0u);
   EXPECT_EQ(d.whole + q.trimmed_pkts.load(), 60u) << "each arrival left whole or was cut";
@@ -239,7 +241,8 @@ TEST(RxWorker, DeflectsRefusedFramesAndTrimsThemAsTheyLeaveRecirculation) {
   ASSERT_TRUE(eventually([&] { return sw.quiet() && sw.port(1).sent_count() != 0; }));
   sw.stop();
   const Delivered d = delivered(sw, bytes, 128, 8);
-  const buffer::QueueStats& q = sw.core().buffer.stats(sw.core().buffer.layout().queue_id(1, 0));
+  const buffer::QueueStats& q =
+      sw.core().buffer().stats(sw.core().buffer().layout().queue_id(1, 0));
   // Arrivals refused: every refusal at the queue (the policy's or the pool's) but those of cut
   // copies, which the same queue holds too.
   uint64_t refusals = 0;

@@ -55,7 +55,7 @@ TEST_F(Reload, ABrokenFileChangesNothingAndSaysWhy) {
   ReloadReport r = reload("alpha = 1.0", "alpha = -3");
   EXPECT_THAT(r.error, HasSubstr("alpha"));
   EXPECT_THAT(r.applied, IsEmpty());
-  EXPECT_EQ(f.core->policy.load()->params()["alpha"], 1.0);
+  EXPECT_EQ(f.core->policy().params()["alpha"], 1.0);
   EXPECT_EQ(effective_config_toml(f.ctx), before);
   r = reload("[policy]", "[policy\n");
   EXPECT_THAT(r.error, HasSubstr(path));
@@ -68,22 +68,22 @@ TEST_F(Reload, APolicyAndItsParametersAreAppliedLive) {
   ReloadReport r = reload("alpha = 1.0", "alpha = 2.0");
   EXPECT_EQ(r.error, "");
   EXPECT_THAT(r.applied, ElementsAre(HasSubstr("alpha 1.0 -> 2.0")));
-  EXPECT_EQ(f.core->policy.load()->params()["alpha"], 2.0);
+  EXPECT_EQ(f.core->policy().params()["alpha"], 2.0);
   r = reload("name = \"dt\"\nalpha = 1.0", "name = \"abm\"");
   EXPECT_THAT(r.applied, ElementsAre("policy dt -> abm"));
-  EXPECT_EQ(f.core->policy.load()->name(), "abm");
+  EXPECT_EQ(f.core->policy().name(), "abm");
   EXPECT_THAT(effective_config_toml(f.ctx), HasSubstr("name = 'abm'"));
 }
 
 TEST_F(Reload, ThePortRateIsAppliedAndThePolicyRebuiltOnIt) {
-  const policies::Policy* before = f.core->policy.load();
+  const policies::Policy* before = &f.core->policy();
   const ReloadReport r = reload("rate = \"1Gbit\"", "rate = \"500Mbit\"");
   EXPECT_EQ(r.error, "");
   EXPECT_THAT(r.applied, ElementsAre("port pa rate 1000000000 bit/s -> 500000000 bit/s",
                                      HasSubstr("rebuilt on the new rates")));
   EXPECT_EQ(f.core->ports[0]->line_rate_bps.load(), 500'000'000u);
-  EXPECT_EQ(f.core->env.port_rate_bps[0], 500'000'000u);
-  EXPECT_NE(f.core->policy.load(), before);
+  EXPECT_EQ(f.core->switch_model.env().port_rate_bps[0], 500'000'000u);
+  EXPECT_NE(&f.core->policy(), before);
   EXPECT_THAT(effective_config_toml(f.ctx), HasSubstr("rate = '500Mbit'"));
 }
 
@@ -96,7 +96,7 @@ TEST_F(Reload, TheViewAndTrimmingAreAppliedLive) {
   EXPECT_THAT(r.applied, Contains(HasSubstr("trim_size 128 -> 200")));
   EXPECT_THAT(r.applied, Contains(HasSubstr("view exact -> probe")));
   EXPECT_THAT(r.restart, IsEmpty());
-  EXPECT_EQ(f.core->trim.size.load(), 200u);
+  EXPECT_EQ(f.core->switch_model.trim().size.load(), 200u);
   EXPECT_EQ(f.ctx.sw.view().mode, buffer::ViewMode::kProbe);
   EXPECT_EQ(f.ctx.sw.view().probe_interval_ns, 2000u);
 }

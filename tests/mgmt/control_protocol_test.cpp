@@ -147,7 +147,7 @@ TEST(ControlProtocolEffects, TrimSetChangesTheWorkersSettingsAndTheConfig) {
       "return_threshold":50,"port":"pb","trim_queue":0,"trim_dscp_toward":12}})");
   ASSERT_TRUE(ok["ok"]) << ok.dump();
   EXPECT_EQ(ok["result"]["classes"][0]["overflow"], "return-to-sender");
-  const model::TrimSettings& t = f.core->trim;
+  const model::TrimSettings& t = f.core->switch_model.trim();
   EXPECT_EQ(t.size.load(), 256u);
   EXPECT_EQ(t.dscp.load(), 8);
   EXPECT_EQ(t.return_dscp.load(), 7);
@@ -178,14 +178,14 @@ TEST(ControlProtocolEffects, TrimSetAndPolicySetArePatches) {
   const auto req = [&](const char* line) { return handle_request(f.ctx, line); };
   ASSERT_TRUE(req(R"({"cmd":"trim.set","args":{"trim_size":200}})")["ok"]);
   ASSERT_TRUE(req(R"({"cmd":"trim.set","args":{"trim_dscp":5}})")["ok"]);
-  EXPECT_EQ(f.core->trim.size.load(), 200u);
-  EXPECT_EQ(f.core->trim.dscp.load(), 5);
+  EXPECT_EQ(f.core->switch_model.trim().size.load(), 200u);
+  EXPECT_EQ(f.core->switch_model.trim().dscp.load(), 5);
   const json seed = req(R"({"cmd":"trim.set","args":{"seed":3}})");
   EXPECT_FALSE(seed["ok"]);
   EXPECT_NE(seed["error"].get<std::string>().find("at start only"), std::string::npos) << seed;
   ASSERT_TRUE(req(R"({"cmd":"trim.set","args":{"class":"low","overflow":"return-to-sender",
       "return_threshold":"800B"}})")["ok"]);
-  EXPECT_EQ(f.core->trim.return_threshold[0].load(), 10u);  // 800 B of 80-byte cells
+  EXPECT_EQ(f.core->switch_model.trim().return_threshold[0].load(), 10u);  // 800 B of 80-byte cells
 
   ASSERT_TRUE(req(R"({"cmd":"policy.set","args":{"name":"edt","params":{"alpha":2,
       "near_empty_cells":3}}})")["ok"]);
@@ -204,21 +204,21 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   testing::ControlFixture f;
   const auto code = [&](const char* line) { return handle_request(f.ctx, line)["code"]; };
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"tofino-approx"}})"), "conflict");
-  EXPECT_FALSE(f.core->trim.tofino_approx.load());
+  EXPECT_FALSE(f.core->switch_model.trim().tofino_approx.load());
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"mode":"approx"}})"), "invalid_argument");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"six"}})"), "invalid_argument");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"2s"}})"), "invalid_argument");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"pessimistic_share":5}})"), "invalid_argument");
   // Unset, the pessimistic share is one over the pipelines.
-  EXPECT_DOUBLE_EQ(f.core->tofino.settings.pessimistic_share.load(),
-                   1.0 / f.core->tofino.pipelines());
+  EXPECT_DOUBLE_EQ(f.core->switch_model.tofino().settings.pessimistic_share.load(),
+                   1.0 / f.core->switch_model.tofino().pipelines());
   const json ok = handle_request(f.ctx, R"({"cmd":"trim.set","args":{"meters":"two",
       "meter_burst":9000,"t0":"3us","t1":"18us","recirc_rate":"10Gbit","recirc_queue":30000,
       "recirc_latency":"2us","trim_newest":0.25,"pessimistic_share":0.3}})");
   ASSERT_TRUE(ok["ok"]) << ok.dump();
   EXPECT_EQ(ok["result"]["meters"], "two");
   EXPECT_EQ(ok["result"]["mode"], "ideal");
-  const model::TofinoApprox::Settings& s = f.core->tofino.settings;
+  const model::TofinoApprox::Settings& s = f.core->switch_model.tofino().settings;
   EXPECT_EQ(s.variant.load(), static_cast<uint8_t>(model::MeterVariant::kTwoMeters));
   EXPECT_EQ(s.burst_bytes.load(), 9000u);
   EXPECT_EQ(s.t0_ns.load(), 3'000u);
@@ -227,7 +227,7 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(s.recirc_rate_bps.load(), 10'000'000'000u);
   EXPECT_EQ(s.recirc_queue_bytes.load(), 30'000u);
   EXPECT_EQ(s.recirc_latency_ns.load(), 2'000u);
-  EXPECT_EQ(f.core->trim.trim_newest_p16.load(), 16384u);
+  EXPECT_EQ(f.core->switch_model.trim().trim_newest_p16.load(), 16384u);
   EXPECT_EQ(ok["result"]["trim_newest"], 0.25);
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"trim_newest":1.5}})"), "invalid_argument");
   const DaemonConfig back = parse_config(effective_config_toml(f.ctx), "back.toml");
@@ -244,20 +244,20 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
 
 TEST(ControlProtocolEffects, PolicySetSwapsLiveAndABadOneChangesNothing) {
   testing::ControlFixture f;
-  ASSERT_TRUE(f.core->buffer.state().try_reserve(0, 100));
+  ASSERT_TRUE(f.core->buffer().state().try_reserve(0, 100));
   const json ok = handle_request(f.ctx, R"({"cmd":"policy.set","args":{"name":"credence"}})");
   ASSERT_TRUE(ok["ok"]) << ok.dump();
-  EXPECT_EQ(f.core->policy.load()->name(), "credence");
+  EXPECT_EQ(f.core->policy().name(), "credence");
   // Installed on the current occupancy: queue 0's threshold starts at its 100 cells.
-  EXPECT_EQ(f.core->policy.load()->threshold_cells(0, 0, f.core->buffer.exact_view()), 100u);
+  EXPECT_EQ(f.core->policy().threshold_cells(0, 0, f.core->buffer().exact_view()), 100u);
   const json bad = handle_request(
       f.ctx, R"({"cmd":"policy.set","args":{"name":"lqd","params":{"push_out":"middle"}}})");
   EXPECT_FALSE(bad["ok"]);
-  EXPECT_EQ(f.core->policy.load()->name(), "credence");
+  EXPECT_EQ(f.core->policy().name(), "credence");
   // No worker runs here, so the replaced policy is freed at once; the bad request retired none.
   EXPECT_EQ(f.core->retired_pending(), 0u);
   EXPECT_EQ(f.core->reclaimed(), 1u);
-  f.core->buffer.state().release(0, 100);
+  f.core->buffer().state().release(0, 100);
 }
 
 TEST(ControlProtocolEffects, ConfigRoundTripsThroughTheLoader) {
@@ -274,7 +274,7 @@ TEST(ControlProtocolEffects, ConfigRoundTripsThroughTheLoader) {
   EXPECT_EQ(back.sw.buffer.view_mode, buffer::ViewMode::kProbe);
   EXPECT_EQ(back.sw.buffer.probe_interval_ns, 25'000u);
   EXPECT_EQ(back.sw.buffer.probe_delay_ns, 4'000u);
-  EXPECT_EQ(f.core->buffer.probes().delay_ns(), 4'000u);
+  EXPECT_EQ(f.core->buffer().probes().delay_ns(), 4'000u);
   EXPECT_EQ(back.sw.ports.size(), 2u);
   EXPECT_EQ(back.sw.ports[0].rate_bps, 1'000'000'000u);
   // And it is a fixed point: loading and printing again gives the same text.
@@ -284,7 +284,7 @@ TEST(ControlProtocolEffects, ConfigRoundTripsThroughTheLoader) {
 
 TEST(ControlProtocolEffects, CountersResetKeepsTheIdentitiesSinceTheReset) {
   testing::ControlFixture f;
-  auto& stats = f.core->buffer.stats(0);
+  auto& stats = f.core->buffer().stats(0);
   stats.received_pkts = 10;
   stats.enqueued_pkts = 8;
   stats.dropped_pkts[static_cast<size_t>(buffer::DropReason::kThreshold)] = 2;
@@ -292,7 +292,7 @@ TEST(ControlProtocolEffects, CountersResetKeepsTheIdentitiesSinceTheReset) {
   stats.deflected_pkts = 6;
   stats.trimmed_newest_pkts = 7;
   stats.stalled_pkts = 1;
-  auto& tofino = f.core->tofino.counters(0);
+  auto& tofino = f.core->switch_model.tofino().counters(0);
   tofino.notifications = 20;
   tofino.to_half = 2;
   handle_request(f.ctx, R"({"cmd":"counters.reset"})");
@@ -481,8 +481,8 @@ TEST(ControlProtocolEffects, WatchSampleShowsEveryQueue) {
   EXPECT_EQ(s["policy"], "dt");
   EXPECT_EQ(s["queues"][0]["threshold_cells"], 4000);  // alpha 1 x empty buffer
   // Trimmed and returned headers both count as trimmed in the stream.
-  f.core->buffer.stats(1).trimmed_pkts = 3;
-  f.core->buffer.stats(1).bounced_pkts = 2;
+  f.core->buffer().stats(1).trimmed_pkts = 3;
+  f.core->buffer().stats(1).bounced_pkts = 2;
   EXPECT_EQ(f.control->watch_sample()["queues"][1]["trimmed"], 5);
   EXPECT_EQ(watch_interval_ns(json::object()), 10'000'000u);
   EXPECT_EQ(watch_interval_ns({{"interval_us", 250}}), 250'000u);
@@ -511,7 +511,7 @@ interface = "pa"
 )");
   const auto threshold = [&] { return f.control->watch_sample()["queues"][0]["threshold_cells"]; };
   EXPECT_EQ(threshold(), 4000);  // class "big", alpha 1, empty buffer
-  f.core->buffer.stats(0).last_class.store(1);
+  f.core->buffer().stats(0).last_class.store(1);
   EXPECT_EQ(threshold(), 1000);  // class "small", alpha 0.25
   EXPECT_EQ(f.control->stats()["ports"][0]["queues"][0]["threshold_cells"], 1000);
 }
@@ -578,7 +578,7 @@ TEST(ControlProtocolEffects, AModelIsReadOnlyFromTheModelDirectory) {
     EXPECT_FALSE(r["ok"]) << model;
     EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("read only below")) << model;
   }
-  EXPECT_EQ(f.core->policy.load()->name(), "dt");
+  EXPECT_EQ(f.core->policy().name(), "dt");
   const json ok = set("forest.json");
   ASSERT_TRUE(ok["ok"]) << ok.dump();
   EXPECT_EQ(ok["result"]["params"]["model"],

@@ -349,7 +349,7 @@ TEST(ControlServerLimits, ReadOnlyPeersMayNotChangeTheSwitch) {
   const json r = handle_request(f.ctx, R"({"cmd":"policy.set","args":{"name":"cs"}})", guest);
   EXPECT_EQ(r["ok"], false);
   EXPECT_NE(r["error"].get<std::string>().find("permission denied"), std::string::npos);
-  EXPECT_EQ(f.core->policy.load()->name(), "dt");
+  EXPECT_EQ(f.core->policy().name(), "dt");
   EXPECT_EQ(handle_request(f.ctx, R"({"cmd":"shutdown"})", guest)["ok"], false);
 }
 

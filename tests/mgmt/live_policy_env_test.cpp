@@ -43,9 +43,9 @@ weights = [1, 2, 5]
 TEST(LivePolicyEnv, FbGammaFollowsEachPortsConfiguredScheduler) {
   const DaemonConfig cfg = parse_config(kConfig, "live.toml");
   datapath::SwitchCore core(cfg.sw);
-  auto& fb = dynamic_cast<policies::FbPolicy&>(*core.policy.load());
-  buffer::BufferState& state = core.buffer.state();
-  const buffer::BufferView view = core.buffer.exact_view();
+  auto& fb = dynamic_cast<policies::FbPolicy&>(core.policy());
+  buffer::BufferState& state = core.buffer().state();
+  const buffer::BufferView view = core.buffer().exact_view();
   // Every queue of every port holds a frame.
   for (uint32_t q = 0; q < 9; ++q)
     testing::set_queue_cells(state, q, 10);

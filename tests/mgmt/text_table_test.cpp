@@ -73,8 +73,8 @@ TEST(TextTable, ThresholdAndPoolFullAlwaysOtherReasonsWhenAQueueHasOne) {
                                 "drop:thr", "drop:full", "ecn", "trimmed", "defl", "p50", "p99"}));
 
   // Frames a meter or a prediction refused were missing from sharebufctl's table before.
-  auto& s0 = f.core->buffer.stats(0);
-  auto& s1 = f.core->buffer.stats(1);
+  auto& s0 = f.core->buffer().stats(0);
+  auto& s1 = f.core->buffer().stats(1);
   set_drops(s0, buffer::DropReason::kMeter, 5);
   set_drops(s1, buffer::DropReason::kPrediction, 7);
   set_drops(s1, buffer::DropReason::kPoolFull, 9);
@@ -98,7 +98,7 @@ TEST(TextTable, ThresholdAndPoolFullAlwaysOtherReasonsWhenAQueueHasOne) {
 
 TEST(TextTable, EveryDropReasonGetsAColumnOnceUsed) {
   testing::ControlFixture f;
-  auto& s = f.core->buffer.stats(0);
+  auto& s = f.core->buffer().stats(0);
   for (size_t r = 1; r < buffer::kNumDropReasons; ++r)
     s.dropped_pkts[r] = 10 + r;
   const std::string t = queues_table(handle_request(f.ctx, R"({"cmd":"queues"})")["result"]);
@@ -125,7 +125,7 @@ TEST(TextTable, CountsHeldSignedShowAsTheyAre) {
 
 TEST(TextTable, StatsSummaryAddsUpPerQueue) {
   testing::ControlFixture f;
-  auto& s = f.core->buffer.stats(0);
+  auto& s = f.core->buffer().stats(0);
   s.received_pkts = 20;
   s.enqueued_pkts = 12;
   set_drops(s, buffer::DropReason::kThreshold, 3);

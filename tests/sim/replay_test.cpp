@@ -12,8 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "datapath/frame_capture.h"
 #include "config/switch_config_reader.h"
+#include "datapath/frame_capture.h"
 #include "policies/params.h"
 #include "policies/registry.h"
 #include "sim/replay_inputs.h"
@@ -31,12 +31,20 @@ uint64_t dropped(const QueueReport& q, DropReason r) {
   return q.dropped[static_cast<size_t>(r)];
 }
 
+// The switch's ports, one queue each, at these rates (a replayed port needs one), and a class.
+void set_ports(model::SwitchConfig& c, const std::vector<uint64_t>& rates) {
+  c.ports.clear();
+  for (size_t p = 0; p < rates.size(); ++p)
+    c.ports.push_back({.name = "p" + std::to_string(p), .rate_bps = rates[p]});
+  if (c.classes.empty()) c.classes.push_back({});
+}
+
 ReplayResult replay(const ReplayScenario& sc, const std::string& name, nlohmann::json params = {},
                     ReplayOptions o = {}) {
   ReplayPolicy p{name, name, {}};
   if (!params.is_null()) p.params.values = params;
   if (o.end_ns == 0) o.end_ns = sc.end_ns;
-  return run_replay(sc.setup, p, sc.arrivals, o);
+  return run_replay(sc.config, p, sc.arrivals, o);
 }
 
 std::string temp_path(const std::string& name) {
@@ -97,35 +105,13 @@ TEST(Replay, BadInputsAreRejected) {
   EXPECT_THROW(replay(sc, "credence", {{"oracle", "perfect"}}), policies::ConfigError);
 }
 
-// A class that trims or returns its refused frames is refused by name: the replay would count
-// those frames as drops where the live switch sends their headers on.
-TEST(Replay, ATrimmingClassIsRefusedNotReplayedAsDrops) {
-  const std::string head =
-      "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\nqueues = 2\n"
-      "trim_queue = 1\n[[classes]]\nname = \"data\"\n";
-  for (const std::string action : {"trim", "return-to-sender"}) {
-    const auto cfg = config::parse_switch_config(head + "overflow = \"" + action + "\"\n", "t.toml");
-    try {
-      refuse_unmodelled(cfg, "t.toml");
-      FAIL() << "accepted overflow = " << action;
-    } catch (const policies::ConfigError& e) {
-      EXPECT_THAT(e.what(),
-                  ::testing::HasSubstr("t.toml: class 'data' has overflow = \"" + action + "\""));
-    }
-  }
-  EXPECT_NO_THROW(
-      refuse_unmodelled(config::parse_switch_config(head + "overflow = \"drop\"\n", "t.toml"), "t.toml"));
-}
-
 // Two ports of one queue, B = 10 cells of 100 B, 1-cell frames, ports so slow that only the
 // first frame of each port leaves (its transmission starts at once).
 ReplayScenario tiny(std::vector<uint32_t> queues) {
   ReplayScenario s;
-  s.setup.buffer.capacity_cells = 10;
-  s.setup.buffer.cell_bytes = 100;
-  s.setup.buffer.ports.assign(2, buffer::PortSpec{});
-  s.setup.buffer.max_threads = 2;
-  s.setup.port_rate_bps = {1000, 1000};
+  s.config.buffer.capacity_cells = 10;
+  s.config.buffer.cell_bytes = 100;
+  set_ports(s.config, {1000, 1000});
   uint64_t t = 1;
   for (uint32_t q : queues)
     s.arrivals.push_back({.time_ns = t++, .queue = q, .bytes = 100});
@@ -182,11 +168,9 @@ TEST(Replay, TraceCarriesFeaturesAtArrivalAndLabels) {
 ReplayScenario random_switch(uint64_t seed, uint32_t max_cells) {
   std::mt19937_64 rng(seed);
   ReplayScenario sc;
-  sc.setup.buffer.capacity_cells = 200;
-  sc.setup.buffer.cell_bytes = 100;
-  sc.setup.buffer.ports.assign(4, buffer::PortSpec{});
-  sc.setup.buffer.max_threads = 2;
-  sc.setup.port_rate_bps.assign(4, 100'000'000);  // 8 us per 100 B cell
+  sc.config.buffer.capacity_cells = 200;
+  sc.config.buffer.cell_bytes = 100;
+  set_ports(sc.config, std::vector<uint64_t>(4, 100'000'000));  // 8 us per 100 B cell
   uint64_t t = 0;
   for (int burst = 0; burst < 60; ++burst) {
     t += rng() % 400'000;
@@ -271,9 +255,8 @@ TEST(Replay, ATimelineNeverChangesAResult) {
 // find the buffer full.
 TEST(Replay, EventOrderWithinAnInstantIsAnOption) {
   ReplayScenario sc;
-  sc.setup.buffer.capacity_cells = 20;
-  sc.setup.buffer.ports = {buffer::PortSpec{}};
-  sc.setup.port_rate_bps = {1'000'000'000};  // 800 bytes: 6.4 us
+  sc.config.buffer.capacity_cells = 20;
+  set_ports(sc.config, {1'000'000'000});  // 800 bytes: 6.4 us
   sc.arrivals = {{0, 0, 800}, {1, 0, 800}, {2, 0, 800}, {6'400, 0, 800}};
   sc.end_ns = 1'000'000;
   const auto departures_first = replay(sc, "cs");
@@ -289,9 +272,8 @@ TEST(Replay, EventOrderWithinAnInstantIsAnOption) {
 // wrapped end skipped every arrival), and departures never overflow.
 TEST(Replay, TimesNearTwoToTheSixtyFourAreReplayed) {
   ReplayScenario sc;
-  sc.setup.buffer.capacity_cells = 100;
-  sc.setup.buffer.ports = {buffer::PortSpec{}};
-  sc.setup.port_rate_bps = {1'000'000'000};  // 1500 bytes: 12 us
+  sc.config.buffer.capacity_cells = 100;
+  set_ports(sc.config, {1'000'000'000});  // 1500 bytes: 12 us
   const uint64_t t = UINT64_MAX - 5'000'000;
   sc.arrivals = {{t, 0, 1500}, {t + 1, 0, 1500}, {t + 2, 0, 1500}};
   sc.end_ns = default_end_ns(sc.arrivals);
@@ -310,12 +292,11 @@ uint64_t admitted_small(const std::string& policy, nlohmann::json params, uint32
                         uint64_t rate_bps, buffer::ViewMode mode, uint64_t interval_ns,
                         uint64_t delay_ns) {
   ReplayScenario sc;
-  sc.setup.buffer.capacity_cells = capacity;
-  sc.setup.buffer.ports = {buffer::PortSpec{}};
-  sc.setup.buffer.view_mode = mode;
-  sc.setup.buffer.probe_interval_ns = interval_ns;
-  sc.setup.buffer.probe_delay_ns = delay_ns;
-  sc.setup.port_rate_bps = {rate_bps};
+  sc.config.buffer.capacity_cells = capacity;
+  sc.config.buffer.view_mode = mode;
+  sc.config.buffer.probe_interval_ns = interval_ns;
+  sc.config.buffer.probe_delay_ns = delay_ns;
+  set_ports(sc.config, {rate_bps});
   sc.arrivals.push_back({0, 0, 1500});
   for (uint64_t us = 1; us <= 30; ++us)
     sc.arrivals.push_back({us * 1'000, 0, 80});
@@ -355,14 +336,14 @@ TEST(Replay, ProbeViewVerdictsFollowIntervalAndDelayAsHandComputed) {
 // A view the replay cannot model is an error, never a silently empty buffer.
 TEST(Replay, AProbeViewItCannotModelIsAnError) {
   ReplayScenario sc = make_scenario("burst");
-  sc.setup.buffer.view_mode = buffer::ViewMode::kProbe;
-  sc.setup.buffer.probe_interval_ns = 1'000;
-  sc.setup.buffer.probe_delay_ns = 1'000'000;  // 1000 intervals
+  sc.config.buffer.view_mode = buffer::ViewMode::kProbe;
+  sc.config.buffer.probe_interval_ns = 1'000;
+  sc.config.buffer.probe_delay_ns = 1'000'000;  // 1000 intervals
   EXPECT_THAT([&] { replay(sc, "dt"); },
               ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("probe delay")));
   // A probe view it can model is not the empty buffer: DT drops in the burst.
-  sc.setup.buffer.probe_delay_ns = 0;
-  sc.setup.buffer.probe_interval_ns = 10'000;
+  sc.config.buffer.probe_delay_ns = 0;
+  sc.config.buffer.probe_interval_ns = 10'000;
   const auto r = replay(sc, "dt");
   EXPECT_GT(dropped(r.queues[2], DropReason::kThreshold), 0u);
 }
@@ -376,12 +357,11 @@ TEST(Replay, AProbeViewItCannotModelIsAnError) {
 std::vector<uint64_t> departure_starts(uint32_t probe_bytes, buffer::ViewMode mode,
                                        uint64_t* charged) {
   ReplayScenario sc;
-  sc.setup.buffer.capacity_cells = 1000;
-  sc.setup.buffer.ports = {buffer::PortSpec{}};
-  sc.setup.buffer.view_mode = mode;
-  sc.setup.buffer.probe_interval_ns = 1'000'000;
-  sc.setup.buffer.probe_bytes = probe_bytes;
-  sc.setup.port_rate_bps = {10'000'000};
+  sc.config.buffer.capacity_cells = 1000;
+  sc.config.buffer.view_mode = mode;
+  sc.config.buffer.probe_interval_ns = 1'000'000;
+  sc.config.buffer.probe_bytes = probe_bytes;
+  set_ports(sc.config, {10'000'000});
   for (int i = 0; i < 3; ++i)
     sc.arrivals.push_back({0, 0, 1500});
   sc.arrivals.push_back({10'000'000, 0, 1500});
@@ -422,9 +402,9 @@ TEST(Replay, ProbeBytesDelayABackloggedPortAsHandComputed) {
 // registers are not an empty buffer).
 TEST(Replay, EveryPolicyRunsInProbeView) {
   ReplayScenario sc = make_scenario("burst");
-  sc.setup.buffer.view_mode = buffer::ViewMode::kProbe;
-  sc.setup.buffer.probe_interval_ns = 5'000;
-  sc.setup.buffer.probe_delay_ns = 2'000;
+  sc.config.buffer.view_mode = buffer::ViewMode::kProbe;
+  sc.config.buffer.probe_interval_ns = 5'000;
+  sc.config.buffer.probe_delay_ns = 2'000;
   for (const auto& info : policies::builtin_policies()) {
     std::vector<nlohmann::json> variants = {nlohmann::json::object()};
     if (info.name == "protean" || info.name == "smartbuf") variants.push_back({{"sync", "probe"}});
@@ -447,9 +427,8 @@ TEST(Replay, EveryPolicyRunsInProbeView) {
 // frame). With buildup 0.5 the incast threshold is g * Rem, so the timeline shows g.
 TEST(Replay, ProteanGradientAtTwiceLineRateIsOne) {
   ReplayScenario sc;
-  sc.setup.buffer.capacity_cells = 100'000;
-  sc.setup.buffer.ports = {buffer::PortSpec{}};
-  sc.setup.port_rate_bps = {50'000'000};
+  sc.config.buffer.capacity_cells = 100'000;
+  set_ports(sc.config, {50'000'000});
   for (uint64_t t = 0; t < 500'000'000; t += 96'000)
     sc.arrivals.push_back({t, 0, 1200});
   sc.end_ns = 500'000'000;
@@ -488,7 +467,7 @@ interface = "pb"
 rate = "1Gbit"
 queues = 2
 )" + extra,
-                            "replay.toml");
+                                     "replay.toml");
 }
 
 TEST(ReplayInputs, CsvArrivalsAndErrorsNamingTheRecord) {
@@ -540,7 +519,7 @@ queues = 2
 interface = "pb"
 queues = 2
 )",
-                                          "classed.toml");
+                                                   "classed.toml");
   std::ofstream(path) << "time_ns,port,queue,bytes\n1,pb,1,64\n2,pb,0,64\n3,pa,1,64\n";
   const auto by_queue = read_arrivals_csv(path, classed);
   EXPECT_EQ(by_queue[0].class_id, 1);
@@ -589,9 +568,14 @@ TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
   PcapReadStats st;
   auto arrivals = read_arrivals_pcap({{path, std::nullopt}, {path_b, std::nullopt}}, cfg, st);
   EXPECT_EQ(st.frames, 3u);
-  EXPECT_EQ(arrivals.size(), 2u);  // without @PORT nothing is learned
-  EXPECT_EQ(st.unknown_destination, 1u);
+  // Without @PORT nothing is learned: the frame for 0a is flooded, one copy to every port, as
+  // the live switch floods an unknown destination.
+  EXPECT_EQ(st.flooded, 1u);
+  ASSERT_EQ(arrivals.size(), 4u);
   EXPECT_EQ(arrivals[0].queue, 1u);  // pb/0
+  EXPECT_EQ(arrivals[1].queue, 0u);  // the flooded copies, in port order
+  EXPECT_EQ(arrivals[2].queue, 1u);
+  EXPECT_EQ(arrivals[1].time_ns, arrivals[2].time_ns);
   st = {};
   arrivals = read_arrivals_pcap({{path, uint16_t{0}}, {path_b, uint16_t{1}}}, cfg, st);
   ASSERT_EQ(arrivals.size(), 3u);  // 0a learned on pa

@@ -41,10 +41,9 @@ std::vector<ReplayArrival> burst(uint32_t n) {
 }
 
 ReplayResult run(const model::SwitchConfig& cfg, const std::vector<ReplayArrival>& arrivals) {
-  const ReplaySetup setup = replay_setup(cfg);
   ReplayOptions o;
   o.end_ns = default_end_ns(arrivals);
-  return run_replay(setup, {"dt", "dt", {}}, arrivals, o);
+  return run_replay(replay_config(cfg), {"dt", "dt", {}}, arrivals, o);
 }
 
 TEST(ReplayTrimming, RefusedFramesSendTheirCutCopiesThroughTheTrimQueue) {

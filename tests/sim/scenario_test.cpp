@@ -92,7 +92,8 @@ TEST_F(ScenarioFile, FabricMakesLeavesThenSpinesWithTheirPortsAndRates) {
   EXPECT_EQ(leaf.ports[4].num_queues, 2u);
   EXPECT_EQ(leaf.policy, "dt");
   // [switches.spine.policy] replaces the policy table on spines only.
-  const model::SwitchConfig spine = config::parse_switch_config(s.switches[4].config_toml, "spine1");
+  const model::SwitchConfig spine =
+      config::parse_switch_config(s.switches[4].config_toml, "spine1");
   EXPECT_EQ(spine.policy, "cs");
   ASSERT_EQ(spine.ports.size(), 3u);
   EXPECT_EQ(spine.ports[2].name, "leaf2");
