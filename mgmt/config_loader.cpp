@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 #include <toml++/toml.h>
 
 #include "common/units.h"
+#include "config/overrides.h"
 #include "config/switch_config_reader.h"
 #include "config/toml_reader.h"
 
@@ -104,6 +106,29 @@ DaemonConfig parse_config_table(const toml::table& root, const std::string& file
 }
 
 }  // namespace
+
+DaemonConfig parse_config(std::string_view text, const std::string& source_name,
+                          const std::vector<std::string>& sets, const std::string& origin) {
+  if (sets.empty()) return parse_config(text, source_name);
+  toml::table root;
+  try {
+    root = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(config::location(source_name, e.source()) + ": " +
+                      std::string(e.description()));
+  }
+  for (const std::string& s : sets)
+    config::apply_override(root, s, origin);
+  DaemonConfig cfg = parse_config_table(root, source_name);
+  std::ostringstream out;
+  out << root << "\n";
+  cfg.source_text = out.str();
+  return cfg;
+}
+
+DaemonConfig load_config_file(const std::string& path, const std::vector<std::string>& sets) {
+  return parse_config(config::read_config_text(path), path, sets);
+}
 
 DaemonConfig parse_config(std::string_view text, const std::string& source_name) {
   toml::table root;

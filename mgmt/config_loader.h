@@ -8,9 +8,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "mgmt/client_limits.h"
 #include "common/config_error.h"
+#include "mgmt/client_limits.h"
 #include "model/switch_config.h"
 
 namespace sharebuf::mgmt {
@@ -62,6 +63,12 @@ struct DaemonConfig {
 // Throws ConfigError.
 DaemonConfig load_config_file(const std::string& path);
 DaemonConfig parse_config(std::string_view text, const std::string& source_name);
+// The same with `section.key=value` overrides over the file (sharebufd --set, config.set:
+// config/overrides.h), applied in order; source_text is then the overridden TOML.
+DaemonConfig load_config_file(const std::string& path, const std::vector<std::string>& sets);
+DaemonConfig parse_config(std::string_view text, const std::string& source_name,
+                          const std::vector<std::string>& sets,
+                          const std::string& origin = "--set");
 
 // config::validate_switch_config: what --check-config does. Throws ConfigError.
 void validate_config(const model::SwitchConfig& config);

@@ -136,13 +136,24 @@ ReloadReport reload_config(ControlContext& ctx) {
   if (ctx.config_path.empty())
     return {.error = "the daemon was not started from a configuration file it can read again"};
   try {
-    return apply_config(ctx, load_config_file(ctx.config_path));
+    return apply_config(ctx, load_config_file(ctx.config_path, ctx.overrides.sets));
   } catch (const ConfigError& e) {
     return {.error = e.what()};
   }
 }
 
-ReloadReport apply_config(ControlContext& ctx, DaemonConfig next) {
+ReloadReport set_config(ControlContext& ctx, const std::vector<std::string>& sets) {
+  try {
+    DaemonConfig next =
+        parse_config(effective_config_toml(ctx), ctx.config.sw.source, sets, "config.set");
+    // The command line's own keys are already in the effective configuration.
+    return apply_config(ctx, std::move(next), /*all_live=*/true);
+  } catch (const ConfigError& e) {
+    return {.error = e.what()};
+  }
+}
+
+ReloadReport apply_config(ControlContext& ctx, DaemonConfig next, bool all_live) {
   ReloadReport r;
   auto keep = [&](const std::optional<std::string>& option, std::string& field,
                   const std::string& key, const char* flag) {
@@ -154,6 +165,8 @@ ReloadReport apply_config(ControlContext& ctx, DaemonConfig next) {
   keep(ctx.overrides.log_level, next.log_level, "[log] level", "--log-level");
   keep(ctx.overrides.stats_file, next.stats_file, "[switch] stats_file", "--stats-file");
   keep(ctx.overrides.socket, next.control_socket, "[control] socket", "--socket");
+  for (const std::string& set : ctx.overrides.sets)
+    r.kept.push_back("--set " + set);
   try {
     validate_config(next.sw);
     // The parameters the new policy runs with (defaults filled in), to compare with the running
@@ -236,6 +249,14 @@ ReloadReport apply_config(ControlContext& ctx, DaemonConfig next) {
                                  effective_config_toml(next, next.source_text));
   } catch (const toml::parse_error& e) {
     r.error = std::string("cannot compare the configurations: ") + e.what();
+    return r;
+  }
+  if (all_live && !r.restart.empty()) {
+    std::string keys;
+    for (const std::string& k : r.restart)
+      keys += (keys.empty() ? "" : ", ") + k;
+    r.error = "these take a restart, nothing was changed: " + keys;
+    r.restart.clear();
     return r;
   }
 

@@ -32,10 +32,15 @@ struct ReloadReport {
   std::string summary(const std::string& path) const;
 };
 
-// Reads ctx.config_path again and applies what can be applied live (see above).
+// Reads ctx.config_path again (with the command line's --set over it) and applies what can be
+// applied live (see above).
 ReloadReport reload_config(ControlContext& ctx);
 // The same with a configuration already read (and validated by the caller or not: it is here).
-ReloadReport apply_config(ControlContext& ctx, DaemonConfig next);
+// `all_live`: refuse, changing nothing, when a key that takes a restart differs (config.set).
+ReloadReport apply_config(ControlContext& ctx, DaemonConfig next, bool all_live = false);
+// `section.key=value` overrides over the running configuration, applied live as a reload
+// applies a file (config.set, sharebufctl set); a key that takes a restart is refused.
+ReloadReport set_config(ControlContext& ctx, const std::vector<std::string>& sets);
 
 // The keys whose values differ between two TOML documents, as "[section] key",
 // "[[ports]] #2 key" or "[section] table.key"; empty if they state the same.

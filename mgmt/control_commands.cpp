@@ -464,6 +464,21 @@ json config_reload(ControlContext& ctx, const json& args) {
   return r.to_json();
 }
 
+json config_set(ControlContext& ctx, const json& args) {
+  only_keys(args, {"set"});
+  std::vector<std::string> sets;
+  if (!args.contains("set") || !args["set"].is_array() || args["set"].empty())
+    throw RequestError("argument 'set' must be a list of \"section.key=value\" strings");
+  for (const json& v : args["set"]) {
+    if (!v.is_string()) throw RequestError("argument 'set': every entry must be a string");
+    sets.push_back(v.get<std::string>());
+  }
+  const ReloadReport r = set_config(ctx, sets);
+  if (!r.error.empty()) throw RequestError(r.error, "invalid_argument");
+  spdlog::info("config.set {}: applied {}", json(sets).dump(), json(r.applied).dump());
+  return r.to_json();
+}
+
 json shutdown(ControlContext& ctx, const json& args) {
   only_keys(args, {});
   ctx.shutdown();
@@ -495,6 +510,11 @@ const std::array kCommands = {
             "read the configuration file again and apply what can be applied live (as SIGHUP); "
             "reports what was applied and what takes a restart",
             config_reload, true},
+    Command{"config.set", "{\"set\": [\"section.key=value\", ...]}",
+            "change the running configuration with the overrides of sharebufd --set (e.g. "
+            "policy.alpha=2, buffer.view=probe, ports.p2.rate=50Mbit): applied live as a reload "
+            "applies a file; a key that takes a restart is refused and nothing changes",
+            config_set, true},
     Command{"policy.get", "{}", "the active policy: name, parameters, internal state", policy_get},
     Command{"policy.set", "{\"name\": string (default: the active one), \"params\": object}",
             "validate, then swap the policy live; queued frames stay and stay accounted",

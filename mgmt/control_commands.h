@@ -50,6 +50,7 @@ struct CommandLineOverrides {
   std::optional<std::string> log_level;   // --log-level
   std::optional<std::string> stats_file;  // --stats-file
   std::optional<std::string> socket;      // --socket
+  std::vector<std::string> sets;          // --set section.key=value, over the file in order
 };
 
 struct ControlContext {

@@ -43,6 +43,8 @@ options:
 commands (ARGS are key=value; values are JSON if they parse, else strings):
   status | ports | queues | latency | config | version | list-commands
   config.reload                         read sharebufd's configuration file again (as SIGHUP)
+  set SECTION.KEY=VALUE...              change the running configuration (config.set), e.g.
+                                        set policy.alpha=2 buffer.view=probe ports.p2.rate=50Mbit
   policy.get
   policy.set [NAME] [key=value...]      e.g. policy.set dt alpha=2
   policy.list
@@ -190,7 +192,7 @@ void print_human(const std::string& cmd, const json& r) {
     print_table({"port", "hop", "frames", "p50", "p99", "p99.9"}, rows);
   } else if (cmd == "config") {
     std::cout << r["toml"].get<std::string>();
-  } else if (cmd == "config.reload") {
+  } else if (cmd == "config.reload" || cmd == "config.set") {
     for (const char* part : {"applied", "command_line_kept", "restart_needed"}) {
       const char* title = std::string_view(part) == "applied" ? "applied live"
                           : std::string_view(part) == "restart_needed"
@@ -374,7 +376,7 @@ int main(int argc, char** argv) {
   signal(SIGINT, [](int) { g_stop = 1; });
   signal(SIGPIPE, SIG_IGN);
 
-  const std::string cmd = words[0];
+  std::string cmd = words[0];
   std::vector<std::string> rest(words.begin() + 1, words.end());
   Connection c(socket_path, timeout_s);
 
@@ -415,7 +417,11 @@ int main(int argc, char** argv) {
   }
 
   json args = json::object();
-  if (cmd == "policy.set") {
+  if (cmd == "set") {
+    // Passed as written: the daemon parses them as sharebufd --set does (config/overrides.h).
+    cmd = "config.set";
+    args["set"] = rest;
+  } else if (cmd == "policy.set") {
     std::vector<std::string> kv;
     for (const std::string& w : rest) {
       if (w.find('=') == std::string::npos && !args.contains("name")) {

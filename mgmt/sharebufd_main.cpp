@@ -267,6 +267,11 @@ int main(int argc, char** argv) {
   app.add_option("--socket", socket_path,
                  "control socket path (overrides [control] socket; default "
                  "/run/sharebuf/<name>.sock)");
+  std::vector<std::string> sets;
+  app.add_option("--set", sets,
+                 "a setting over the configuration file: SECTION.KEY=VALUE as in the file, e.g. "
+                 "policy.alpha=2, buffer.view=probe, ports.p2.rate=50Mbit; repeatable, in order; "
+                 "kept over the file on SIGHUP, and written into the effective configuration");
   app.add_flag("--check-config", check_only, "validate the configuration and exit");
   app.add_flag("--print-stats", print_stats, "print the port and queue counters on exit");
   CLI11_PARSE(app, argc, argv);
@@ -288,10 +293,13 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
   try {
-    DaemonConfig cfg = sharebuf::mgmt::load_config_file(config_path);
+    DaemonConfig cfg = sharebuf::mgmt::load_config_file(config_path, sets);
     // The command line's options over the file: said in the log, and in the effective
     // configuration (the control socket's `config`).
     sharebuf::mgmt::CommandLineOverrides overrides;
+    overrides.sets = sets;
+    for (const std::string& s : sets)
+      std::cerr << "sharebufd: --set " << s << " over " << config_path << "\n";
     auto over = [](std::string& field, const std::string& option, const char* key, const char* flag,
                    std::optional<std::string>& kept) {
       if (option.empty()) return;

@@ -296,6 +296,7 @@ class ReplayEngine final : private model::OverflowStep::Sink {
     r.probe_charged_bytes = probe_charged_bytes_;
     r.accounting_errors = buffer::check_accounting(buffer_);
     r.state = model_.policy().describe(buffer_.exact_view());
+    r.params = model_.policy().params();
     r.peak_total_cells = buffer_.state().peak_total_cells();
     for (uint32_t q = 0; q < buffer_.layout().num_queues(); ++q) {
       const buffer::QueueStats& s = buffer_.stats(q);

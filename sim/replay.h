@@ -116,7 +116,8 @@ struct ReplayResult {
   uint64_t probe_charged_bytes = 0;  // the ports' rate given to probes ([buffer] probe_bytes)
   std::vector<uint8_t> fates;        // per arrival: 1 dropped or pushed out, 0 otherwise
   std::vector<std::string> accounting_errors;  // empty: every identity held at the end
-  nlohmann::json state;  // the policy's describe() at the end (what it learned, its thresholds)
+  nlohmann::json state;   // the policy's describe() at the end (what it learned, its thresholds)
+  nlohmann::json params;  // the parameters it ran with, defaults filled in
   // The Tofino approximation's counters per egress port (empty unless trimming is modelled).
   nlohmann::json tofino;
 };

@@ -16,7 +16,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "config/overrides.h"
 #include "config/switch_config_reader.h"
+#include "config/switch_config_writer.h"
 #include "policies/registry.h"
 #include "sim/replay.h"
 #include "sim/replay_inputs.h"
@@ -38,11 +40,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-nlohmann::json parse_value(const std::string& text) {
-  nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
-  return v.is_discarded() ? nlohmann::json(text) : v;
-}
-
 // "NAME", "NAME:key=value,key=value" or "LABEL=NAME:key=value,...".
 ReplayPolicy parse_policy_spec(const std::string& spec) {
   ReplayPolicy p;
@@ -59,29 +56,13 @@ ReplayPolicy parse_policy_spec(const std::string& spec) {
       const auto eq = kv.find('=');
       if (eq == std::string::npos || eq == 0)
         throw CLI::ValidationError("--policy", "expected key=value after ':', got '" + kv + "'");
-      p.params.values[kv.substr(0, eq)] = parse_value(kv.substr(eq + 1));
+      // The value as an override's (config/overrides.h): TOML, else a string.
+      p.params.values[kv.substr(0, eq)] = sharebuf::config::override_value(kv.substr(eq + 1));
     }
     if (p.label.empty()) p.label = spec;
   }
   if (p.label.empty()) p.label = p.name;
   return p;
-}
-
-// "--set dt.alpha=2" -> params of every dt in the list get alpha = 2.
-void apply_set(std::vector<ReplayPolicy>& policies, const std::string& s) {
-  const auto dot = s.find('.');
-  const auto eq = s.find('=');
-  if (dot == std::string::npos || eq == std::string::npos || dot > eq)
-    throw CLI::ValidationError("--set", "expected POLICY.KEY=VALUE, got '" + s + "'");
-  const std::string name = s.substr(0, dot);
-  bool found = false;
-  for (ReplayPolicy& p : policies) {
-    if (p.name != name) continue;
-    p.params.values[s.substr(dot + 1, eq - dot - 1)] = parse_value(s.substr(eq + 1));
-    found = true;
-  }
-  if (!found)
-    throw std::invalid_argument("--set names policy '" + name + "', which is not replayed");
 }
 
 uint64_t dropped(const ReplayResult& r, DropReason d) {
@@ -159,6 +140,7 @@ nlohmann::json to_json(const std::string& input, const std::string& description,
                         {"header_reserve", qr.header_reserve}});
     }
     out["results"].push_back({{"policy", r.policy},
+                              {"params", r.params},
                               {"arrivals", r.arrivals},
                               {"transmitted", r.transmitted},
                               {"probe_charged_bytes", r.probe_charged_bytes},
@@ -199,6 +181,7 @@ struct Options {
   std::string fates_path;
   std::string departures_path;
   std::string trim_notes_path;
+  std::string effective_config_path;
   bool json = false;
   bool with_state = false;
   bool list = false;
@@ -221,13 +204,19 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--config", o.config_path,
                  "sharebufd TOML: ports, rates, queues, schedulers, classes, static MACs, buffer");
   app.add_option("--policies", o.policies_list,
-                 "comma-separated policy names (default cs,dt,lqd); \"config\": the --config "
-                 "file's [policy] with its parameters");
+                 "comma-separated policy names (default cs,dt,lqd); \"config\": the "
+                 "configuration's [policy] with its parameters; a name equal to the "
+                 "configuration's [policy] name runs with its parameters too (the output says so)");
   app.add_option("--policy", o.specs,
                  "a policy with parameters: NAME:key=value,... or LABEL=NAME:...; repeatable");
-  app.add_option(
-      "--set", o.sets,
-      "parameter for every replayed policy NAME: NAME.KEY=VALUE (JSON value); repeatable");
+  app.add_option("--set", o.sets,
+                 "a setting over the switch's configuration (the --config file, or a built-in "
+                 "scenario's switch): SECTION.KEY=VALUE as in the TOML file, e.g. policy.alpha=2, "
+                 "buffer.view=probe, ports.p2.rate=50Mbit, classes.data.overflow=trim; "
+                 "repeatable, applied in order (config/overrides.h)");
+  app.add_option("--effective-config", o.effective_config_path,
+                 "write the switch as replayed (its TOML, loadable by --config and sharebufd), "
+                 "with the replayed policies and their parameters");
   app.add_option("--seed", o.so.seed, "generator seed")->capture_default_str();
   app.add_option("--load", o.so.load, "poisson/websearch: offered load per port")
       ->capture_default_str();
@@ -259,12 +248,14 @@ void add_options(CLI::App& app, Options& o) {
       ->capture_default_str();
   app.add_option("--view", o.view,
                  "how admission reads the buffer: exact, or probe (registers taken every probe "
-                 "interval, seen a probe delay later); default: the config's [buffer] view")
+                 "interval, seen a probe delay later); --set buffer.view=... (default: the "
+                 "config's [buffer] view)")
       ->check(CLI::IsMember({"exact", "probe"}));
   app.add_option("--probe-interval-us", o.probe_interval_us,
-                 "probe interval, 1 to 1000000 us (default: the config's, else 10)");
+                 "probe interval, 1 to 1000000 us: --set buffer.probe_interval=... (default: "
+                 "the config's, else 10)");
   app.add_option("--probe-delay-us", o.probe_delay_us,
-                 "probe delay, us (default: the config's, else 0)");
+                 "probe delay, us: --set buffer.probe_delay=... (default: the config's, else 0)");
   app.add_option("--fates", o.fates_path,
                  "write every arrival's fate under each policy: CSV seq,POLICY,... with 1 for "
                  "dropped or later pushed out, 0 for transmitted or still queued");
@@ -302,7 +293,7 @@ void print_list() {
   }
 }
 
-// --policies, --policy and --set, in that order.
+// --policies, then --policy.
 std::vector<ReplayPolicy> parse_policies(Options& o) {
   std::vector<ReplayPolicy> policies;
   if (o.policies_list.empty() && o.specs.empty()) o.policies_list = "cs,dt,lqd";
@@ -310,30 +301,86 @@ std::vector<ReplayPolicy> parse_policies(Options& o) {
     policies.push_back(parse_policy_spec(n));
   for (const std::string& s : o.specs)
     policies.push_back(parse_policy_spec(s));
-  for (const std::string& s : o.sets)
-    apply_set(policies, s);
-  for (const ReplayPolicy& p : policies) {
-    if (p.name == "config" && o.config_path.empty())
-      throw std::invalid_argument("policy 'config' is the --config file's [policy]: give --config");
-  }
   return policies;
+}
+
+// The switch's configuration with the --set overrides over it: `root` is the file's (or a
+// scenario's switch written out), `source` names it in errors. A --set whose first key is a
+// policy's name is the replay's old per-policy form: said so.
+sharebuf::model::SwitchConfig with_overrides(toml::table root, const std::string& source,
+                                             const std::vector<std::string>& sets,
+                                             std::vector<std::string>& notes) {
+  for (const std::string& s : sets) {
+    const std::string first = s.substr(0, s.find_first_of(".="));
+    if (sharebuf::policies::find_policy(first) != nullptr)
+      throw std::invalid_argument(
+          "--set " + s + ": '" + first +
+          "' is a policy, not a section of the configuration: --set policy.KEY=VALUE sets the "
+          "configuration's [policy] (replayed as --policies config), --policy " +
+          first + ":KEY=VALUE one replayed policy");
+    std::string replaced;
+    sharebuf::config::apply_override(root, s, "--set", &replaced);
+    if (!replaced.empty())
+      notes.push_back("--set " + s + " replaces " + source + "'s value " + replaced);
+  }
+  sharebuf::model::SwitchConfig cfg = sharebuf::config::read_switch_config(root, source);
+  sharebuf::config::validate_switch_config(cfg);
+  return cfg;
+}
+
+// What replays: "config" (and a policy named as the configuration's [policy]) takes the
+// configuration's parameters under the ones given; every choice that puts the command line over
+// the configuration is said in `notes`, never silently.
+void resolve_policies(std::vector<ReplayPolicy>& policies, const sharebuf::model::SwitchConfig& cfg,
+                      bool stated, bool policy_set, std::vector<std::string>& notes) {
+  bool uses_config = false;
+  for (ReplayPolicy& p : policies) {
+    const bool named = p.name == "config";
+    if (!named && (!stated || p.name != cfg.policy)) continue;
+    sharebuf::policies::Params given = std::move(p.params);
+    p.params = cfg.policy_params;
+    p.params.values.update(given.values);
+    if (named) {
+      p.name = cfg.policy;
+      if (p.label == "config") p.label = p.name;
+    } else {
+      notes.push_back("policy " + p.label + " runs with the configuration's [policy] parameters " +
+                      cfg.policy_params.values.dump() +
+                      (given.values.empty() ? "" : " under those given: " + given.values.dump()));
+    }
+    uses_config = true;
+  }
+  if (policy_set && !uses_config)
+    throw std::invalid_argument(
+        "--set policy.*: no replayed policy uses the configuration's [policy] (" + cfg.policy +
+        "); add 'config' to --policies");
+  if (stated && !uses_config)
+    notes.push_back("the configuration's [policy] (" + cfg.policy + " " +
+                    cfg.policy_params.values.dump() +
+                    ") is not replayed: the policies replayed are the command line's; give "
+                    "--policies config to replay it");
+}
+
+bool sets_policy(const std::vector<std::string>& sets) {
+  return std::any_of(sets.begin(), sets.end(),
+                     [](const std::string& s) { return s.rfind("policy.", 0) == 0; });
 }
 
 // Recorded arrivals (--csv or --pcap) on the --config switch; "config" policies become the file's.
 ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& policies,
-                             std::string& input) {
+                             std::string& input, std::vector<std::string>& notes) {
   if (o.config_path.empty())
     throw std::invalid_argument("--csv and --pcap need --config (ports, rates, buffer)");
-  const sharebuf::model::SwitchConfig cfg = sharebuf::config::load_switch_config(o.config_path);
-  // "config": the file's [policy], its parameters under any given with the name.
-  for (ReplayPolicy& p : policies) {
-    if (p.name != "config") continue;
-    sharebuf::policies::Params given = std::move(p.params);
-    p.params = cfg.policy_params;
-    p.params.values.update(given.values);
-    p.name = cfg.policy;
-    if (p.label == "config") p.label = p.name;
+  toml::table root;
+  try {
+    root = toml::parse(sharebuf::config::read_config_text(o.config_path), o.config_path);
+  } catch (const toml::parse_error& e) {
+    throw sharebuf::common::ConfigError(sharebuf::config::location(o.config_path, e.source()) +
+                                        ": " + std::string(e.description()));
   }
+  const bool stated = root.contains("policy") || sets_policy(o.sets);
+  const sharebuf::model::SwitchConfig cfg = with_overrides(root, o.config_path, o.sets, notes);
+  resolve_policies(policies, cfg, stated, sets_policy(o.sets), notes);
   ReplayScenario sc;
   sc.config = sharebuf::sim::replay_config(cfg);
   for (const auto& p : cfg.ports)
@@ -372,20 +419,40 @@ ReplayScenario load_recorded(const Options& o, std::vector<ReplayPolicy>& polici
   return sc;
 }
 
-// --end-ms and the view options over what the input set.
-void apply_overrides(const Options& o, ReplayScenario& sc) {
-  if (o.end_ms > 0) sc.end_ns = static_cast<uint64_t>(o.end_ms * 1e6);
-  if (!o.view.empty())
-    sc.config.buffer.view_mode =
-        o.view == "probe" ? sharebuf::buffer::ViewMode::kProbe : sharebuf::buffer::ViewMode::kExact;
-  if (o.probe_interval_us >= 0)
-    sc.config.buffer.probe_interval_ns =
-        static_cast<uint64_t>(std::llround(o.probe_interval_us * 1e3));
-  if (o.probe_delay_us >= 0)
-    sc.config.buffer.probe_delay_ns = static_cast<uint64_t>(std::llround(o.probe_delay_us * 1e3));
-  if (const auto bad = sharebuf::buffer::ProbeRegisters::check_timing(
-          sc.config.buffer.probe_interval_ns, sc.config.buffer.probe_delay_ns))
-    throw std::invalid_argument(*bad);
+// A built-in scenario's switch with the --set overrides over it. The generator made its arrivals
+// for its own ports and buffer: those are the generator's options (--ports, --buffer-cells).
+ReplayScenario scenario_with_overrides(const Options& o, std::vector<ReplayPolicy>& policies,
+                                       std::vector<std::string>& notes) {
+  ReplayScenario sc = sharebuf::sim::make_scenario(o.scenario, o.so);
+  for (const std::string& s : o.sets) {
+    for (const char* fixed : {"ports", "buffer.size", "buffer.cell_bytes"}) {
+      if (s.rfind(std::string(fixed) + (std::string(fixed) == "ports" ? "" : "="), 0) == 0 ||
+          s.rfind(std::string(fixed) + ".", 0) == 0)
+        throw std::invalid_argument("--set " + s + ": scenario " + o.scenario +
+                                    " made its arrivals for its own ports and buffer; change "
+                                    "them with --ports and --buffer-cells");
+    }
+  }
+  if (!o.sets.empty()) {
+    const std::string source = "scenario " + o.scenario;
+    sc.config =
+        with_overrides(toml::parse(sharebuf::config::write_switch_config(sc.config), source),
+                       source, o.sets, notes);
+  }
+  resolve_policies(policies, sc.config, sets_policy(o.sets), sets_policy(o.sets), notes);
+  return sc;
+}
+
+// The view options are overrides of [buffer] (--set buffer.view=..., before any --set given).
+void view_options_as_overrides(Options& o) {
+  std::vector<std::string> view;
+  if (!o.view.empty()) view.push_back("buffer.view=" + o.view);
+  auto us = [](double v) {
+    return std::to_string(static_cast<uint64_t>(std::llround(v * 1e3))) + "ns";
+  };
+  if (o.probe_interval_us >= 0) view.push_back("buffer.probe_interval=" + us(o.probe_interval_us));
+  if (o.probe_delay_us >= 0) view.push_back("buffer.probe_delay=" + us(o.probe_delay_us));
+  o.sets.insert(o.sets.begin(), view.begin(), view.end());
 }
 
 // Every policy over the same arrivals, with the output files the options ask for.
@@ -477,15 +544,39 @@ int main(int argc, char** argv) {
     if (inputs > 1) throw std::invalid_argument("give one of --scenario, --csv, --pcap");
     if (inputs == 0) o.scenario = "burst";
     std::vector<ReplayPolicy> policies = parse_policies(o);
+    view_options_as_overrides(o);
     std::string input = "scenario " + o.scenario;
-    ReplayScenario sc = o.scenario.empty() ? load_recorded(o, policies, input)
-                                           : sharebuf::sim::make_scenario(o.scenario, o.so);
-    apply_overrides(o, sc);
+    std::vector<std::string> notes;
+    ReplayScenario sc = o.scenario.empty() ? load_recorded(o, policies, input, notes)
+                                           : scenario_with_overrides(o, policies, notes);
+    for (const ReplayPolicy& p : policies) {
+      if (p.name == "config")
+        throw std::invalid_argument(
+            "policy 'config' is the configuration's [policy]: give "
+            "--config, or --set policy.name=NAME");
+    }
+    if (o.end_ms > 0) sc.end_ns = static_cast<uint64_t>(o.end_ms * 1e6);
+    // Said on stderr whatever the output: what the command line put over the configuration.
+    for (const std::string& n : notes)
+      std::fprintf(stderr, "sharebuf-replay: %s\n", n.c_str());
     const std::vector<ReplayResult> results = run_all(o, sc, policies);
+    // The switch as replayed, with each policy as it ran.
+    std::string effective = sharebuf::config::write_switch_config(sc.config);
+    {
+      std::string head = "# sharebuf-replay's effective configuration (" + input + ")\n";
+      for (const ReplayResult& r : results)
+        head += "# replayed: " + r.policy + " " + r.params.dump() + "\n";
+      for (const std::string& n : notes)
+        head += "# note: " + n + "\n";
+      effective = head + effective;
+    }
+    if (!o.effective_config_path.empty()) open_out(o.effective_config_path) << effective;
     if (!o.fates_path.empty()) write_fates(o.fates_path, sc.arrivals.size(), results);
     if (o.json) {
-      std::cout << to_json(input, sc.description, sc.queue_labels, results, o.with_state).dump(2)
-                << "\n";
+      nlohmann::json j = to_json(input, sc.description, sc.queue_labels, results, o.with_state);
+      j["notes"] = notes;
+      j["effective_config"] = effective;
+      std::cout << j.dump(2) << "\n";
     } else {
       std::printf("%s: %s\n\n", input.c_str(), sc.description.c_str());
       print_summary(results, sc.config.buffer.capacity_cells);

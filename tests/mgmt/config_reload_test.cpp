@@ -151,6 +151,34 @@ TEST_F(Reload, TheControlCommandReportsAndRefuses) {
   EXPECT_EQ(reply["result"]["restart_needed"], nlohmann::json::array());
 }
 
+// config.set (sharebufctl set): the overrides of sharebufd --set over the running configuration,
+// applied live; a key that takes a restart changes nothing.
+TEST_F(Reload, ConfigSetAppliesOverridesLiveAndRefusesRestartKeys) {
+  ReloadReport r = set_config(f.ctx, {"policy.alpha=3", "ports.pa.rate=250Mbit"});
+  EXPECT_EQ(r.error, "");
+  EXPECT_THAT(r.applied, Contains(HasSubstr("alpha 1.0 -> 3")));
+  EXPECT_EQ(f.core->ports[0]->line_rate_bps.load(), 250'000'000u);
+  EXPECT_THAT(effective_config_toml(f.ctx), HasSubstr("rate = '250Mbit'"));
+  r = set_config(f.ctx, {"buffer.size=9000", "policy.alpha=5"});
+  EXPECT_THAT(r.error, HasSubstr("take a restart, nothing was changed: [buffer] size"));
+  EXPECT_EQ(f.core->policy().params()["alpha"], 3);
+  r = set_config(f.ctx, {"ports.nope.rate=1Gbit"});
+  EXPECT_THAT(r.error, HasSubstr("no entry 'nope' in [[ports]]"));
+  const nlohmann::json reply =
+      handle_request(f.ctx, R"({"cmd":"config.set","args":{"set":["buffer.view=probe"]}})");
+  EXPECT_EQ(reply["ok"], true) << reply.dump();
+  EXPECT_EQ(f.ctx.sw.view().mode, buffer::ViewMode::kProbe);
+}
+
+// sharebufd --set: over the file at start, and again over it on every reload.
+TEST_F(Reload, TheCommandLinesSetsStayOverTheFileOnReload) {
+  f.ctx.overrides.sets = {"policy.alpha=4"};
+  const ReloadReport r = reload("alpha = 1.0", "alpha = 2.0");
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(f.core->policy().params()["alpha"], 4);
+  EXPECT_THAT(r.kept, Contains("--set policy.alpha=4"));
+}
+
 TEST(TomlDifferences, NamesEachKeyThatDiffers) {
   EXPECT_THAT(toml_differences("a = 1\n[t]\nx = 1\ny = 2\n", "a = 1\n[t]\nx = 1\ny = 3\nz = 4\n"),
               ElementsAre("[t] y", "[t] z"));

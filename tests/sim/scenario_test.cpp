@@ -151,7 +151,7 @@ TEST_F(ScenarioFile, EveryMistakeNamesFileLineAndKey) {
 TEST_F(ScenarioFile, OverrideMistakesNameTheOverride) {
   EXPECT_NE(error(kFabric, {"workload.websearch.load=2"}).find("--set workload.websearch.load"),
             std::string::npos);
-  EXPECT_NE(error(kFabric, {"no-equals-sign"}).find("expected key.path=value"), std::string::npos);
+  EXPECT_NE(error(kFabric, {"no-equals-sign"}).find("expected section.key=value"), std::string::npos);
   EXPECT_NE(error(kFabric, {"run.duration.x=1"}).find("'duration' is not a table"),
             std::string::npos);
 }
