@@ -98,8 +98,11 @@ def run(replay, run_dir, mode, flows, packets, seed=1, **cfg):
         f.write(config_text(mode, **cfg))
     write_arrivals(os.path.join(run_dir, "arrivals.csv"), flows, packets, seed)
     out = subprocess.run(
+        # "config": the [policy] of sw.toml with its caps (a bare "static" ran with static's
+        # defaults before the replay took a same-named policy's parameters from the file).
         [replay, "--config", os.path.join(run_dir, "sw.toml"),
-         "--csv", os.path.join(run_dir, "arrivals.csv"), "--policies", "static", "--json",
+         "--csv", os.path.join(run_dir, "arrivals.csv"), "--policies", "config", "--json",
+         "--effective-config", os.path.join(run_dir, "effective.toml"),
          "--departures", os.path.join(run_dir, "departures.csv"),
          "--trim-notes", os.path.join(run_dir, "notes.csv")],
         capture_output=True, text=True, check=True)
@@ -301,10 +304,45 @@ def plots(res, out):
     save(fig, os.path.join(out, "fig8c_fig9.png"))
 
 
-def summary(res, packets):
+def setup_from(out):
+    """The setup as the runs ran it: quoted from a run's effective configuration (written by
+    sharebuf-replay --effective-config), not from this script's constants."""
+    import tomllib
+    path = os.path.join(out, "runs", "fig5a-full", "effective.toml")
+    with open(path, "rb") as f:
+        c = tomllib.load(f)
+    ports = c["ports"]
+    caps = c["policy"].get("cap_cells", [])
+    cell = c["buffer"]["cell_bytes"]
+    data_q = {cl["queue"] for cl in c["classes"] if cl["overflow"] == "trim"}
+    data_cap = {caps[q] for q in data_q if q < len(caps)}
+    head_cap = caps[0] if caps else None
+    t = c["trimming"]
+    rate_g = ports[0]["rate"] / 1e9
+
+    def us(v):  # "6000ns"
+        return f"{int(str(v).removesuffix('ns')) / 1000:g}"
+
+    def gbit(v):  # "100000000000bit"
+        return f"{int(str(v).removesuffix('bit')) / 1e9:g}"
+    return (f"Setup, as every run ran it (quoted from `runs/fig5a-full/effective.toml`, the "
+            f"replay's effective configuration): {len(ports)} ports of {rate_g:g} Gbit/s, "
+            f"{c['switch'].get('rx_threads', len(ports))} ingress pipelines; a buffer of "
+            f"{c['buffer']['size']} cells of {cell} B ({c['buffer']['size'] * cell / 1e6:g} MB); "
+            f"policy `{c['policy']['name']}` with data queues (queue {sorted(data_q)}) capped at "
+            f"{', '.join(str(x) for x in sorted(data_cap))} cells "
+            f"({', '.join(f'{x * cell / PKT:.1f}' for x in sorted(data_cap))} packets of {PKT} B) "
+            f"and header queues at {head_cap} cells ({head_cap * cell / 1e6:g} MB) plus "
+            f"{t['header_reserve']} headers of reserve; trim_size {t['trim_size']} B; "
+            f"t0 {us(t['t0'])} µs, t1 {us(t['t1'])} µs, pessimistic share "
+            f"{t['pessimistic_share']}; recirculation at {gbit(t['recirc_rate'])} Gbit/s, "
+            f"{us(t['recirc_latency'])} µs.")
+
+
+def summary(res, packets, out):
     f5 = res["fig5"]
     lines = [f"Open-loop blasts of {packets} packets per sender; every run through "
-             "`sharebuf-replay` (deterministic).", "",
+             "`sharebuf-replay` (deterministic).", "", setup_from(out), "",
              "**Figure 5** — header arrival times at the receivers (µs since the first packet):",
              "", "| figure | incast | mode | headers | p50 | p90 | p99 | last | DoD queue peak "
              "(packets) | lost in the DoD port |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -401,14 +439,14 @@ def main(argv):
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(res, f, default=str)
     with open(os.path.join(a.out, "summary.md"), "w") as f:
-        f.write(summary(res, packets))
+        f.write(summary(res, packets, a.out))
     plots(res, a.out)
     if a.readme:
         sys.path.insert(0, os.path.join(ROOT, "netns-scripts", "lib"))
         import doc_section
         images = [os.path.join(a.out, n) for n in ("fig5.png", "fig7.png", "fig8c_fig9.png")
                   if os.path.exists(os.path.join(a.out, n))]
-        print(doc_section.write_section("trim-scale", summary(res, packets), images))
+        print(doc_section.write_section("trim-scale", summary(res, packets, a.out), images))
     if bad:
         sys.exit(f"trim_scale.py: accounting errors in {sorted(set(bad))}")
     return 0
