@@ -14,8 +14,8 @@
 # those two install and every build looks; default /opt/sharebuf-ns3-debug, /opt/sharebuf-ns3-mpi).
 set -euo pipefail
 cd "$(dirname "$0")"
-# shellcheck source=netns-scripts/lib/usage.sh
-source netns-scripts/lib/usage.sh
+# shellcheck source=scripts/usage.sh
+source scripts/usage.sh
 
 JOBS=${JOBS:-$(nproc)}
 PACKAGES=(
@@ -193,7 +193,7 @@ lint_tests() {
 # netns_tests DIR [LABEL]: the integration tests (label netns) in DIR. The datapath's threads meet
 # real sockets only there, so the ones labelled `sanitized` (no timing thresholds a sanitizer's
 # slowdown could break) also run against the sanitizer builds' sharebufd, whose reports fail the
-# test (netns-scripts/lib/testbed.sh).
+# test (scripts/testbed.sh).
 netns_tests() {
   local label=${2:-netns}
   log "netns integration tests labelled $label in $1 (skipped unless root)"

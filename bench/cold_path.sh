@@ -11,8 +11,8 @@
 #     --keep      keep the run folder with the scratch build (printed) instead of removing it
 # Needs root, x86-64 (the marks read the TSC), and the build dependencies (./run.sh deps).
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 reps=3 pings=500 keep=0
@@ -28,8 +28,8 @@ done
 [ "$(uname -m)" = x86_64 ] || { echo "cold_path.sh: the marks read the x86-64 TSC" >&2; exit 2; }
 command -v git >/dev/null || { echo "cold_path.sh needs git (to copy the tree and apply the patch)" >&2; exit 1; }
 
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$root/netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$root/scripts/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 # The scratch copy lives in the run's folder, which the testbed's cleanup removes on every exit

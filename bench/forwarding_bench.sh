@@ -17,11 +17,11 @@
 #                             [--baseline DIR] [--report FILE]
 # Needs root; installs openvswitch-switch if missing.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$here/../scripts/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 # shellcheck source=lib/host_counters.sh
@@ -133,4 +133,4 @@ fi
   >"$here/../docs/measurements/forwarding-results.md"
 /usr/bin/python3 "$here/lib/forwarding_report.py" plot "$results" "$TB_ROOT/docs/img/fwd-ping-cdf.png"
 cat "$here/../docs/measurements/forwarding-results.md"
-/usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" fwd "$here/../docs/measurements/forwarding-results.md"
+/usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" fwd "$here/../docs/measurements/forwarding-results.md"

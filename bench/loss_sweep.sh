@@ -11,11 +11,11 @@
 # 200,400,600,800,1000,1200,0); NAMEs as in bench/lib/switches.sh (default sharebufd,bridge).
 # Needs root and ./run.sh build.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$here/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$here/../scripts/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 # shellcheck source=lib/host_counters.sh

@@ -13,5 +13,5 @@ cmd="$bin --benchmark_repetitions=9 --benchmark_min_time=0.1 --benchmark_enable_
 echo "running: $cmd" >&2
 $cmd >"$json"
 /usr/bin/python3 bench/format_results.py "$json" "$cmd" >docs/measurements/microbench-results.md
-/usr/bin/python3 netns-scripts/lib/doc_section.py bench docs/measurements/microbench-results.md
+/usr/bin/python3 scripts/doc_section.py bench docs/measurements/microbench-results.md
 cat docs/measurements/microbench-results.md

@@ -6,8 +6,8 @@
 #   bench/stop_time.sh [RUNS]
 # Needs root and ./run.sh build.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 case "${1:-}" in -h | --help) sb_usage "$0"; exit 0 ;; esac
 runs=${1:-5}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -57,7 +57,7 @@ Switch::Switch(const model::SwitchConfig& config)
           "that sent it, so a sender transmitting from two CPUs (TCP does) has its frames "
           "reordered before they reach the switch, which a cable never does; keep them in order "
           "on both veth ends with an XDP program that passes every frame (it makes veth use NAPI; "
-          "the netns testbed attaches netns-scripts/lib/xdp_pass.c) or RPS (docs/running.md)");
+          "the netns testbed attaches scripts/xdp_pass.c) or RPS (docs/running.md)");
     }
     const uint32_t lanes =
         core_->config().rx_mode == model::RxMode::kPerCpu ? model::rx_workers(core_->config()) : 1;

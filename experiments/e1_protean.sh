@@ -14,14 +14,14 @@
 # flows.csv, summary.csv, summary.md, fct_cdf.png, fct_p99.png and timeline-<policy>.png into DIR;
 # --readme fills the section marked with --label (in docs/experiments/e1-protean.md) (lower case; default e1).
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
-# shellcheck source=../netns-scripts/lib/fct_run.sh
-source "$(dirname "$0")/../netns-scripts/lib/fct_run.sh"
-# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
-source "$(dirname "$0")/../netns-scripts/lib/paper_testbeds.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
+# shellcheck source=../scripts/fct_run.sh
+source "$(dirname "$0")/../scripts/fct_run.sh"
+# shellcheck source=../scripts/paper_testbeds.sh
+source "$(dirname "$0")/../scripts/paper_testbeds.sh"
 
 out=results/e1 reps=5 policies=dt,cs,protean,smartbuf,fb,credence,lqd warmup=3 readme=0 rto=200ms
 label=E1

@@ -8,14 +8,14 @@
 #   experiments/e2_fb.sh [--out DIR] [--reps N] [--policies SPEC;SPEC;...] [--quick] [--readme]
 # Defaults: results/e2, 5 repetitions, dt cs fb fba abm. Policy specs and outputs as in E1.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
-# shellcheck source=../netns-scripts/lib/fct_run.sh
-source "$(dirname "$0")/../netns-scripts/lib/fct_run.sh"
-# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
-source "$(dirname "$0")/../netns-scripts/lib/paper_testbeds.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
+# shellcheck source=../scripts/fct_run.sh
+source "$(dirname "$0")/../scripts/fct_run.sh"
+# shellcheck source=../scripts/paper_testbeds.sh
+source "$(dirname "$0")/../scripts/paper_testbeds.sh"
 
 out=results/e2 reps=5 policies=dt,cs,fb,fba,abm warmup=3 readme=0
 while [ $# -gt 0 ]; do

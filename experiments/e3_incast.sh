@@ -27,10 +27,10 @@
 # 300 MB, one pcap per ingress port) into DIR/trace/ with its switch config, and replay it with
 # experiments/e4_credence.sh (E4 on a recorded E3 trace; results in DIR/e4/).
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 out=results/e3 seconds=15 reps=2 queues=single,multi transports=cubic loads=0.4,0.8 bursts=0.5
 policies=dt,cs,protean,fb,credence,lqd qrate=2 readme=0 record=0
 while [ $# -gt 0 ]; do

@@ -11,8 +11,8 @@
 #                              [--order departures-first|arrivals-first]
 #                              [--readme]    (--readme also updates the E4 page's section)
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 cd "$(dirname "$0")/.."
 out=results/e4 build=build readme=0 pcap_args=() config="" order=departures-first
 while [ $# -gt 0 ]; do

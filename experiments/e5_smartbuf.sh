@@ -14,10 +14,10 @@
 #   experiments/e5_smartbuf.sh [--out DIR] [--fan-ins 16,32,48] [--rounds 6] [--size 1000000]
 #                                [--buffer 21000] [--syncs dequeue,probe] [--quick] [--readme]
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 out=results/e5 fanins=16,32,48 rounds=6 size=1000000 buffer=21000 readme=0 syncs=dequeue,probe
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -93,7 +93,7 @@ done
 
 /usr/bin/python3 "$TB_ROOT/experiments/lib/e5_report.py" report "$out" "$buffer"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" e5 "$out/summary.md" \
+  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" e5 "$out/summary.md" \
     "$out/prediction.png"
 fi
 echo "results in $out"

@@ -9,10 +9,10 @@
 #   experiments/e6_live_reconfig.sh [--out DIR] [--seconds 60] [--interval 1] [--quick] [--readme]
 # --quick: 10 seconds, a switch every 0.5 s. Writes switches.csv, watch.csv, summary.md.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 out=results/e6 seconds=60 interval=1 readme=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -96,6 +96,6 @@ if [ "$readme" = 1 ]; then
     grep -hE "^(fct|qct) " "$out/background.out" "$out/queries.out" || true
     echo '```'
   } >"$out/readme.md"
-  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" e6 "$out/readme.md" "$out/timeline.png"
+  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" e6 "$out/readme.md" "$out/timeline.png"
 fi
 echo "results in $out"

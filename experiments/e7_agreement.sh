@@ -15,13 +15,13 @@
 # in DIR/POLICY-MODE/ (the recordings only with --keep-pcaps). --readme writes the E7 page's
 # agreement section. Needs root and a build (./run.sh build).
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$root/netns-scripts/lib/testbed.sh"
-# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
-source "$root/netns-scripts/lib/paper_testbeds.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$root/scripts/testbed.sh"
+# shellcheck source=../scripts/paper_testbeds.sh
+source "$root/scripts/paper_testbeds.sh"
 
 out=results/e7-agreement policies=dt,credence,lqd modes=drop,trim,tofino,dod fanin=16 queries=10
 size=65536 header_reserve=8 keep=0 readme=0
@@ -97,6 +97,6 @@ done
 /usr/bin/python3 "$agreement" --markdown "$out/rows.csv" "$out/agreement.md"
 cat "$out/agreement.md"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$root/netns-scripts/lib/doc_section.py" e7-agreement "$out/agreement.md"
+  /usr/bin/python3 "$root/scripts/doc_section.py" e7-agreement "$out/agreement.md"
 fi
 echo "results in $out"

@@ -13,10 +13,10 @@
 #   experiments/e7_fig13_latency.sh [--out DIR] [--seconds 4] [--cases idle,droptail,trim]
 # About 30 s. Needs root and ./run.sh build.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 out=results/e7-fig13 seconds=4 cases=idle,droptail,trim
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -12,10 +12,10 @@
 # Writes DIR/tcp_trimmed.csv and DIR/tcp_trimmed.md (a table of every run); --readme puts the
 # table into the E7 page (section e7tcp).
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 out=results/e7 seconds=5 reps=3 readme=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -69,4 +69,4 @@ tb_stop_switch || tb_die "sharebufd exited with $?"
 /usr/bin/python3 "$lib/e7_tcp_trimmed.py" table "$csv" "$seconds" >"$out/tcp_trimmed.md"
 cat "$out/tcp_trimmed.md"
 [ "$readme" = 0 ] ||
-  /usr/bin/python3 "$(dirname "$0")/../netns-scripts/lib/doc_section.py" e7tcp "$out/tcp_trimmed.md"
+  /usr/bin/python3 "$(dirname "$0")/../scripts/doc_section.py" e7tcp "$out/tcp_trimmed.md"

@@ -22,12 +22,12 @@
 # events.csv, summary.csv/.md, stats-POLICY-MODE.json (counters of each mode), header_latency_cdf.png
 # and qct.png into DIR.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$(dirname "$0")/../netns-scripts/lib/testbed.sh"
-# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
-source "$(dirname "$0")/../netns-scripts/lib/paper_testbeds.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
+# shellcheck source=../scripts/paper_testbeds.sh
+source "$(dirname "$0")/../scripts/paper_testbeds.sh"
 out=results/e7 fanin=8,16,32 policies=dt,credence,lqd modes=drop,trim,tofino,dod queries=20 size=65536
 readme=0 header_reserve=8
 while [ $# -gt 0 ]; do

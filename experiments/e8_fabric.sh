@@ -17,8 +17,8 @@
 #                            [--readme]   (--readme: update the figures' sections of the E8 page)
 # --quick: one seed and 20 ms per run (minutes, a smoke test; its numbers mean nothing).
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 cd "$(dirname "$0")/.."
 out=results/e8 build=build jobs=2 quick="" readme=""
 figures=protean,smartbuf,credence-load,credence-burst,credence-flip,fb-single,occamy-burst

@@ -15,15 +15,15 @@
 # files stay in DIR/<experiment>-<policy>/ (the recordings only with --keep-pcaps: hundreds of
 # MB). Needs root and a build (./run.sh build).
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$root/netns-scripts/lib/testbed.sh"
-# shellcheck source=../netns-scripts/lib/fct_run.sh
-source "$root/netns-scripts/lib/fct_run.sh"
-# shellcheck source=../netns-scripts/lib/paper_testbeds.sh
-source "$root/netns-scripts/lib/paper_testbeds.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$root/scripts/testbed.sh"
+# shellcheck source=../scripts/fct_run.sh
+source "$root/scripts/fct_run.sh"
+# shellcheck source=../scripts/paper_testbeds.sh
+source "$root/scripts/paper_testbeds.sh"
 
 out=results/agreement experiments=e1,e2 policies="dt,protean,fb,credence,lqd" warmup=3 readme=0
 keep=0
@@ -92,6 +92,6 @@ done
 /usr/bin/python3 "$agreement" --markdown "$out/rows.csv" "$out/agreement.md"
 cat "$out/agreement.md"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$root/netns-scripts/lib/doc_section.py" agreement "$out/agreement.md"
+  /usr/bin/python3 "$root/scripts/doc_section.py" agreement "$out/agreement.md"
 fi
 echo "results in $out"

@@ -23,11 +23,11 @@
 # retired_pending), control.json, stats.json, sharebufd.log, summary.md; with --readme the table
 # goes into docs/testing.md's soak section. Exits 1 if a check fails. Needs root and ./run.sh build.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=../netns-scripts/lib/testbed.sh
-source "$root/netns-scripts/lib/testbed.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$root/scripts/testbed.sh"
 
 frames=1e8 max_minutes=30 every_ms=100 fast=100000 out=results/soak readme=0
 while [ $# -gt 0 ]; do
@@ -127,6 +127,6 @@ verdict=0
 /usr/bin/python3 "$TB_ROOT/experiments/lib/soak_report.py" "$out" "$rc" "$rss_start" \
   "${rss_warm:-$rss_end}" "$rss_end" "$elapsed" "$target" "$fast" || verdict=$?
 if [ "$readme" -eq 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/netns-scripts/lib/doc_section.py" soak "$out/summary.md"
+  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" soak "$out/summary.md"
 fi
 exit $verdict

@@ -6,10 +6,10 @@
 # switch's per-queue counters.
 #   netns-scripts/basic_demo.sh [--seconds S] [--policy NAME]     (as root, after ./run.sh build)
 set -euo pipefail
-# shellcheck source=lib/usage.sh
-source "$(dirname "$0")/lib/usage.sh"
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 
 seconds=5 policy=dt
 while [ $# -gt 0 ]; do
@@ -58,7 +58,7 @@ tb_bg 2 iperf3 -c "$(tb_ip 3)" -p 5202 -u -b 200M -l 1400 --dscp CS1 -t "$second
 tb_exec 1 timeout $((seconds + 20)) iperf3 -c "$(tb_ip 3)" -p 5201 -t "$seconds" -J >"$TB_DIR/tcp-client.json"
 wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
-/usr/bin/python3 "$(dirname "$0")/lib/demo_report.py" basic "$TB_DIR"
+/usr/bin/python3 "$(dirname "$0")/../scripts/demo_report.py" basic "$TB_DIR"
 
 echo "== stopping sharebufd; its counters (p3/0 holds TCP, p3/1 the UDP flood):"
 tb_stop_switch

@@ -5,8 +5,8 @@
 #   netns-scripts/demo.sh [--out DIR]      (as root; ./run.sh demo builds first)
 # The full experiment: experiments/e1_protean.sh (7 policies x 5 repetitions).
 set -euo pipefail
-# shellcheck source=lib/usage.sh
-source "$(dirname "$0")/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 out=results/demo
 while [ $# -gt 0 ]; do
   case "$1" in

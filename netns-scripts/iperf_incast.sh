@@ -9,10 +9,10 @@
 # exec'ing iperf3; the spread of those times is printed ("started within X ms").
 # Usable as background load too: --bytes 0 --seconds S runs time-bounded streams instead.
 set -euo pipefail
-# shellcheck source=lib/usage.sh
-source "$(dirname "$0")/lib/usage.sh"
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 
 senders=8 spec=dt bytes=2M seconds=0 rate=100Mbit buffer="21000 cells" out=""
 while [ $# -gt 0 ]; do
@@ -55,5 +55,5 @@ sleep 0.5
 wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
 tb_stop_switch || tb_die "sharebufd exited with an error"
-/usr/bin/python3 "$(dirname "$0")/lib/demo_report.py" incast "$TB_DIR" "$senders"
+/usr/bin/python3 "$(dirname "$0")/../scripts/demo_report.py" incast "$TB_DIR" "$senders"
 if [ -n "$out" ]; then mkdir -p "$out" && cp "$TB_DIR"/c*.json "$TB_DIR/stats.json" "$out"/; fi

@@ -5,10 +5,10 @@
 #                            [--config FILE] [--seconds S]
 # Prints how to reach the hosts; tears everything down on exit.
 set -euo pipefail
-# shellcheck source=lib/usage.sh
-source "$(dirname "$0")/lib/usage.sh"
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 
 hosts=3 policy=dt rate=100Mbit size="21000 cells" cc=cubic ecn=0 rto=200ms config="" seconds=0
 while [ $# -gt 0 ]; do

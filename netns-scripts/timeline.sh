@@ -6,10 +6,10 @@
 #   netns-scripts/timeline.sh [--out DIR] [--seconds S] [--buffer CELLS] POLICY[:key=value,...]...
 # (as root, after ./run.sh build). Default policies: dt protean. Writes DIR/<policy>.csv and .png.
 set -euo pipefail
-# shellcheck source=lib/usage.sh
-source "$(dirname "$0")/lib/usage.sh"
-# shellcheck source=lib/testbed.sh
-source "$(dirname "$0")/lib/testbed.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
+# shellcheck source=../scripts/testbed.sh
+source "$(dirname "$0")/../scripts/testbed.sh"
 
 out=results/timeline seconds=3 buffer=6000 specs=()
 while [ $# -gt 0 ]; do

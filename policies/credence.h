@@ -53,7 +53,7 @@ class CredencePolicy final : public Policy {
       {"oracle", ParamType::kString, "none",
        "\"none\" (FollowLQD), \"forest\", \"flip\", or \"perfect\" (sharebuf-replay only)", 0, 0,
        "none,forest,flip,perfect"},
-      {"model", ParamType::kString, "models/credence-forest.json",
+      {"model", ParamType::kString, "data/credence-forest.json",
        "JSON random-forest model (oracle forest, or flip over forest); default: the shipped one"},
       {"flip_probability", ParamType::kNumber, "0",
        "oracle flip: probability of flipping each answer", 0, 1},

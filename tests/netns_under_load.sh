@@ -9,8 +9,8 @@
 # TEST: a ctest name without "netns." (e.g. rx_per_cpu); default: every test labelled netns.
 # --no-hogs: the same runs on an idle machine, for comparison.
 set -euo pipefail
-# shellcheck source=../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../netns-scripts/lib/usage.sh"
+# shellcheck source=../scripts/usage.sh
+source "$(dirname "$0")/../scripts/usage.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build reps=5 hogs=1 tests=()
 while [ $# -gt 0 ]; do

@@ -7,8 +7,13 @@ p90 over all wake-ups, and its share of the total's p50.
   cold_path_report.py MARKS_FILE...
 """
 import argparse
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
+
 
 # The step that ends at each mark (index = mark id in marks.patch); mark 0 is poll()'s return.
 STEPS = [
@@ -52,8 +57,7 @@ def read_marks(paths):
 
 
 def pct(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * q))]
+    return stats.percentile(values, q)
 
 
 def step_times(rows):

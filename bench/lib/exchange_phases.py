@@ -20,9 +20,14 @@ Prints JSON: the number of exchanges, p50/p99 per phase in microseconds with the
 exchanges that had it, the same phases' medians over the slowest 1 % of exchanges (by E0 -> E8),
 and the share of exchanges whose datapath thread ran on the ping's CPU.
 """
+import os
 import argparse
 import json
 import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 LINE = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+(\S+):\s*(.*)$")
 ECHO_LEN = "len=84"
@@ -43,8 +48,7 @@ PHASES = [
 
 
 def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else None
+    return stats.percentile(xs, p / 100, empty=None)
 
 
 def events(lines):

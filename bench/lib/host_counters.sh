@@ -1,5 +1,5 @@
 # Counters the rate benchmarks read around a run (bench/forwarding_bench.sh, loss_sweep.sh,
-# host_bounds.sh); source after netns-scripts/lib/testbed.sh.
+# host_bounds.sh); source after scripts/testbed.sh.
 #   rx_packets     frames host 2's eth0 has received
 #   busy_jiffies   busy jiffies of all CPUs together (user nice system irq softirq steal): the
 #                  switch, the sender and the kernel's forwarding alike

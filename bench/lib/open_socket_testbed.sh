@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The testbed of the control-socket attack benchmarks (docs/security.md): two hosts through
 # sharebufd with 1 Gbit/s ports, a control socket every user may open (mode 0666) and
-# admin_group set, so that `nobody` is a read-only peer. Needs netns-scripts/lib/testbed.sh.
+# admin_group set, so that `nobody` is a read-only peer. Needs scripts/testbed.sh.
 
 # open_socket_testbed [LINES]: builds and starts it; LINES go into [control] too.
 open_socket_testbed() {

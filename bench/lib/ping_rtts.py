@@ -1,4 +1,9 @@
 """Ping round-trip times as the benchmarks report them."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 
 def rtts_us(text):
@@ -7,6 +12,5 @@ def rtts_us(text):
 
 
 def percentile(sorted_values, p):
-    """The p-th percentile (0-100) of sorted values: the value at rank round(p/100 * (n - 1))."""
-    v = sorted_values
-    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+    """The p-th percentile (0-100): scripts/stats.py's percentile."""
+    return stats.percentile(sorted_values, p / 100)

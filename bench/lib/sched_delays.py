@@ -10,14 +10,17 @@ and of the run time, in microseconds.
 import argparse
 import json
 import re
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 LINE = re.compile(r"^\s*[\d.]+\s+\[\d+\]\s+(\S.*?)\[\d+(?:/\d+)?\]\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)")
 
 
 def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else None
+    return stats.percentile(xs, p / 100, empty=None)
 
 
 def kind(name):

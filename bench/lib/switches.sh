@@ -1,5 +1,5 @@
 # The switches the benchmarks compare, started and stopped on a testbed made by
-# netns-scripts/lib/testbed.sh (source that first). Shared by bench/forwarding_bench.sh and
+# scripts/testbed.sh (source that first). Shared by bench/forwarding_bench.sh and
 # bench/idle_latency.sh so both measure the same configurations.
 #   bench_start_switch NAME   start NAME between the testbed's ports p1 and p2, then wait until
 #                             host 1 reaches host 2 (learning, OVS flow setup)
@@ -37,7 +37,7 @@
 #   bridge             a Linux bridge
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
 #   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
-# NAME@ORDER runs NAME with the testbed's links in another order (netns-scripts/lib/testbed.sh,
+# NAME@ORDER runs NAME with the testbed's links in another order (scripts/testbed.sh,
 # tb_link_order: napi, switch, flow, off), e.g. sharebufd@off: the kernel's own order, in which a
 # sender's frames are reordered when it transmits from two CPUs. Without it, TB_LINK_ORDER.
 # Processes a run leaves behind inside the switch namespace end with the testbed's cleanup.

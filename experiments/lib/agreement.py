@@ -20,7 +20,11 @@ import glob
 import json
 import statistics
 import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 COLUMNS = ["experiment", "policy", "queue", "live_drops", "replay_drops", "drops_diff_pct",
            "live_peak", "replay_peak", "mad_cells", "mad_pct_b", "threshold_mad_cells", "samples",
@@ -47,10 +51,7 @@ def first_pcap_time_ns(paths):
 
 
 def percentile(values, q):
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return stats.percentile(values, q)
 
 
 def spacing_errors(gaps_csv, rate_bps):

@@ -22,15 +22,18 @@ import platform
 import statistics
 import subprocess
 from collections import defaultdict
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 KEY = ("queues", "transport", "policy", "load", "burst")
 
 
 def pct(v, p):
-    """The p-quantile of v, nearest rank (ceil(p * n)); nan if v is empty."""
-    v = sorted(v)
-    return v[max(0, min(len(v) - 1, int(-(-p * len(v) // 1)) - 1))] if v else float("nan")
+    """The p-quantile (0-1) of v: scripts/stats.py's percentile."""
+    return stats.percentile(v, p)
 
 
 def read_csv(path):
@@ -155,7 +158,7 @@ def report(out, readme, seconds, qrate, reps):
     fig.savefig(f"{out}/qct_cdf.png", dpi=110)
     print(table)
     if readme:
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/netns-scripts/lib/doc_section.py", "e3",
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "e3",
                         f"{out}/summary.md", f"{out}/qct_p99.png", f"{out}/qct_cdf.png"], check=True)
 
 

@@ -8,7 +8,7 @@ usage: e7_report.py OUT README(0|1) QUERIES SIZE
   their delay, trimmed headers and their one-way latency p50/p99, whole packets' one-way latency
   on their first transmission p50/p99, failed flows, and the Tofino
   approximation's counters per policy), header_latency_cdf.png and qct.png; README=1 writes the
-  E7 page's results section (netns-scripts/lib/doc_section.py).
+  E7 page's results section (scripts/doc_section.py).
 """
 import argparse
 import csv
@@ -19,6 +19,10 @@ import os
 import platform
 import subprocess
 from collections import defaultdict
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 MODES = ("drop", "trim", "tofino", "dod")
@@ -27,10 +31,7 @@ MODE_LABEL = {"drop": "drop", "trim": "ideal trim", "tofino": "tofino-approx",
 
 
 def pct(values, p):
-    if not values:
-        return float("nan")
-    v = sorted(values)
-    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+    return stats.percentile(values, p / 100)
 
 
 def mean(values):
@@ -215,7 +216,7 @@ def main(argv=None):
     print(body)
     plots(rows, ev, out)
     if readme:
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/netns-scripts/lib/doc_section.py", "e7",
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "e7",
                         f"{out}/summary.md", f"{out}/header_latency_cdf.png", f"{out}/qct.png"],
                        check=True)
 

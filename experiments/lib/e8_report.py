@@ -18,7 +18,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "netns-scripts", "lib"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 
 
 def short(stat):

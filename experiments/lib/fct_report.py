@@ -16,17 +16,17 @@ from collections import defaultdict
 
 import matplotlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "netns-scripts", "lib"))
 import doc_section  # noqa: E402
 
 
 def pct(v, p):
-    v = sorted(v)
-    k = max(0, min(len(v) - 1, int(-(-p * len(v) // 1)) - 1))
-    return v[k]
+    return stats.percentile(v, p)
 
 
 # Student's t, two-sided 95 %, by degrees of freedom (1..10; the normal value beyond).

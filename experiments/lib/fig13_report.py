@@ -11,6 +11,10 @@ import csv
 import json
 import os
 from collections import defaultdict
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 CASES = ("idle", "droptail", "trim")
 LABEL = {
@@ -25,8 +29,7 @@ PACKET_TIME_MS = 1514 * 8 / 100e6 * 1e3  # one full frame at 100 Mbit/s
 
 
 def pct(values, p):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else float("nan")
+    return stats.percentile(values, p / 100)
 
 
 def queue_counters(out, case):

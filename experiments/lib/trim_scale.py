@@ -33,6 +33,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import stats  # noqa: E402  (scripts/stats.py: the one percentile)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PORTS = 64
 PIPELINES = 4
@@ -153,7 +156,7 @@ def pessimistic_periods(run_dir, t0_us):
 
 
 def percentile(v, q):
-    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))] if v else float("nan")
+    return stats.percentile(v, q)
 
 
 def fig5(replay, out, packets):
@@ -239,10 +242,7 @@ def senders_sweep(replay, out, packets, counts, seeds):
 
 
 def median_range(values, fmt="{:.0f}"):
-    v = sorted(values)
-    if not v:
-        return "—"
-    return f"{fmt.format(statistics.median(v))} [{fmt.format(v[0])}–{fmt.format(v[-1])}]"
+    return stats.median_range(values, fmt)
 
 
 def save(fig, path):
@@ -442,7 +442,7 @@ def main(argv):
         f.write(summary(res, packets, a.out))
     plots(res, a.out)
     if a.readme:
-        sys.path.insert(0, os.path.join(ROOT, "netns-scripts", "lib"))
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
         import doc_section
         images = [os.path.join(a.out, n) for n in ("fig5.png", "fig7.png", "fig8c_fig9.png")
                   if os.path.exists(os.path.join(a.out, n))]

@@ -13,8 +13,8 @@
 # where it stopped. With --background the patch and the smoke compile run when the build is done.
 # Needs root (the script installs Debian's build packages).
 set -euo pipefail
-# shellcheck source=../../netns-scripts/lib/usage.sh
-source "$(dirname "$0")/../../netns-scripts/lib/usage.sh"
+# shellcheck source=../../scripts/usage.sh
+source "$(dirname "$0")/../../scripts/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 script=${BF_P4C_BUILD_SCRIPT:-$here/../../../shared/tools/p4c/build-bf-p4c.sh}
 root=/var/tmp/bf-p4c prefix=/opt/bf-p4c background=0 stop=0

@@ -560,9 +560,9 @@ TEST(ControlProtocolEffects, AModelIsReadOnlyFromTheModelDirectory) {
   testing::ControlFixture f;
   const std::string dir = testing::model_dir();
   std::filesystem::create_directories(dir);
-  std::filesystem::copy_file(SHAREBUF_SOURCE_DIR "/models/credence-forest.json",
+  std::filesystem::copy_file(SHAREBUF_SOURCE_DIR "/data/credence-forest.json",
                              dir + "/forest.json");
-  std::filesystem::create_symlink(SHAREBUF_SOURCE_DIR "/models/credence-forest.json",
+  std::filesystem::create_symlink(SHAREBUF_SOURCE_DIR "/data/credence-forest.json",
                                   dir + "/outside.json");
   auto set = [&](const std::string& model) {
     return handle_request(
@@ -573,7 +573,7 @@ TEST(ControlProtocolEffects, AModelIsReadOnlyFromTheModelDirectory) {
   for (const std::string& model :
        {std::string("/dev/zero"), std::string("/etc/hostname"), dir + "/outside.json",
         dir + "/../" + std::filesystem::path(testing::capture_dir()).filename().string() + "/x",
-        std::string(SHAREBUF_SOURCE_DIR "/models/credence-forest.json")}) {
+        std::string(SHAREBUF_SOURCE_DIR "/data/credence-forest.json")}) {
     const json r = set(model);
     EXPECT_FALSE(r["ok"]) << model;
     EXPECT_THAT(r["error"].get<std::string>(), ::testing::HasSubstr("read only below")) << model;

@@ -95,7 +95,7 @@ TEST(TrimParams, DocsRowsAreTheDeclarations) {
   ASSERT_NE(e, std::string::npos);
   EXPECT_EQ(text.substr(b + begin.size(), e - b - begin.size()), trim_params_markdown())
       << "regenerate: build/mgmt/sharebufd --trimming-markdown | "
-         "netns-scripts/lib/doc_section.py trimming -";
+         "scripts/doc_section.py trimming -";
 }
 
 }  // namespace

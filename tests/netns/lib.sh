@@ -6,8 +6,8 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "SKIPPED: netns tests need root (network namespaces, AF_PACKET)"
   exit 77
 fi
-# shellcheck source=../../netns-scripts/lib/testbed.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../../netns-scripts/lib/testbed.sh"
+# shellcheck source=../../scripts/testbed.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/testbed.sh"
 for tool in iperf3 ping ethtool; do
   command -v "$tool" >/dev/null || tb_die "missing '$tool': ./run.sh deps installs it"
 done

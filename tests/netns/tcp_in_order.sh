@@ -2,7 +2,7 @@
 # A TCP stream through sharebufd (defaults, unshaped) arrives in order, as through a cable and a
 # hardware switch: the sender's retransmissions that the receiver reports as duplicates (DSACK:
 # the segment was reordered, not lost) and its reordering detections stay near zero. The testbed
-# keeps its links in order (TB_LINK_ORDER, netns-scripts/lib/testbed.sh: NAPI by default); with
+# keeps its links in order (TB_LINK_ORDER, scripts/testbed.sh: NAPI by default); with
 # TB_LINK_ORDER=off a sender transmitting from two CPUs has its segments reordered on the veth
 # into the switch, and this test fails (hundreds of each per run on 2 CPUs). Nor does the link
 # itself lose a frame (host 1's eth0 has a transmit queue). sharebufd warns at start about a veth

@@ -661,8 +661,8 @@ TEST(Credence, ForestOracleLoadsTheShippedModelOrAGivenOne) {
   Params p;
   p.values = {{"oracle", "forest"}};
   {
-    CredencePolicy shipped(p, env);  // models/credence-forest.json: 4 trees
-    EXPECT_EQ(shipped.params()["model"].get<std::string>().find("models/credence-forest.json") !=
+    CredencePolicy shipped(p, env);  // data/credence-forest.json: 4 trees
+    EXPECT_EQ(shipped.params()["model"].get<std::string>().find("data/credence-forest.json") !=
                   std::string::npos,
               true);
     EXPECT_EQ(shipped.describe(buffer::BufferView::exact(

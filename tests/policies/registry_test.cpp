@@ -84,7 +84,7 @@ TEST(Registry, DocsParameterTableIsTheDeclaredTables) {
   ASSERT_FALSE(text.empty()) << "docs/policies.md not found";
   EXPECT_EQ(section(text, "params"), params_markdown())
       << "regenerate: build/sim/sharebuf-replay --params-markdown | "
-         "netns-scripts/lib/doc_section.py params -";
+         "scripts/doc_section.py params -";
 }
 
 // Every registered policy has its page, docs/policies/NAME.md, with the sections every page
@@ -100,7 +100,7 @@ TEST(Registry, EveryPolicyHasItsPage) {
       EXPECT_NE(page.find(heading), std::string::npos) << name << ".md lacks " << heading;
     EXPECT_EQ(section(page, "params-" + name), params_markdown(name))
         << "regenerate: build/sim/sharebuf-replay --params-markdown-of " << name
-        << " | netns-scripts/lib/doc_section.py params-" << name << " -";
+        << " | scripts/doc_section.py params-" << name << " -";
   }
 }
 

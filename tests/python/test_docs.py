@@ -8,7 +8,7 @@ import sys
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(ROOT, "netns-scripts", "lib"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import doc_section  # noqa: E402
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")

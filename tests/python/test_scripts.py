@@ -1,5 +1,5 @@
 """The scripts' --help: one convention. Every shell script with a -h/--help option prints its
-header (the comment block after the shebang, netns-scripts/lib/usage.sh) and exits 0; none cuts
+header (the comment block after the shebang, scripts/usage.sh) and exits 0; none cuts
 its header by line numbers (`sed -n '2,Np' "$0"`), which drifted from the headers it printed.
 Every Python program reads its arguments with argparse, its module docstring as the help: --help
 prints it and exits 0. No shell script carries Python of its own (a heredoc or `python3 -c`): it

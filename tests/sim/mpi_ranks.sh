@@ -31,7 +31,7 @@ same() {  # same A B: every output file of runs A and B byte for byte
   echo "ok: $1 = $2"
 }
 
-model="$root/models/credence-forest.json"
+model="$root/data/credence-forest.json"
 declare -A policy=(
   [dt]='switches.policy={name = "dt", alpha = 0.5}'
   [protean]='switches.policy={name = "protean"}'

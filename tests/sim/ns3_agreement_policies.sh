@@ -36,7 +36,7 @@ agree() {  # agree NAME SCENARIO POLICY-TABLE [--set OVERRIDE ...]
   /usr/bin/python3 "$here/check_sim.py" agreement-all "$name" "$dir/$name" || fail=1
 }
 
-model="$root/models/credence-forest.json"
+model="$root/data/credence-forest.json"
 for p in dt cs static lqd fb fba edt smartbuf; do
   agree "$p" credence.toml "{name = \"$p\"}"
 done

@@ -1,6 +1,6 @@
 // Passes every frame on to the stack. Attaching any XDP program to a veth end makes it receive
 // through NAPI: one ring per receive queue, drained in the order the frames were sent
-// (netns-scripts/lib/testbed.sh, TB_LINK_ORDER=napi). The "xdp.frags" section declares that it
+// (scripts/testbed.sh, TB_LINK_ORDER=napi). The "xdp.frags" section declares that it
 // handles frames in several buffers, so the link keeps veth's full MTU range (jumbo frames).
 // Built with `clang -O2 -target bpf -c`; no headers needed.
 #define SEC(name) __attribute__((section(name), used))

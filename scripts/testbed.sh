@@ -21,7 +21,7 @@ TB_SWITCH_PID=""
 TB_PIDS=()
 TB_RESTORE_ALLOWED_CC=""
 TB_CPU_CGROUP=""  # tb_cpu_limit's cgroup, removed at cleanup
-# napi (default): every link end has an XDP program that passes every frame (netns-scripts/lib/
+# napi (default): every link end has an XDP program that passes every frame (scripts/
 # xdp_pass.c), which makes veth receive through NAPI: one ring per end, drained in the order the
 # frames were sent, mostly on the sender's CPU; flow: RPS by flow hash over all CPUs, each flow in
 # order but its receive work moved to the CPU its hash picks; off: the kernel's default; switch:
@@ -126,8 +126,8 @@ tb_link_order() {
   esac
   if [ "$order" = napi ]; then
     [ -f "$TB_DIR/xdp_pass.o" ] ||
-      clang -O2 -target bpf -c "$TB_ROOT/netns-scripts/lib/xdp_pass.c" -o "$TB_DIR/xdp_pass.o" ||
-      tb_die "cannot build netns-scripts/lib/xdp_pass.c (clang with the bpf target: ./run.sh deps)"
+      clang -O2 -target bpf -c "$TB_ROOT/scripts/xdp_pass.c" -o "$TB_DIR/xdp_pass.o" ||
+      tb_die "cannot build scripts/xdp_pass.c (clang with the bpf target: ./run.sh deps)"
     ip -force -n "$ns" link set dev "$dev" xdpdrv obj "$TB_DIR/xdp_pass.o" sec xdp.frags ||
       tb_die "cannot attach an XDP program to $dev in $ns (TB_LINK_ORDER=flow needs none)"
   else
@@ -378,4 +378,4 @@ tb_cleanup() {
   exit $rc
 }
 
-TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
