@@ -29,7 +29,7 @@ using nlohmann::json;
 
 model::SwitchConfig example(const std::string& program) {
   return config::load_switch_config(std::string(SHAREBUF_SOURCE_DIR) + "/p4/examples/" + program +
-                                ".toml");
+                                    ".toml");
 }
 
 const json& table(const json& tables, const std::string& name) {
@@ -277,8 +277,7 @@ TEST(P4Tables, ProbesAreChargedToThePortsTheyPassAndWarnedAboveOnePercent) {
 // multicast mirror session), so neither pipe's Rem misses the other's queues.
 TEST(P4Tables, ProbesReachEveryPipe) {
   const json one = generate_p4_tables(example("dt"), {.program = "dt"});
-  const json two =
-      generate_p4_tables(example("dt"), {.program = "dt", .dev_ports = {0, 128, 136}});
+  const json two = generate_p4_tables(example("dt"), {.program = "dt", .dev_ports = {0, 128, 136}});
   EXPECT_EQ(one["pipes"], 1);
   EXPECT_EQ(two["pipes"], 2);
   ASSERT_EQ(two["multicast_groups"].size(), 1u);
@@ -287,9 +286,9 @@ TEST(P4Tables, ProbesReachEveryPipe) {
   EXPECT_EQ(session["multicast_group"], two["multicast_groups"][0]["id"]);
   for (const json& e : table(two, "pipe.DtEgress.probe_stamp.recirculation_session")["entries"])
     EXPECT_EQ(e["data"]["session"], session["id"]);
-  EXPECT_THROW(generate_p4_tables(example("dt"),
-                                  {.program = "dt", .dev_ports = {0, 128, 136}, .pipes = 1}),
-               P4TablesError);
+  EXPECT_THROW(
+      generate_p4_tables(example("dt"), {.program = "dt", .dev_ports = {0, 128, 136}, .pipes = 1}),
+      P4TablesError);
 }
 
 // trim.p4's mirror sessions cut every packet at trim_size, so it must hold the longest headers the
