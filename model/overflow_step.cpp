@@ -99,10 +99,11 @@ size_t OverflowStep::cut(Frame frame, const buffer::FrameMeta& meta, uint32_t vi
   if (!synthetic_ && frame.parsed != nullptr)
     return cut_copy(frame.bytes, *frame.parsed, trim_options(via, return_to_sender), meta, scratch_,
                     return_to_sender);
-  // Synthetic bytes: the copy has the cut's length (a trimmed copy is never cut again).
+  // Synthetic bytes: the copy is the frame's first trim_size bytes (a trimmed copy is never cut
+  // again): what ns-3's switch keeps there, the handle of the packet it was cut from, stays.
   if ((meta.flags & buffer::kFlagTrimmed) != 0 || frame.bytes.empty()) return 0;
   const size_t n = std::min<size_t>(frame.bytes.size(), trim_.size.load(std::memory_order_relaxed));
-  std::fill_n(scratch_.begin(), n, uint8_t{0});
+  std::copy_n(frame.bytes.begin(), n, scratch_.begin());
   return n;
 }
 

@@ -72,6 +72,10 @@ class OverflowStep {
                const policies::ArrivalContext& ctx, Frame frame, const buffer::FrameMeta& meta,
                uint32_t in_port, uint64_t meter_ns, Sink& sink);
 
+  // The deflected frames the last release_deflected() took out of their recirculation ports (their
+  // cut copies were admitted, or refused, at their trim queues).
+  const std::vector<TofinoApprox::Deflected>& released() const noexcept { return departed_; }
+
   // The frames the last admit() took out of the buffer for its arrival (pushed out, reclaimed),
   // as copies: ns-3's queue disc tells ns-3 which of its packets are gone.
   const buffer::EvictedFrames& evicted() const noexcept { return evicted_; }

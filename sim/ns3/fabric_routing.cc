@@ -97,7 +97,8 @@ bool FabricRouting::RouteInput(ns3::Ptr<const ns3::Packet> p, const ns3::Ipv4Hea
   }
   // A switch admits the arrivals of one instant in ingress-port order (sharebuf_queue_disc.h:
   // what makes a run split across MPI ranks give the same answer as one process).
-  switch_->DeferArrival(iif, [ucb, route, p, header]() { ucb(route, p, header); });
+  switch_->DeferArrival(
+      iif, [ucb, route, p, header]() { ucb(route, p, header); }, ns3::PeekPointer(idev));
   return true;
 }
 

@@ -178,12 +178,82 @@ void SharebufSwitch::Evict(uint64_t handle, const char* reason) {
   h.disc->Evicted(h.item, h.queue, reason);
 }
 
-void SharebufSwitch::RequestDeparture(uint32_t port, uint64_t at_ns) {
-  if (due_ns_[port] <= at_ns) return;  // a round at or before then reaches it already
-  due_ns_[port] = at_ns;
+int32_t SharebufSwitch::PortOf(const ns3::NetDevice* device) const {
+  for (size_t p = 0; p < ports_.size(); ++p)
+    if (ports_[p] != nullptr && ns3::PeekPointer(ports_[p]->device_) == device)
+      return static_cast<int32_t>(p);
+  return -1;
+}
+
+namespace {
+
+// The first four bytes of the L4 header (source and destination port, TCP and UDP alike)
+// swapped, in a copy of `p` (its packet tags kept).
+ns3::Ptr<ns3::Packet> SwapPorts(ns3::Ptr<ns3::Packet> p) {
+  if (p->GetSize() < 4) return p;
+  std::vector<uint8_t> bytes(p->GetSize());
+  p->CopyData(bytes.data(), static_cast<uint32_t>(bytes.size()));
+  std::swap(bytes[0], bytes[2]);
+  std::swap(bytes[1], bytes[3]);
+  ns3::Ptr<ns3::Packet> out =
+      ns3::Create<ns3::Packet>(bytes.data(), static_cast<uint32_t>(bytes.size()));
+  SenderTag tag;
+  if (p->PeekPacketTag(tag)) out->AddPacketTag(tag);
+  return out;
+}
+
+// The packet of a cut copy: `original`'s IP header and the first bytes of its payload, the copy's
+// frame length in all (FrameBytes: the point-to-point header is the link's).
+ns3::Ptr<ns3::QueueDiscItem> CopyPacket(ns3::Ptr<ns3::QueueDiscItem> original,
+                                        const SwitchFacade::Copy& c) {
+  auto ip = ns3::DynamicCast<ns3::Ipv4QueueDiscItem>(original);
+  NS_ABORT_MSG_IF(!ip, "SharebufQueueDisc: trimming needs IPv4 packets");
+  ns3::Ipv4Header h = ip->GetHeader();
+  const uint32_t ip_bytes = c.bytes - std::min<uint32_t>(c.bytes, SharebufQueueDisc::FrameBytes(0));
+  const uint32_t header = h.GetSerializedSize();
+  const uint32_t payload =
+      std::min(ip->GetPacket()->GetSize(), ip_bytes > header ? ip_bytes - header : 0);
+  ns3::Ptr<ns3::Packet> p = ip->GetPacket()->CreateFragment(0, payload);
+  h.SetPayloadSize(static_cast<uint16_t>(payload));
+  if (c.dscp >= 0) h.SetDscp(static_cast<ns3::Ipv4Header::DscpType>(c.dscp));
+  if (c.returned) {
+    const ns3::Ipv4Address src = h.GetSource();
+    h.SetSource(h.GetDestination());
+    h.SetDestination(src);
+    p = SwapPorts(p);
+  }
+  return ns3::Create<ns3::Ipv4QueueDiscItem>(p, ip->GetAddress(), ip->GetProtocol(), h);
+}
+
+}  // namespace
+
+void SharebufSwitch::PlaceCopies(
+    const std::vector<SwitchFacade::Copy>& copies,
+    const std::unordered_map<uint64_t, ns3::Ptr<ns3::QueueDiscItem>>& originals) {
+  for (const SwitchFacade::Copy& c : copies) {
+    const auto it = originals.find(c.of);
+    NS_ABORT_MSG_IF(it == originals.end(), "SharebufSwitch: a copy of an unknown packet");
+    NS_ABORT_MSG_IF(c.port >= ports_.size() || ports_[c.port] == nullptr,
+                    "SharebufSwitch: a copy for port " << c.port << ", which has no queue disc");
+    ports_[c.port]->EnqueueCopy(c.handle, CopyPacket(it->second, c), c.queue);
+  }
+}
+
+void SharebufSwitch::ScheduleRelease() {
+  const uint64_t at = facade_->next_release_ns();
+  if (at != UINT64_MAX) ScheduleRound(std::max(at, NowNs()));
+}
+
+void SharebufSwitch::ScheduleRound(uint64_t at_ns) {
   if (!rounds_.insert(at_ns).second) return;
   ns3::Simulator::Schedule(ns3::NanoSeconds(at_ns - NowNs()), &SharebufSwitch::RoundDue, this,
                            at_ns);
+}
+
+void SharebufSwitch::RequestDeparture(uint32_t port, uint64_t at_ns) {
+  if (due_ns_[port] <= at_ns) return;  // a round at or before then reaches it already
+  due_ns_[port] = at_ns;
+  ScheduleRound(at_ns);
 }
 
 void SharebufSwitch::RoundDue(uint64_t at_ns) {
@@ -191,8 +261,9 @@ void SharebufSwitch::RoundDue(uint64_t at_ns) {
   ns3::Simulator::ScheduleNow(&SharebufSwitch::Round, this, at_ns);
 }
 
-void SharebufSwitch::DeferArrival(uint32_t order, std::function<void()> forward) {
-  arrivals_.emplace_back(order, std::move(forward));
+void SharebufSwitch::DeferArrival(uint32_t order, std::function<void()> forward,
+                                  const ns3::NetDevice* ingress) {
+  arrivals_.push_back({order, std::move(forward), ingress != nullptr ? PortOf(ingress) : -1});
   if (flush_scheduled_) return;
   flush_scheduled_ = true;
   // Behind every event already due now, so behind every arrival of the instant: a packet's
@@ -204,12 +275,15 @@ void SharebufSwitch::DeferArrival(uint32_t order, std::function<void()> forward)
 void SharebufSwitch::FlushArrivals() {
   flush_scheduled_ = false;
   if (arrivals_.empty()) return;
-  std::vector<std::pair<uint32_t, std::function<void()>>> now;
+  std::vector<Deferred> now;
   now.swap(arrivals_);
   std::stable_sort(now.begin(), now.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& a : now)
-    a.second();
+                   [](const Deferred& a, const Deferred& b) { return a.order < b.order; });
+  for (Deferred& a : now) {
+    ingress_ = a.ingress;  // read by the queue disc the forwarding reaches, synchronously
+    a.forward();
+    ingress_ = -1;
+  }
 }
 
 void SharebufSwitch::Round(uint64_t at_ns) {
@@ -225,6 +299,16 @@ void SharebufSwitch::Round(uint64_t at_ns) {
       break;
     due_ns_[port] = kNoDeparture;
     ports_[port]->Depart();
+  }
+  // Deflected packets leaving their recirculation ports now, after the instant's departures (the
+  // replay's order): their cut copies join their trim queues.
+  if (facade_->next_release_ns() <= at_ns) {
+    std::vector<uint64_t> left;
+    const std::vector<SwitchFacade::Copy> copies = facade_->release(at_ns, &left);
+    PlaceCopies(copies, deflected_);
+    for (uint64_t h : left)
+      deflected_.erase(h);
+    ScheduleRelease();
   }
 }
 
@@ -372,6 +456,7 @@ void SharebufQueueDisc::JoinSwitch() {
     const auto devs = SwitchDevices(node);
     port_ = static_cast<uint32_t>(std::find(devs.begin(), devs.end(), device) - devs.begin());
   }
+  device_ = device;
   sw_->Register(port_, this);
 }
 
@@ -407,10 +492,25 @@ bool SharebufQueueDisc::DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) {
     a.ect = ip->GetHeader().GetEcn() != ns3::Ipv4Header::ECN_NotECT;
   }
   a.flow_hash = item->Hash(0);
+  a.in_port = sw_->ingress_;
   const uint64_t handle = sw_->NextHandle();
-  const SwitchFacade::Outcome out = facade.arrive(a, NowNs(), handle);
-  for (const SwitchFacade::Outcome::Evicted& victim : out.evicted)
+  SwitchFacade::Outcome out;
+  try {
+    out = facade.arrive(a, NowNs(), handle);
+  } catch (const std::logic_error& e) {
+    NS_FATAL_ERROR("SharebufQueueDisc on port " << port_ << ": " << e.what());
+  }
+  // Trimming: the packets the copies are cut from (this one, and those it pushed out).
+  std::unordered_map<uint64_t, ns3::Ptr<ns3::QueueDiscItem>> originals;
+  if (!out.copies.empty()) originals.emplace(handle, item);
+  for (const SwitchFacade::Outcome::Evicted& victim : out.evicted) {
+    if (!out.copies.empty() && sw_->held_.count(victim.handle) != 0)
+      originals.emplace(victim.handle, sw_->held_.at(victim.handle).item);
     sw_->Evict(victim.handle, victim.reason);
+  }
+  if (out.deflected) sw_->deflected_.emplace(handle, item);
+  sw_->PlaceCopies(out.copies, originals);
+  sw_->ScheduleRelease();
   if (!out.admitted) {
     DropBeforeEnqueue(item, out.drop_reason.c_str());
     Occupancy();
@@ -458,6 +558,14 @@ void SharebufQueueDisc::Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queu
   NS_ABORT_MSG_IF(!taken, "SharebufQueueDisc: an evicted packet was not in its internal queue");
   DropAfterDequeue(taken, reason);
   Occupancy();
+}
+
+void SharebufQueueDisc::EnqueueCopy(uint64_t handle, ns3::Ptr<ns3::QueueDiscItem> item,
+                                    uint32_t queue) {
+  sw_->Hold(handle, item, this, queue);
+  GetInternalQueue(queue)->Enqueue(item);
+  Occupancy();
+  Run();  // asks for a departure round if the link is free (DoDequeue)
 }
 
 void SharebufQueueDisc::Occupancy() {

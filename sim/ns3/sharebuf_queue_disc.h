@@ -34,7 +34,18 @@
 // Arrivals may be held to the end of their instant (DeferArrival): a forwarding layer that does
 // (sharebuf-sim's FabricRouting) has the arrivals of one instant admitted in the order of the port
 // they came in on, not ns-3's event order, which a run split across MPI ranks changes (a packet
-// from another rank is scheduled when its message arrives, not when it was sent).
+// from another rank is scheduled when its message arrives, not when it was sent). Such an
+// arrival's ingress device is known, and becomes its ingress port.
+//
+// Trimming (a class's overflow "trim" or "return-to-sender"; docs/ns3.md): the switch model cuts
+// a refused or pushed-out packet, and this switch makes the cut copy a packet: the original's IP
+// header and the first bytes of its payload, the copy's length in all, its DSCP rewritten as
+// [trimming] says; a returned copy has its IP addresses and L4 ports swapped. The copy joins its
+// port's internal queue (the Enqueue trace fires there) and leaves when the buffer sends it. Under
+// mode "tofino-approx" a deflected packet is kept until it leaves its recirculation port, in the
+// departure round of that instant, after its departures (the replay's order). Return-to-sender
+// and the per-pipeline meters need the ingress port: arrivals through DeferArrival have it; a
+// switch fed otherwise (an ns-3 program's own routing) refuses such classes at the first packet.
 #pragma once
 
 #include <cstdint>
@@ -74,8 +85,12 @@ class SharebufSwitch : public ns3::Object {
   size_t GetNPackets() const { return held_.size(); }
   // Runs `forward` (the arrival's way into a port's queue disc) at the end of this instant, with
   // the instant's other deferred arrivals in ascending `order` (the ingress port: a link delivers
-  // one packet per instant), before the instant's departure round.
-  void DeferArrival(uint32_t order, std::function<void()> forward);
+  // one packet per instant), before the instant's departure round. `ingress`: the device it came
+  // in on, which names its ingress port to the switch (nullptr: unknown).
+  void DeferArrival(uint32_t order, std::function<void()> forward,
+                    const ns3::NetDevice* ingress = nullptr);
+  // The switch port of `device` (-1: not one of its ports).
+  int32_t PortOf(const ns3::NetDevice* device) const;
 
  private:
   friend class SharebufQueueDisc;
@@ -97,6 +112,13 @@ class SharebufSwitch : public ns3::Object {
   void RoundDue(uint64_t at_ns);
   void Round(uint64_t at_ns);
   void FlushArrivals();
+  // A departure round at `at_ns` (a port's departure, a recirculation port's release).
+  void ScheduleRound(uint64_t at_ns);
+  // Trimming: each copy made a packet from its original (`originals`, by handle) and queued at its
+  // port; the next release of a recirculation port scheduled.
+  void PlaceCopies(const std::vector<SwitchFacade::Copy>& copies,
+                   const std::unordered_map<uint64_t, ns3::Ptr<ns3::QueueDiscItem>>& originals);
+  void ScheduleRelease();
 
   std::unique_ptr<SwitchFacade> facade_;
   std::string built_from_;  // the attributes that built it; empty after Install
@@ -105,8 +127,16 @@ class SharebufSwitch : public ns3::Object {
   uint64_t next_handle_ = 1;
   std::vector<uint64_t> due_ns_;  // per port: its next departure round, or kNoDeparture
   std::set<uint64_t> rounds_;     // instants with a round scheduled and not yet run
-  std::vector<std::pair<uint32_t, std::function<void()>>> arrivals_;  // deferred, this instant
+  struct Deferred {
+    uint32_t order;
+    std::function<void()> forward;
+    int32_t ingress;  // its ingress port, -1 unknown
+  };
+  std::vector<Deferred> arrivals_;  // deferred, this instant
   bool flush_scheduled_ = false;
+  int32_t ingress_ = -1;  // the ingress port of the arrival being forwarded now (FlushArrivals)
+  // Deflected packets (tofino-approx), kept until they leave their recirculation port.
+  std::unordered_map<uint64_t, ns3::Ptr<ns3::QueueDiscItem>> deflected_;
   ns3::TracedValue<uint32_t> buffer_cells_;  // the shared buffer's occupancy, cells
 };
 
@@ -142,6 +172,8 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   void Depart();
   // A push-out or a reclaim (`reason`) took this packet of queue `queue` out of the shared buffer.
   void Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue, const char* reason);
+  // A cut copy the switch made, queued here (trimming).
+  void EnqueueCopy(uint64_t handle, ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue);
   // Updates the PortCells and BufferCells traces.
   void Occupancy();
 
@@ -156,6 +188,7 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   bool first_bdp_from_tags_ = false;
 
   ns3::Ptr<SharebufSwitch> sw_;
+  ns3::Ptr<ns3::NetDevice> device_;  // the device whose root queue disc this is
   uint32_t port_ = 0;
   uint64_t busy_until_ns_ = 0;             // the link sends the last frame handed to it until then
   bool in_round_ = false;                  // inside Depart: the one place a frame may leave

@@ -125,7 +125,8 @@ int main(int argc, char** argv) {
                  "write summary.json, flows.csv, queries.csv, occupancy.csv and scenario.toml "
                  "into DIR (made if missing)");
   app.add_option("--record", record_dir,
-                 "write DIR/<switch>/switch.toml, arrivals.csv and fates.csv for every switch: "
+                 "write DIR/<switch>/switch.toml, arrivals.csv, fates.csv and departures.csv for "
+                 "every switch: "
                  "its arrivals and their fates, for sharebuf-replay --config --csv --fates (split "
                  "over MPI ranks: each rank writes its own switches, on its own machine)");
   app.add_flag("--check", check, "validate the scenario, print its switches and exit");
@@ -204,6 +205,8 @@ int main(int argc, char** argv) {
         write_file(d / "switch.toml", spec.config_toml);
         write_file(d / "arrivals.csv", sw.sw->GetFacade().arrivals_csv());
         write_file(d / "fates.csv", sw.sw->GetFacade().fates_csv(sw.sw->GetFacade().policy_name()));
+        write_file(d / "departures.csv",
+                   sw.sw->GetFacade().departures_csv(sw.sw->GetFacade().policy_name()));
       }
     }
     if (!root) {

@@ -49,6 +49,10 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
     Outcome out;
     const buffer::BufferLayout& layout = buffer_.layout();
     const uint32_t port = a.port;
+    if (a.in_port >= static_cast<int32_t>(layout.num_ports()))
+      throw std::logic_error("SwitchFacade: ingress port " + std::to_string(a.in_port) +
+                             " of a switch of " + std::to_string(layout.num_ports()) + " ports");
+    const uint16_t in_port = static_cast<uint16_t>(std::max<int32_t>(a.in_port, 0));
     const uint32_t bytes =
         std::clamp<uint32_t>(a.bytes, sizeof handle, buffer::BufferLayout::kMaxFrameBytes);
     model::ParsedFrame parsed{};
@@ -57,27 +61,40 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
     parsed.dscp = a.dscp;
     const uint8_t class_id = model_.classifier().classify(parsed, static_cast<uint16_t>(port));
     // The model's ingress step: the class's queue on this port, the ECN decision, the context.
+    if (a.in_port < 0 && model_.trim().overflow_of(class_id) != model::OverflowAction::kDrop)
+      throw std::logic_error(
+          "SwitchFacade: class " + model_.config().classes.at(class_id).traffic.name +
+          " trims or returns its refused packets, which needs each packet's ingress port "
+          "(SharebufQueueDisc reads it from the IngressTag sharebuf-sim's FabricRouting sets)");
     const model::SwitchModel::Copy copy =
         model_.copy_to(port, {.class_id = class_id,
                               .bytes = bytes,
                               .ect = a.ect,
                               .flow_hash = a.flow_hash,
+                              .in_port = in_port,
                               .now_ns = now_ns,
                               .first_bdp = first_bdp(a.first_bdp)});
     const uint32_t k = copy.ctx.queue - layout.first_queue(port);
     // The frame's bytes in the buffer: the caller's handle, then zeros.
     std::memcpy(frame_.data(), &handle, sizeof handle);
     policies::Policy& policy = model_.policy();
+    const uint64_t deflected_before = deflected_count(copy.ctx.queue);
+    arrival_ = {handle, port, &out.copies};
     const model::OverflowStep::Result step = overflow_.admit(
         policy, model::ingress_view(policy, buffer_, now_ns), cache_, copy.ctx,
         model::OverflowStep::Frame{std::span<const uint8_t>(frame_.data(), bytes), nullptr},
-        copy.meta, 0, now_ns, *this);
+        copy.meta, in_port, now_ns, *this);
+    arrival_ = {};
     const model::AdmissionOutcome& r = step.outcome;
+    out.deflected = deflected_count(copy.ctx.queue) != deflected_before;
     const buffer::EvictedFrames& evicted = overflow_.evicted();
     for (const buffer::EvictedFrames::Frame& f : evicted.frames) {
       uint64_t h = 0;
       std::memcpy(&h, evicted.frame_bytes(f).data(), sizeof h);
       out.evicted.push_back({h, buffer::to_string(f.reason).data()});
+      // A copy cut from an evicted frame goes back only if it left another port than the frame's.
+      for (Copy& c : out.copies)
+        if (c.of == h) c.returned = c.port != layout.port_of(f.desc.queue);
     }
     if (evicted.skipped != 0)
       throw std::logic_error("SwitchFacade: a push-out evicted more frames than reserved for");
@@ -92,11 +109,11 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
           seq_of_.erase(it);
         }
       }
-      arrivals_ += std::to_string(now_ns) + ',' + std::to_string(port) + ',' + std::to_string(k) +
-                   ',' + std::to_string(bytes) + ',' + std::to_string(class_id) + ',' +
-                   std::to_string(a.flow_hash) + ',' +
-                   (a.first_bdp < 0 ? "" : std::to_string(a.first_bdp)) + ',' +
-                   (a.ect ? "1" : "0") + '\n';
+      arrivals_ +=
+          std::to_string(now_ns) + ',' + std::to_string(port) + ',' + std::to_string(k) + ',' +
+          std::to_string(bytes) + ',' + std::to_string(class_id) + ',' +
+          std::to_string(a.flow_hash) + ',' + (a.first_bdp < 0 ? "" : std::to_string(a.first_bdp)) +
+          ',' + (a.ect ? "1" : "0") + ',' + (a.in_port < 0 ? "" : std::to_string(a.in_port)) + '\n';
       fates_.push_back(r.enqueued ? 0 : 1);
       if (r.enqueued) seq_of_[handle] = fates_.size() - 1;
     }
@@ -105,7 +122,7 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
 
   void record() override { recording_ = true; }
   std::string arrivals_csv() const override {
-    return "time_ns,port,queue,bytes,class,flow_hash,first_bdp,ect\n" + arrivals_;
+    return "time_ns,port,queue,bytes,class,flow_hash,first_bdp,ect,in_port\n" + arrivals_;
   }
   std::string fates_csv(const std::string& label) const override {
     std::string out = "seq," + label + '\n';
@@ -123,8 +140,43 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
     std::memcpy(&out->handle, id.data(), sizeof out->handle);
     out->bytes = d->desc.bytes;
     out->queue = d->queue - buffer_.layout().first_queue(port);
-    if (recording_) seq_of_.erase(out->handle);  // transmitted: its fate stays 0
+    if (recording_) {
+      seq_of_.erase(out->handle);  // transmitted: its fate stays 0
+      departures_ += ',' + std::to_string(now_ns) + ',' + std::to_string(d->queue) + ',' +
+                     std::to_string(d->desc.arrival_ns) + ',' + std::to_string(d->desc.bytes) +
+                     ',' + ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? "1" : "0") + '\n';
+    }
     return true;
+  }
+
+  uint64_t next_release_ns() const override {
+    return model_.tofino().any_deflected() ? model_.tofino().next_departure_ns() : UINT64_MAX;
+  }
+
+  std::vector<Copy> release(uint64_t now_ns, std::vector<uint64_t>* left) override {
+    std::vector<Copy> copies;
+    arrival_ = {0, 0, &copies};
+    overflow_.release_deflected(model_.policy(), cache_, now_ns, *this);
+    arrival_ = {};
+    if (left != nullptr) {
+      for (const model::TofinoApprox::Deflected& d : overflow_.released()) {
+        uint64_t h = 0;
+        if (d.cut.size() >= sizeof h) std::memcpy(&h, d.cut.data(), sizeof h);
+        left->push_back(h);
+      }
+    }
+    return copies;
+  }
+
+  std::string departures_csv(const std::string& label) const override {
+    std::string out = "policy,t_ns,queue,arrival_ns,bytes,cut\n";
+    for (size_t at = 0; at < departures_.size();) {
+      const size_t nl = departures_.find('\n', at);
+      out += label;
+      out.append(departures_, at, nl + 1 - at);
+      at = nl + 1;
+    }
+    return out;
   }
 
   uint64_t transmit_ns(uint32_t port, uint32_t bytes) const override {
@@ -168,14 +220,58 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
                      {"transmitted", s.dequeued_pkts.load()},
                      {"ecn_marked", s.ecn_marked_pkts.load()},
                      {"dropped", dropped},
-                     {"peak_cells", buffer_.state().peak_queue_cells(q)}});
+                     {"peak_cells", buffer_.state().peak_queue_cells(q)},
+                     // Trimming, as the live switch and the replay count it (sim/replay.h).
+                     {"trimmed", s.trimmed_pkts.load()},
+                     {"bounced", s.bounced_pkts.load()},
+                     {"deflected", s.deflected_pkts.load()},
+                     {"trimmed_newest", s.trimmed_newest_pkts.load()},
+                     {"trimmed_dropped", s.trimmed_dropped_pkts.load()},
+                     {"header_reserve", s.header_reserve_pkts.load()}});
     }
     return out.dump();
   }
 
  private:
-  // OverflowStep::Sink: nothing to note (the queue disc holds the packets by handle).
-  void enqueued(uint32_t, bool) override {}
+  // OverflowStep::Sink: a cut copy was queued at the tail of `q`. Its bytes begin with the
+  // handle of the frame it was cut from (a synthetic cut keeps the first trim_size bytes); it
+  // gets a handle of its own there, so that next() names it, not its original.
+  void enqueued(uint32_t q, bool copy) override {
+    if (!copy || arrival_.copies == nullptr) return;
+    const buffer::BufferLayout& layout = buffer_.layout();
+    const uint32_t tail = buffer_.queue(q).peek_tail();
+    std::byte* head = buffer_.pool().cell_data(tail);
+    Copy c;
+    std::memcpy(&c.of, head, sizeof c.of);
+    c.handle = kCopyHandle | next_copy_++;
+    std::memcpy(head, &c.handle, sizeof c.handle);
+    c.port = layout.port_of(q);
+    c.queue = q - layout.first_queue(c.port);
+    c.bytes = buffer_.pool().descriptor(tail).bytes;
+    // The original's egress port is the arrival's (a frame pushed out for it: arrive() fixes
+    // that); a copy that leaves by another port was returned.
+    c.returned = c.of == arrival_.handle && c.port != arrival_.port;
+    const model::TrimSettings& t = model_.trim();
+    const int toward = t.dscp_toward[c.port].load(std::memory_order_relaxed);
+    c.dscp = c.returned    ? t.return_dscp.load(std::memory_order_relaxed)
+             : toward >= 0 ? toward
+                           : t.dscp.load(std::memory_order_relaxed);
+    arrival_.copies->push_back(c);
+  }
+
+  uint64_t deflected_count(uint32_t q) const {
+    return buffer_.stats(q).deflected_pkts.load(std::memory_order_relaxed);
+  }
+
+  // A copy's handle: the top bit set, so it never meets one of the caller's.
+  static constexpr uint64_t kCopyHandle = uint64_t{1} << 63;
+  struct Current {
+    uint64_t handle = 0;  // the arrival being admitted (0: a release)
+    uint32_t port = 0;    // its egress port
+    std::vector<Copy>* copies = nullptr;
+  } arrival_;
+  uint64_t next_copy_ = 1;
+  std::string departures_;  // recorded transmissions, without their label
 
   model::SwitchModel model_;  // the switch every engine runs
   buffer::SharedBuffer& buffer_;
@@ -191,16 +287,6 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
 }  // namespace
 
 void refuse_unmodelled(const model::SwitchConfig& config, const std::string& source) {
-  for (const model::ClassConfig& c : config.classes) {
-    if (c.overflow == model::OverflowAction::kDrop) continue;
-    const char* action = c.overflow == model::OverflowAction::kTrim ? "trim" : "return-to-sender";
-    throw common::ConfigError(source + ": class '" + c.traffic.name + "' has overflow = \"" +
-                              action +
-                              "\", which the ns-3 switch does not model (its refused frames "
-                              "would count as drops, with no header sent on; sharebuf-replay "
-                              "models it); set overflow = \"drop\" to simulate the admission "
-                              "alone");
-  }
   if (config.buffer.probe_bytes != 0) {
     throw common::ConfigError(source +
                               ": [buffer] probe_bytes: the ns-3 switch does not charge probes "

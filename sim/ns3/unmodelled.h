@@ -1,8 +1,6 @@
 // What the switch inside ns-3 does not model, refused rather than answered differently from the
-// live switch and the replay: a class whose overflow action is "trim" or "return-to-sender" (the
-// live switch and the replay send a refused frame's headers on, or back; the ns-3 queue disc would
-// count the frame as dropped and never queue the headers), and [buffer] probe_bytes (the ns-3
-// links do not carry the probes). ns-3's own (the facade and sharebuf-sim's scenarios); C++20.
+// live switch and the replay: [buffer] probe_bytes (the ns-3 links do not carry the probes).
+// ns-3's own (the facade and sharebuf-sim's scenarios); C++20.
 #pragma once
 
 #include <string>

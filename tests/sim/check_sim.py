@@ -3,6 +3,7 @@
     check_sim.py dt-steady OCCUPANCY_CSV SUMMARY_JSON ALPHA QUEUES PORT [PORT ...]
     check_sim.py agreement NAME SIM_FATES REPLAY_FATES
     check_sim.py agreement-all NAME RECORD_DIR
+    check_sim.py trim-agreement NAME SWITCH_RECORD_DIR
     check_sim.py fabric SUMMARY_JSON FLOWS_CSV
     check_sim.py websearch SUMMARY_JSON FLOWS_CSV QUERIES_CSV
     check_sim.py classes SUMMARY_JSON OCCUPANCY_CSV
@@ -50,6 +51,35 @@ def dt_steady(occupancy, summary, alpha, queues, ports):
 
 def fates(path):
     return [int(r[1]) for r in list(csv.reader(open(path)))[1:]]
+
+
+def departures(path):
+    """Every transmission without its policy label: (t_ns, queue, arrival_ns, bytes, cut)."""
+    return [tuple(r[1:]) for r in list(csv.reader(open(path)))[1:]]
+
+
+def trim_agreement(name, d):
+    """Trimming: the ns-3 switch and the replay of its arrivals decide the same for every frame
+    and send the same frames, cut copies included, at the same times."""
+    ok = agreement(name, os.path.join(d, "fates.csv"), os.path.join(d, "replay-fates.csv"))
+    sim = departures(os.path.join(d, "departures.csv"))
+    rep = departures(os.path.join(d, "replay-departures.csv"))
+    cut = sum(1 for x in sim if x[4] == "1")
+    first = next((i for i, (a, b) in enumerate(zip(sim, rep)) if a != b), None)
+    ok &= report(sim == rep and cut > 0,
+                 f"{name}: {len(sim)} transmissions ({cut} cut copies) in ns-3, {len(rep)} in "
+                 f"the replay" + ("" if first is None else
+                                  f"; first difference at {first}: {sim[first]} against "
+                                  f"{rep[first]}"))
+    r = json.load(open(os.path.join(d, "replay.json")))["results"][0]
+    n = {k: sum(q[k] for q in r["queues"]) for k in ("trimmed", "bounced", "deflected",
+                                                     "trimmed_dropped")}
+    n["meter"] = sum(q["dropped"]["meter"] for q in r["queues"])
+    need = {"ideal": ("trimmed",), "return": ("bounced",),
+            "header-full": ("trimmed", "trimmed_dropped", "bounced"),
+            "tofino": ("deflected", "meter")}.get(name, ())
+    ok &= report(all(n[k] > 0 for k in need), f"{name}: {n} (needs {', '.join(need)} > 0)")
+    return ok
 
 
 def agreement(name, sim_path, replay_path):
@@ -248,6 +278,7 @@ CHECKS = {
     "dt-steady": (dt_steady, ["occupancy_csv", "summary_json", "alpha", "queues", "ports+"]),
     "agreement": (agreement, ["name", "sim_fates", "replay_fates"]),
     "agreement-all": (agreement_all, ["name", "record_dir"]),
+    "trim-agreement": (trim_agreement, ["name", "switch_record_dir"]),
     "fabric": (fabric, ["summary_json", "flows_csv"]),
     "websearch": (websearch, ["summary_json", "flows_csv", "queries_csv"]),
     "classes": (classes, ["summary_json", "occupancy_csv"]),

@@ -151,7 +151,8 @@ TEST_F(ScenarioFile, EveryMistakeNamesFileLineAndKey) {
 TEST_F(ScenarioFile, OverrideMistakesNameTheOverride) {
   EXPECT_NE(error(kFabric, {"workload.websearch.load=2"}).find("--set workload.websearch.load"),
             std::string::npos);
-  EXPECT_NE(error(kFabric, {"no-equals-sign"}).find("expected section.key=value"), std::string::npos);
+  EXPECT_NE(error(kFabric, {"no-equals-sign"}).find("expected section.key=value"),
+            std::string::npos);
   EXPECT_NE(error(kFabric, {"run.duration.x=1"}).find("'duration' is not a table"),
             std::string::npos);
 }
@@ -186,18 +187,15 @@ duration = "1ms"
   EXPECT_NE(error(self).find("would send to itself"), std::string::npos);
 }
 
-// The simulation does not model trimming: a class that trims is refused when the scenario is
-// read (sharebuf-sim --check too), naming the file, the switch and the class.
-TEST_F(ScenarioFile, ATrimmingClassIsRefused) {
+// Trimming is modelled (tests/sim/ns3_trim_agreement.sh): a class that trims is read like any.
+TEST_F(ScenarioFile, ATrimmingClassIsRead) {
   const std::string with_class =
       std::string(kFabric) + "[[switches.classes]]\nname = \"data\"\nqueue = 1\noverflow = ";
-  EXPECT_NE(error(with_class + "\"trim\"\n").find("s.toml (leaf0): class 'data' has overflow"),
-            std::string::npos)
-      << error(with_class + "\"trim\"\n");
-  EXPECT_EQ(error(with_class + "\"drop\"\n"), "");
+  EXPECT_EQ(error(with_class + "\"trim\"\n"), "");
+  EXPECT_EQ(error(with_class + "\"return-to-sender\"\n"), "");
 }
 
-// Nor does it carry probes on its links: [buffer] probe_bytes is refused, not ignored.
+// It does not carry probes on its links: [buffer] probe_bytes is refused, not ignored.
 TEST_F(ScenarioFile, ChargedProbesAreRefused) {
   std::string text = kFabric;
   text.replace(text.find("size = \"1MB\""), 12, "size = \"1MB\"\nprobe_bytes = 34");

@@ -111,9 +111,9 @@ TEST(SwitchFacade, TheFirstBdpTagReachesAbmAndTheRecording) {
       sw->arrive({.port = 0, .bytes = 800, .flow_hash = 5, .first_bdp = 1}, 1000, h++).admitted);
   const std::string csv = sw->arrivals_csv();
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "time_ns,port,queue,bytes,class,flow_hash,first_bdp,ect");
-  EXPECT_NE(csv.find("\n1000,0,0,800,0,5,,0\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\n1000,0,0,800,0,5,1,0\n"), std::string::npos) << csv;
+            "time_ns,port,queue,bytes,class,flow_hash,first_bdp,ect,in_port");
+  EXPECT_NE(csv.find("\n1000,0,0,800,0,5,,0,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1000,0,0,800,0,5,1,0,\n"), std::string::npos) << csv;
 }
 
 // The queue disc's attributes: configuration text, overrides, ports from the node's devices.
@@ -158,17 +158,66 @@ TEST(SwitchFacade, APortWithoutARateIsRefused) {
   EXPECT_THROW(SwitchFacade::from_toml("[buffer\n", "bad.toml"), std::runtime_error);
 }
 
-TEST(SwitchFacade, ATrimmingClassIsRefused) {
-  try {
-    SwitchFacade::from_toml(
-        "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\nrate = \"1Gbit\"\nqueues = 2\n"
-        "trim_queue = 1\n[[classes]]\nname = \"data\"\noverflow = \"trim\"\n",
-        "trim.toml");
-    FAIL() << "accepted a trimming class";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("trim.toml: class 'data' has overflow"), std::string::npos)
-        << e.what();
-  }
+// A class that trims: a refused packet becomes a cut copy with a handle of its own, in its port's
+// trim queue, named in the outcome with the packet it was cut from; next() sends the copy.
+constexpr const char* kTrim =
+    "[buffer]\nsize = 40\ncell_bytes = 100\n[policy]\nname = \"static\"\n"
+    "cap_cells = [20, 20, 20, 20]\n[[classes]]\nname = \"hdr\"\n[[classes]]\nname = \"data\"\n"
+    "queue = 1\noverflow = \"OVERFLOW\"\n[classify]\nmode = \"dscp\"\n"
+    "[[ports]]\ninterface = \"a\"\nrate = \"1Gbit\"\nqueues = 2\nscheduler = \"sp\"\n"
+    "default_class = \"data\"\n[[ports]]\ninterface = \"b\"\nrate = \"1Gbit\"\nqueues = 2\n"
+    "scheduler = \"sp\"\ndefault_class = \"data\"\n[trimming]\ntrim_size = 64\n"
+    "trim_dscp = 5\nheader_reserve = 0\n";
+
+std::unique_ptr<SwitchFacade> trimming(const std::string& overflow) {
+  std::string text = kTrim;
+  text.replace(text.find("OVERFLOW"), 8, overflow);
+  return SwitchFacade::from_toml(text, "trim.toml");
+}
+
+TEST(SwitchFacade, ARefusedPacketBecomesACopyOfItsOwn) {
+  auto sw = trimming("trim");
+  // Queue 1 of port a holds 20 cells: two 1000-byte packets; the third is refused and cut.
+  for (uint64_t h = 1; h <= 2; ++h)
+    ASSERT_TRUE(sw->arrive({.port = 0, .bytes = 1000, .in_port = 1}, h, h).admitted);
+  const SwitchFacade::Outcome out = sw->arrive({.port = 0, .bytes = 1000, .in_port = 1}, 3, 3);
+  EXPECT_FALSE(out.admitted);
+  ASSERT_EQ(out.copies.size(), 1u);
+  const SwitchFacade::Copy& c = out.copies[0];
+  EXPECT_EQ(c.of, 3u);
+  EXPECT_NE(c.handle, 3u);
+  EXPECT_EQ(c.port, 0u);
+  EXPECT_EQ(c.queue, 0u);  // the port's trim queue
+  EXPECT_EQ(c.bytes, 64u);
+  EXPECT_EQ(c.dscp, 5);
+  EXPECT_FALSE(c.returned);
+  // The header queue goes first (strict priority): the copy leaves before the data.
+  SwitchFacade::Departure d;
+  ASSERT_TRUE(sw->next(0, 10, &d));
+  EXPECT_EQ(d.handle, c.handle);
+  EXPECT_EQ(d.bytes, 64u);
+}
+
+TEST(SwitchFacade, AReturnedCopyLeavesByTheIngressPort) {
+  auto sw = trimming("return-to-sender");
+  for (uint64_t h = 1; h <= 2; ++h)
+    ASSERT_TRUE(sw->arrive({.port = 0, .bytes = 1000, .in_port = 1}, h, h).admitted);
+  const SwitchFacade::Outcome out = sw->arrive({.port = 0, .bytes = 1000, .in_port = 1}, 3, 3);
+  ASSERT_EQ(out.copies.size(), 1u);
+  EXPECT_EQ(out.copies[0].port, 1u);
+  EXPECT_TRUE(out.copies[0].returned);
+  EXPECT_EQ(out.copies[0].dscp, -1);  // return_dscp unset: the original's
+  SwitchFacade::Departure d;
+  ASSERT_TRUE(sw->next(1, 10, &d));
+  EXPECT_EQ(d.handle, out.copies[0].handle);
+}
+
+// Return-to-sender and the pipelines need the ingress port: a packet without one is refused.
+TEST(SwitchFacade, ATrimmingClassNeedsTheIngressPort) {
+  auto sw = trimming("trim");
+  EXPECT_THROW(sw->arrive({.port = 0, .bytes = 1000}, 1, 1), std::logic_error);
+  auto plain = trimming("drop");
+  EXPECT_TRUE(plain->arrive({.port = 0, .bytes = 1000}, 1, 1).admitted);
 }
 
 }  // namespace
