@@ -330,24 +330,24 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
   }
 
   const uint8_t class_id = sm.classifier().classify(parsed, static_cast<uint16_t>(port_));
-  bool marked = false;
+  CeState ce;
   if (fw.kind == model::SwitchModel::Forward::Kind::kFiltered) {
     c.filtered.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   if (fw.kind == model::SwitchModel::Forward::Kind::kUnicast) {
-    admit_copy(fw.port, frame, parsed, class_id, marked, policy, view, now_ns, cache);
+    admit_copy(fw.port, frame, parsed, class_id, ce, policy, view, now_ns, cache);
     return;
   }
   // Unknown unicast, broadcast, multicast: one copy per other port, each admitted on its own.
   c.flooded.fetch_add(1, std::memory_order_relaxed);
   for (uint32_t out = 0; out < core_.ports.size(); ++out) {
-    if (out != port_) admit_copy(out, frame, parsed, class_id, marked, policy, view, now_ns, cache);
+    if (out != port_) admit_copy(out, frame, parsed, class_id, ce, policy, view, now_ns, cache);
   }
 }
 
 void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame,
-                          const model::ParsedFrame& parsed, uint8_t class_id, bool& marked,
+                          const model::ParsedFrame& parsed, uint8_t class_id, CeState& ce,
                           policies::Policy& policy, const buffer::BufferView& view, uint64_t now_ns,
                           buffer::CellCache& cache) {
   PortRuntime& out = *core_.ports[out_port];
@@ -366,14 +366,18 @@ void RxWorker::admit_copy(uint32_t out_port, std::span<uint8_t> frame,
                                             .in_port = static_cast<uint16_t>(port_),
                                             .now_ns = now_ns});
   const uint32_t q = copy.ctx.queue;
-  // The model's CE decision, carried out on the bytes. A flooded copy shares the frame bytes, so
-  // a mark made for one copy stays on the later ones.
-  if (copy.mark_ce) {
-    if (!marked) marked = model::mark_ce(frame, parsed);
-    if (!marked) {  // not an IP frame the mark fits in: unmarked
+  // The model's CE decision, carried out on the bytes. The copies of a flooded frame share them:
+  // a copy whose queue does not mark takes the frame back as it came.
+  if (copy.mark_ce && !ce.marked) {
+    ce.undo = model::ce_undo(frame, parsed);
+    ce.marked = model::mark_ce(frame, parsed);
+    if (!ce.marked) {  // not an IP frame the mark fits in: unmarked
       copy.mark_ce = false;
       copy.meta.flags &= static_cast<uint8_t>(~buffer::kFlagEcnMarked);
     }
+  } else if (!copy.mark_ce && ce.marked) {
+    model::undo_ce(frame, parsed, ce.undo);
+    ce.marked = false;
   }
   // Admission with the class's overflow action (trimming, return-to-sender, deflect-on-drop):
   // model/overflow_step.h, the code the replay and ns-3 run too.

@@ -33,6 +33,7 @@
 #include "datapath/port_io.h"
 #include "datapath/rx_frame.h"
 #include "datapath/switch_core.h"
+#include "model/ecn.h"
 #include "model/frame_trim.h"
 #include "model/overflow_step.h"
 
@@ -69,8 +70,14 @@ class RxWorker : private model::OverflowStep::Sink {
   bool release_deflected(buffer::CellCache& cache);
   // OverflowStep::Sink: a frame (or cut copy) entered `queue`: its port has something to send.
   void enqueued(uint32_t queue, bool copy) override;
+  // The CE mark on a frame's bytes while its copies are admitted one by one: each copy carries
+  // it or not as its own queue decides.
+  struct CeState {
+    bool marked = false;
+    model::CeUndo undo;
+  };
   void admit_copy(uint32_t out_port, std::span<uint8_t> frame, const model::ParsedFrame& parsed,
-                  uint8_t class_id, bool& marked, policies::Policy& policy,
+                  uint8_t class_id, CeState& ce, policies::Policy& policy,
                   const buffer::BufferView& view, uint64_t now_ns, buffer::CellCache& cache);
 
   // Reads one burst of port p's RX ring if no other worker is reading it; the frames read.

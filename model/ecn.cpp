@@ -28,4 +28,24 @@ bool mark_ce(std::span<uint8_t> frame, const ParsedFrame& parsed) noexcept {
   return false;
 }
 
+CeUndo ce_undo(std::span<const uint8_t> frame, const ParsedFrame& parsed) noexcept {
+  CeUndo u;
+  if (!parsed.ok() || static_cast<size_t>(parsed.l3_offset) + 12 > frame.size()) return u;
+  const uint8_t* ip = frame.data() + parsed.l3_offset;
+  u.tos = ip[1];
+  u.checksum[0] = ip[10];
+  u.checksum[1] = ip[11];
+  return u;
+}
+
+void undo_ce(std::span<uint8_t> frame, const ParsedFrame& parsed, const CeUndo& undo) noexcept {
+  if (!parsed.ok() || static_cast<size_t>(parsed.l3_offset) + 12 > frame.size()) return;
+  uint8_t* ip = frame.data() + parsed.l3_offset;
+  ip[1] = undo.tos;
+  if (parsed.ip_version == 4) {
+    ip[10] = undo.checksum[0];
+    ip[11] = undo.checksum[1];
+  }
+}
+
 }  // namespace sharebuf::model

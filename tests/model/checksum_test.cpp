@@ -50,6 +50,20 @@ TEST(Ecn, Ipv6TrafficClass) {
   EXPECT_EQ(p.dscp, 12);
 }
 
+// Undoing a mark gives back the frame as it came, IPv4 (checksum included) and IPv6.
+TEST(Ecn, UndoRestoresTheFrame) {
+  for (const bool v6 : {false, true}) {
+    auto f = testing::build_frame({.vlan = v6, .ipv6 = v6, .dscp = 10, .ecn = 2});
+    const auto original = f;
+    const ParsedFrame p = parse_frame(f);
+    const CeUndo undo = ce_undo(f, p);
+    ASSERT_TRUE(mark_ce(f, p));
+    ASSERT_NE(f, original);
+    undo_ce(f, p, undo);
+    EXPECT_EQ(f, original) << (v6 ? "IPv6" : "IPv4");
+  }
+}
+
 // A frame whose L4 checksum was left partial gets the same checksum as a fully computed one.
 TEST(Checksum, CompletesTcpAndUdpOverIpv4AndIpv6) {
   const testing::FrameSpec specs[] = {
