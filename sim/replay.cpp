@@ -252,7 +252,8 @@ class ReplayEngine final : private model::OverflowStep::Sink {
     if (options_.departures != nullptr)
       *options_.departures << label_ << ',' << busy_until_[p] << ',' << d->queue << ','
                            << d->desc.arrival_ns << ',' << d->desc.bytes << ','
-                           << ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? 1 : 0) << '\n';
+                           << ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? 1 : 0) << ','
+                           << ((d->desc.flags & buffer::kFlagEcnMarked) != 0 ? 1 : 0) << '\n';
     ++transmitted_;
     busy_until_[p] = last_finish_[p] = d->departed_ns;
   }

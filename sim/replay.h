@@ -77,7 +77,8 @@ struct ReplayOptions {
   std::ostream* trace = nullptr;
   double feature_base_rtt_ns = 10'000;
   // Every transmission (CSV, kDeparturesHeader): when it started, from which queue, the arrival
-  // time of the frame it carries (a cut copy: its original's), its bytes, whether it is a cut copy.
+  // time of the frame it carries (a cut copy: its original's), its bytes, whether it is a cut copy
+  // and whether it carries a CE mark.
   std::ostream* departures = nullptr;
   // Trimming's Tofino approximation: every congestion notification (CSV, kTrimNotesHeader): when
   // it reaches the pipelines (a deflected frame left its recirculation port one latency before)
@@ -129,7 +130,7 @@ struct ReplayResult {
 ReplayResult run_replay(const model::SwitchConfig& config, const ReplayPolicy& policy,
                         const std::vector<ReplayArrival>& arrivals, const ReplayOptions& options);
 
-inline constexpr const char* kDeparturesHeader = "policy,t_ns,queue,arrival_ns,bytes,cut";
+inline constexpr const char* kDeparturesHeader = "policy,t_ns,queue,arrival_ns,bytes,cut,ce";
 inline constexpr const char* kTrimNotesHeader = "policy,t_ns,port";
 
 // The CSV header of the per-arrival trace.

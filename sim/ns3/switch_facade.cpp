@@ -19,6 +19,7 @@
 #include "model/switch_model.h"
 #include "policies/registry.h"
 #include "sim/ns3/unmodelled.h"
+#include "sim/replay.h"
 
 namespace sharebuf::sim {
 namespace {
@@ -144,7 +145,8 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
       seq_of_.erase(out->handle);  // transmitted: its fate stays 0
       departures_ += ',' + std::to_string(now_ns) + ',' + std::to_string(d->queue) + ',' +
                      std::to_string(d->desc.arrival_ns) + ',' + std::to_string(d->desc.bytes) +
-                     ',' + ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? "1" : "0") + '\n';
+                     ',' + ((d->desc.flags & buffer::kFlagTrimmed) != 0 ? "1" : "0") + ',' +
+                     ((d->desc.flags & buffer::kFlagEcnMarked) != 0 ? "1" : "0") + '\n';
     }
     return true;
   }
@@ -169,7 +171,7 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
   }
 
   std::string departures_csv(const std::string& label) const override {
-    std::string out = "policy,t_ns,queue,arrival_ns,bytes,cut\n";
+    std::string out = std::string(kDeparturesHeader) + "\n";
     for (size_t at = 0; at < departures_.size();) {
       const size_t nl = departures_.find('\n', at);
       out += label;

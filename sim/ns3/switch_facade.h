@@ -146,7 +146,7 @@ class SwitchFacade {
   // arrival from now on as a CSV row time_ns,port,queue,bytes,class,flow_hash,first_bdp,ect,
   // in_port (first_bdp empty when untagged, in_port when known), and its fate: 1 if it was
   // refused or later pushed out, 0 otherwise (the replay's --fates); every transmission as the
-  // replay's --departures writes it (policy,t_ns,queue,arrival_ns,bytes,cut).
+  // replay's --departures writes it (policy,t_ns,queue,arrival_ns,bytes,cut,ce).
   virtual void record() = 0;
   virtual std::string arrivals_csv() const = 0;
   virtual std::string fates_csv(const std::string& label) const = 0;
