@@ -144,6 +144,7 @@ for transport in "${tlist[@]}"; do
             tb_stop_switch || tb_die "$policy: sharebufd exited with an error"
             if [ "$rep" = 1 ] && [ "$load" = "$max_load" ]; then
               cp "$TB_DIR/watch.csv" "$out/watch-$qmode-$transport-$policy-$burst.csv"
+              tb_keep_effective "$out/effective-$qmode-$transport-$policy-$burst.toml"
             fi
             /usr/bin/python3 "$TB_ROOT/experiments/lib/e3_report.py" collect "$TB_DIR" "$out" \
               "$qmode,$transport,$policy,$load,$burst,$rep"

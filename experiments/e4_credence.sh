@@ -43,13 +43,17 @@ policies=(
   --policy "flip-0.01=credence:oracle=flip,flip_base=perfect,flip_probability=0.01"
   --policy "flip-0.1=credence:oracle=flip,flip_base=perfect,flip_probability=0.1"
 )
-"$replay" --scenario credence-fig3 "${policies[@]}" --json >"$out/fig3.json"
-"$replay" --scenario credence-fig4 "${policies[@]}" --json >"$out/fig4.json"
-"$replay" --scenario websearch --seed 2 --duration-ms 200 "${policies[@]}" --json >"$out/websearch.json"
+"$replay" --scenario credence-fig3 "${policies[@]}" --json \
+  --effective-config "$out/effective-fig3.toml" >"$out/fig3.json"
+"$replay" --scenario credence-fig4 "${policies[@]}" --json \
+  --effective-config "$out/effective-fig4.toml" >"$out/fig4.json"
+"$replay" --scenario websearch --seed 2 --duration-ms 200 "${policies[@]}" --json \
+  --effective-config "$out/effective-websearch.toml" >"$out/websearch.json"
 inputs=(fig3 fig4 websearch)
 if [ ${#pcap_args[@]} -gt 0 ]; then
   [ -n "$config" ] || { echo "e4_credence.sh: --pcap needs --config" >&2; exit 2; }
-  "$replay" "${pcap_args[@]}" --config "$config" "${policies[@]}" --json >"$out/recorded.json"
+  "$replay" "${pcap_args[@]}" --config "$config" "${policies[@]}" --json \
+    --effective-config "$out/effective-recorded.toml" >"$out/recorded.json"
   inputs+=(recorded)
 fi
 

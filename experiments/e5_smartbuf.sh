@@ -65,6 +65,7 @@ done
 kill "$srv" 2>/dev/null || true
 wait "$srv" 2>/dev/null || true
 tb_stop_switch || tb_die "sharebufd (cs) failed"
+tb_keep_effective "$out/effective-cs.toml"
 
 # Phase 2: Smartbuf, the experiment's buffer, once per sync mode; its burst log says what it
 # predicted.
@@ -89,11 +90,12 @@ for sync in "${sync_modes[@]}"; do
   kill "$srv" 2>/dev/null || true
   wait "$srv" 2>/dev/null || true
   tb_stop_switch || tb_die "sharebufd (smartbuf sync=$sync) failed"
+  tb_keep_effective "$out/effective-smartbuf-$sync.toml"
 done
 
 /usr/bin/python3 "$TB_ROOT/experiments/lib/e5_report.py" report "$out" "$buffer"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" e5 "$out/summary.md" \
+  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" --setup "$out" e5 "$out/summary.md" \
     "$out/prediction.png"
 fi
 echo "results in $out"

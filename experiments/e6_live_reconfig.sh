@@ -82,6 +82,7 @@ sleep 0.5
 rc=0
 tb_stop_switch || rc=$?
 cp "$TB_DIR/stats.json" "$out/stats.json"
+tb_keep_effective "$out/effective.toml"  # as the last switch left it
 /usr/bin/python3 "$TB_ROOT/experiments/lib/e6_checks.py" "$out" "$n" "$rc"
 /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch.csv" "$out/timeline.png" --queues p1/0,p3/0,p4/0 \
   --title "E6: the policy changes every ${interval}s under load" >/dev/null
@@ -96,6 +97,6 @@ if [ "$readme" = 1 ]; then
     grep -hE "^(fct|qct) " "$out/background.out" "$out/queries.out" || true
     echo '```'
   } >"$out/readme.md"
-  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" e6 "$out/readme.md" "$out/timeline.png"
+  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" --setup "$out" e6 "$out/readme.md" "$out/timeline.png"
 fi
 echo "results in $out"

@@ -83,6 +83,7 @@ for policy in ${policies//,/ }; do
       echo "e7_agreement.sh: some flows of $policy/$mode did not complete" >&2
     tb_stop_switch || tb_die "sharebufd exited with $?"
     cp "$TB_DIR/stats.json" "$run/stats.json"
+    tb_keep_effective "$run/effective.toml"
     for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     TB_PIDS=()
     pcaps=()
@@ -97,6 +98,6 @@ done
 /usr/bin/python3 "$agreement" --markdown "$out/rows.csv" "$out/agreement.md"
 cat "$out/agreement.md"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$root/scripts/doc_section.py" e7-agreement "$out/agreement.md"
+  /usr/bin/python3 "$root/scripts/doc_section.py" --setup "$out" e7-agreement "$out/agreement.md"
 fi
 echo "results in $out"

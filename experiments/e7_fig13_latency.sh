@@ -76,6 +76,7 @@ trim_dscp = 8"
     sed -n 's/.*icmp_seq=\([0-9]*\).*time=\([0-9.]*\) ms.*/\1,\2/p' | sed "s/^/$case_,/" >"$TB_DIR/rtt-$case_.csv" || true
   tb_snapshot_stats "$out/stats-$case_.json" >/dev/null
   tb_stop_switch || tb_die "sharebufd exited with $?"
+  tb_keep_effective "$out/effective-$case_.toml"
   for pid in "${TB_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   TB_PIDS=()
 done

@@ -47,6 +47,7 @@ for rep in $(seq 1 "$reps"); do
   for mode in drop trim; do
     tb_ctl trim.set class=data overflow="$mode" >/dev/null
     tb_ctl counters.reset >/dev/null
+    [ "$rep" -ne 1 ] || tb_ctl config >"$out/effective-$mode.toml"  # what this mode ran with
     for h in 2 3 4 5; do tb_bg 1 iperf3 -s -1 -p $((5200 + h)); done
     sleep 0.3
     tb_exec 1 nstat -n >/dev/null  # resets nstat's history in h1
@@ -69,4 +70,4 @@ tb_stop_switch || tb_die "sharebufd exited with $?"
 /usr/bin/python3 "$lib/e7_tcp_trimmed.py" table "$csv" "$seconds" >"$out/tcp_trimmed.md"
 cat "$out/tcp_trimmed.md"
 [ "$readme" = 0 ] ||
-  /usr/bin/python3 "$(dirname "$0")/../scripts/doc_section.py" e7tcp "$out/tcp_trimmed.md"
+  /usr/bin/python3 "$(dirname "$0")/../scripts/doc_section.py" --setup "$out" e7tcp "$out/tcp_trimmed.md"

@@ -75,6 +75,7 @@ for policy in ${policies//,/ }; do
       dod) tb_ctl trim.set class=data overflow=trim mode=tofino-approx meters=fixed >/dev/null ;;
     esac
     tb_ctl counters.reset >/dev/null
+    tb_ctl config >"$out/effective-$policy-$mode.toml"  # what this mode ran with
     for n in ${fanin//,/ }; do
       echo "== E7: $policy, $mode, fan-in $n, $queries queries of ${size} B per flow" >&2
       tb_exec 1 timeout 600 "$ndp" query --servers "${servers%,}" --flows "$n" --size "$size" \

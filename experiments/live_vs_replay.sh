@@ -78,6 +78,7 @@ for exp in "${elist[@]}"; do
     # The experiment's TCP flows (S3 -> S1 in E1, S2's h3 -> S1 in E2), as fct_run runs them; it
     # stops the switch at the end (stats in $TB_DIR/stats.json, captures closed).
     fct_run "$label" 2 "$run" 3 1 100 "$flows" "$warmup" >/dev/null
+    tb_keep_effective "$run/effective.toml"
     wait "$watch_pid" "$gaps_pid" || true
     cp "$TB_DIR/stats.json" "$run/stats.json"
     pcaps=()
@@ -92,6 +93,6 @@ done
 /usr/bin/python3 "$agreement" --markdown "$out/rows.csv" "$out/agreement.md"
 cat "$out/agreement.md"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$root/scripts/doc_section.py" agreement "$out/agreement.md"
+  /usr/bin/python3 "$root/scripts/doc_section.py" --setup "$out" agreement "$out/agreement.md"
 fi
 echo "results in $out"

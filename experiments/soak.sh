@@ -122,11 +122,12 @@ TB_PIDS=()
 rc=0
 tb_stop_switch || rc=$?
 cp "$TB_DIR/stats.json" "$TB_DIR/sharebufd.log" "$TB_DIR/sw.toml" "$out/"
+tb_keep_effective "$out/effective.toml"
 
 verdict=0
 /usr/bin/python3 "$TB_ROOT/experiments/lib/soak_report.py" "$out" "$rc" "$rss_start" \
   "${rss_warm:-$rss_end}" "$rss_end" "$elapsed" "$target" "$fast" || verdict=$?
 if [ "$readme" -eq 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" soak "$out/summary.md"
+  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" --setup "$out" soak "$out/summary.md"
 fi
 exit $verdict

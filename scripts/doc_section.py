@@ -5,14 +5,19 @@ or a page under docs/. Images are copied to docs/img/ (as TAG-NAME unless NAME a
 with TAG) and linked relative to that page. Exits with an error naming the tag when no page, or
 more than one, holds its markers.
 
-usage: doc_section.py TAG BODY.md [IMAGE.png...]   (BODY.md "-": read the body from stdin)
-As a module: write_section(tag, body, images=()) returns the page it wrote.
+usage: doc_section.py [--setup DIR] TAG BODY.md [IMAGE.png...]   (BODY.md "-": stdin)
+--setup DIR appends the setup quoted from the effective configurations the runs wrote under DIR
+(scripts/effective_setup.py), so the page states what ran.
+As a module: write_section(tag, body, images=(), setup=None) returns the page it wrote.
 """
 import argparse
 import glob
 import os
 import shutil
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import effective_setup  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -47,8 +52,14 @@ def replace_between(text, tag, body):
     return head + begin + "\n" + body.strip() + "\n" + end + tail
 
 
-def write_section(tag, body, images=(), root=ROOT):
+def write_section(tag, body, images=(), root=ROOT, setup=None):
     page = find_page(tag, root)
+    if setup is not None:
+        table = effective_setup.setup_table(setup)
+        if not table:
+            raise SystemExit(f"doc_section.py: no effective*.toml under {setup}: the page could not "
+                             f"say what ran")
+        body = body.strip() + "\n\n" + table
     img_dir = os.path.join(root, "docs", "img")
     links = []
     for img in images:
@@ -67,13 +78,15 @@ def write_section(tag, body, images=(), root=ROOT):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--setup", metavar="DIR",
+                    help="append the setup quoted from the runs' effective*.toml under DIR")
     ap.add_argument("tag")
     ap.add_argument("body", help='the section\'s Markdown ("-": stdin)')
     ap.add_argument("images", nargs="*", metavar="IMAGE")
     a = ap.parse_args(argv)
     tag, src, images = a.tag, a.body, a.images
     body = sys.stdin.read() if src == "-" else read(src)
-    page = write_section(tag, body, images)
+    page = write_section(tag, body, images, setup=a.setup)
     print(f"{os.path.relpath(page, ROOT)}: section {tag} updated")
 
 

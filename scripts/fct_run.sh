@@ -4,7 +4,8 @@
 # to CLIENT_HOST (sharebuf-tg fixed) under a 1 ms watch; then every traffic source ends, the
 # switch stops (its stats land in $TB_DIR/stats.json) and the flows' times in $TB_DIR/fct.csv
 # (a flow that does not finish within 15 s is a failed row, not an error).
-# The first repetition's watch is kept as OUT/watch-POLICY.csv.
+# The first repetition's watch is kept as OUT/watch-POLICY.csv, the switch's effective
+# configuration as OUT/effective-POLICY.toml.
 #   fct_run POLICY REP OUT SERVER_HOST CLIENT_HOST FLOWS SIZE WARMUP
 fct_run() {
   local policy=$1 rep=$2 out=$3 server=$4 client=$5 flows=$6 size=$7 warmup=$8
@@ -25,6 +26,7 @@ fct_run() {
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
   tb_stop_switch || tb_die "$policy: sharebufd exited with an error"
+  [ "$rep" -ne 1 ] || tb_keep_effective "$out/effective-$policy.toml"
   # Flows that did not finish within the timeout are a result (a policy can starve them), kept
   # as failed rows; only a run that produced no flow table at all is an error.
   if [ "$rc" -ne 0 ]; then

@@ -201,11 +201,19 @@ tb_ctl() {
   "${SHAREBUFCTL:-$TB_ROOT/build/mgmt/sharebufctl}" --socket "$TB_DIR/ctl.sock" "$@"
 }
 
-# tb_stop_switch: SIGTERM, wait (bounded); returns sharebufd's exit status.
+# tb_stop_switch: saves the switch's effective configuration (`sharebufctl config`: the file with
+# what was set over it and changed live) as $TB_DIR/effective.toml, then SIGTERM, wait (bounded);
+# returns sharebufd's exit status. A run keeps that file beside its results (tb_keep_effective).
 tb_stop_switch() {
   [ -n "$TB_SWITCH_PID" ] || return 0
   local pid=$TB_SWITCH_PID rc=0 i
   TB_SWITCH_PID=""
+  rm -f "$TB_DIR/effective.toml"
+  timeout 10 "${SHAREBUFCTL:-$TB_ROOT/build/mgmt/sharebufctl}" --socket "$TB_DIR/ctl.sock" config \
+    >"$TB_DIR/effective.toml.part" 2>/dev/null &&
+    mv "$TB_DIR/effective.toml.part" "$TB_DIR/effective.toml" ||
+    tb_log "could not read the switch's effective configuration"
+  rm -f "$TB_DIR/effective.toml.part"
   kill -TERM "$pid" 2>/dev/null || true
   for i in $(seq 1 50); do
     kill -0 "$pid" 2>/dev/null || break
@@ -217,6 +225,13 @@ tb_stop_switch() {
   fi
   wait "$pid" || rc=$?
   return $rc
+}
+
+# tb_keep_effective OUT: copies the effective configuration of the switch tb_stop_switch last
+# stopped to OUT (a results folder's effective-LABEL.toml): every run says what it ran.
+tb_keep_effective() {
+  [ -f "$TB_DIR/effective.toml" ] || tb_die "no effective configuration to keep for $1"
+  cp "$TB_DIR/effective.toml" "$1"
 }
 
 # tb_snapshot_stats OUT: asks the running sharebufd for its counters (SIGUSR1) and copies the

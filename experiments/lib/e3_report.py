@@ -158,7 +158,7 @@ def report(out, readme, seconds, qrate, reps):
     fig.savefig(f"{out}/qct_cdf.png", dpi=110)
     print(table)
     if readme:
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "e3",
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "--setup", out, "e3",
                         f"{out}/summary.md", f"{out}/qct_p99.png", f"{out}/qct_cdf.png"], check=True)
 
 

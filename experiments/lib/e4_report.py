@@ -118,7 +118,7 @@ def main(argv=None):
         shutil.copy(f"{out}/e4.png", f"{out}/e4-credence.png")
         with open(f"{out}/e4-section.md", "w") as f:
             f.write(table)
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "e4",
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "--setup", out, "e4",
                         f"{out}/e4-section.md", f"{out}/e4-credence.png"], check=True)
 
 

@@ -216,7 +216,7 @@ def main(argv=None):
     print(body)
     plots(rows, ev, out)
     if readme:
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "e7",
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "--setup", out, "e7",
                         f"{out}/summary.md", f"{out}/header_latency_cdf.png", f"{out}/qct.png"],
                        check=True)
 

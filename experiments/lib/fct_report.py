@@ -136,7 +136,7 @@ def main():
         images = [f"{a.out}/{name}" for name in
                   ["fct_cdf.png", "fct_p99.png"] + [f"timeline-{p}.png" for p in shown]
                   if os.path.exists(f"{a.out}/{name}")]
-        page = doc_section.write_section(a.experiment.lower(), table, images)
+        page = doc_section.write_section(a.experiment.lower(), table, images, setup=a.out)
         print(f"{page}: section {a.experiment.lower()} updated")
 
 

@@ -51,6 +51,29 @@ class WriteSection(unittest.TestCase):
         with self.assertRaisesRegex(SystemExit, "README.md, docs/other.md"):
             doc_section.write_section("a", "x", root=self.root)
 
+    def test_setup_is_quoted_from_the_runs_effective_configurations(self):
+        # As sharebufd's `config` writes it: sizes in cells, rates in bit/s.
+        write(f"{self.root}/out/run-dt/effective.toml",
+              "# sharebufd's effective configuration\n[buffer]\ncell_bytes = 80\nsize = 21000\n"
+              "view = 'exact'\n[policy]\nname = 'dt'\nalpha = 0.5\n"
+              "[[classes]]\nname = 'data'\nqueue = 1\noverflow = 'trim'\n"
+              "[trimming]\nmode = 'tofino-approx'\ntrim_size = 64\nheader_reserve = 8\n"
+              "[[ports]]\ninterface = 'p1'\nrate = 100000000\nqueues = 2\nscheduler = 'sp'\n"
+              "[[ports]]\ninterface = 'p2'\nrate = 100000000\nqueues = 2\nscheduler = 'sp'\n")
+        page = doc_section.write_section("e9", "table", root=self.root, setup=f"{self.root}/out")
+        with open(page) as f:
+            text = f.read()
+        self.assertIn("| run-dt/effective.toml | 21000 cells of 80 B | dt (alpha = 0.5) | "
+                      "p1,p2: 100 Mbit/s, 2 queues sp | data → q1 (trim) | tofino-approx, "
+                      "trim_size 64, header_reserve 8 |", text)
+
+    def test_a_page_without_the_runs_configurations_is_refused(self):
+        os.makedirs(f"{self.root}/out")
+        with self.assertRaisesRegex(SystemExit, "no effective.*could not say what ran"):
+            doc_section.write_section("e9", "table", root=self.root, setup=f"{self.root}/out")
+        with open(f"{self.root}/docs/experiments/e9.md") as f:
+            self.assertIn("old", f.read())
+
 
 if __name__ == "__main__":
     unittest.main()
