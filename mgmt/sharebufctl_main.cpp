@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/overrides.h"
 #include "mgmt/text_table.h"
 
 using nlohmann::json;
@@ -128,17 +129,13 @@ class Connection {
   std::string buf_;
 };
 
-json parse_value(const std::string& text) {
-  json v = json::parse(text, nullptr, false);
-  return v.is_discarded() ? json(text) : v;
-}
-
 json key_values(const std::vector<std::string>& words) {
   json args = json::object();
   for (const std::string& w : words) {
     const size_t eq = w.find('=');
     if (eq == std::string::npos || eq == 0) die("expected key=value, got '" + w + "'", 2);
-    args[w.substr(0, eq)] = parse_value(w.substr(eq + 1));
+    // The value as every override reads it (config/overrides.h): a TOML value, or the text.
+    args[w.substr(0, eq)] = sharebuf::config::override_value(w.substr(eq + 1));
   }
   return args;
 }
