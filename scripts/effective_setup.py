@@ -9,8 +9,9 @@ finds the effective*.toml files in a results folder and its run folders (one lev
 renders, per file, the buffer, the policy and its parameters, the ports, the classes and
 trimming, as a Markdown table.
 
-    scripts/effective_setup.py DIR      prints that table
+usage: effective_setup.py DIR   (prints that table)
 """
+import argparse
 import glob
 import os
 import sys
@@ -93,17 +94,17 @@ def setup_table(out):
     return "\n".join(rows)
 
 
-def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print(__doc__)
-        return 0 if len(argv) == 2 else 2
-    table = setup_table(argv[1])
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", help="a results folder")
+    a = ap.parse_args(argv)
+    table = setup_table(a.dir)
     if not table:
-        print(f"effective_setup.py: no effective*.toml under {argv[1]}", file=sys.stderr)
+        print(f"effective_setup.py: no effective*.toml under {a.dir}", file=sys.stderr)
         return 1
     print(table)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())
