@@ -13,14 +13,27 @@ source "$(dirname "$0")/lib.sh"
 tb_init
 tb_create 2
 TB_POLICY_PARAMS='alpha = 1.0' tb_write_config "$TB_DIR/sw.toml" dt 100Mbit "4000 cells"
-tb_bg 2 iperf3 -s -1 -p 5201 >/dev/null
-tb_bg 2 iperf3 -s -p 5202 >/dev/null
+# One server per load (5202-5206): a server whose client was killed takes a while to take the next.
+for port in 5202 5203 5204 5205 5206; do tb_bg 2 iperf3 -s -1 -p "$port" >/dev/null; done
 sleep 0.5
 
-# udp SECONDS: h1 -> h2 at 200 Mbit/s (twice the port's rate) in the background; its PID.
+# udp SECONDS PORT: h1 -> h2 at 200 Mbit/s (twice the port's rate) in the background; its PID, that of
+# iperf3 itself (not tb_exec: a function runs in a subshell, and killing that PID would leave
+# iperf3 running to its end).
 udp() {
-  tb_exec 1 iperf3 -c "$(tb_ip 2)" -p 5202 -u -b 200M -l 1400 -t "$1" >/dev/null 2>&1 &
+  ip netns exec "$(tb_ns_of 1)" iperf3 -c "$(tb_ip 2)" -p "$2" -u -b 200M -l 1400 -t "$1" \
+    >/dev/null 2>&1 &
   echo $!
+}
+
+# stop_udp PID: ends the load and waits (bounded) until it is gone.
+stop_udp() {
+  kill "$1" 2>/dev/null || true
+  for _ in $(seq 1 100); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.05
+  done
+  fail "the UDP load (pid $1) did not end"
 }
 
 promiscuous_ports() {
@@ -28,10 +41,12 @@ promiscuous_ports() {
 }
 
 # A clean stop by each signal, during overload.
+port=5202
 for sig in TERM INT QUIT XCPU; do
   rm -f "$TB_DIR/stats.json"
   tb_start_switch "$TB_DIR/sw.toml"
-  load=$(udp 4)
+  load=$(udp 4 "$port")
+  port=$((port + 1))
   sleep 1.5
   pid=$TB_SWITCH_PID
   TB_SWITCH_PID=""
@@ -39,8 +54,7 @@ for sig in TERM INT QUIT XCPU; do
   rc=0
   timeout 10 tail --pid="$pid" -f /dev/null || fail "SIG$sig: sharebufd did not stop within 10 s"
   wait "$pid" || rc=$?
-  kill "$load" 2>/dev/null || true
-  wait "$load" 2>/dev/null || true
+  stop_udp "$load"
   grep -q "SIG$sig received from pid" "$TB_DIR/sharebufd.log" || fail "SIG$sig: no stop logged"
   [ "$rc" -eq 0 ] || fail "SIG$sig: exit $rc (3: an accounting identity was violated)"
   check_stats "port('p1')['rx_frames'] > 1000" "queue('p2', 0)['admitted'] > 1000"
@@ -50,7 +64,7 @@ done
 
 # SIGHUP: a reload during overload.
 tb_start_switch "$TB_DIR/sw.toml"
-load=$(udp 12)
+load=$(udp 12 5206)
 sleep 1
 # goodput_mbps: h2's received UDP over 2 s, Mbit/s, on the second server.
 before=$(tb_ctl --json ports | jq '[.[] | select(.interface == "p2")][0].tx_bytes')
@@ -104,8 +118,7 @@ for sig in USR2 ALRM VTALRM PROF IO PWR RTMIN; do
 done
 sleep 1.1  # the second of the ignored signals' summary
 grep -q "ignored" "$TB_DIR/sharebufd.log" || fail "the ignored signals were not logged"
-kill "$load" 2>/dev/null || true
-wait "$load" 2>/dev/null || true
+stop_udp "$load"
 # The overload gone, p2's queue drains within milliseconds at 50 Mbit/s.
 tb_exec 1 ping -c 3 -i 0.2 -W 1 "$(tb_ip 2)" >/dev/null || fail "no forwarding after the ignored signals"
 rm -f "$TB_DIR/stats.json"
