@@ -30,6 +30,7 @@ IbPolicy::IbPolicy(const ParamReader& reader, const PolicyEnv& env)
       seed_(static_cast<uint64_t>(reader.integer("seed"))),
       queues_(std::make_unique<QueueAfd[]>(env.layout->num_queues())),
       ports_(std::make_unique<PortWindow[]>(env.layout->num_ports())),
+      as_coded_(reader.choice("variant") == "as-coded"),
       dpp_packets_(reader.integer("dpp_packets")),
       dpp_queue_(static_cast<uint32_t>(reader.integer("dpp_queue"))),
       dpp_flows_(dpp_packets_ == 0 ? 16 : 4096, reader.number("dpp_window_us") * 1000) {
@@ -83,7 +84,9 @@ Verdict IbPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexc
     const BufferLayout& layout = view.layout();
     const uint32_t k = std::min(dpp_queue_, layout.queues_on_port(ctx.port) - 1);
     const uint32_t q = layout.queue_id(ctx.port, k);
-    if (!(view.queue_cells(q) < alphas_[ctx.class_id] * view.remaining_cells()))
+    // The authors' code checks DynamicThresholds(DPPQueue, ...): queue 0's alpha.
+    const double alpha = as_coded_ ? alphas_[env().class_of_queue(q)] : alphas_[ctx.class_id];
+    if (!(view.queue_cells(q) < alpha * view.remaining_cells()))
       return Verdict::drop(DropReason::kThreshold);
     return q == ctx.queue ? Verdict::accept() : Verdict::accept_into(q);
   }
@@ -92,6 +95,13 @@ Verdict IbPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexc
   const uint32_t queued = view.queue_cells(ctx.queue);
   if (!(queued < alphas_[ctx.class_id] * view.remaining_cells()))
     return Verdict::drop(DropReason::kThreshold);
+  if (as_coded_) {
+    if (as_coded_afd_drop(ctx, view)) {
+      a.afd_drops.fetch_add(1, std::memory_order_relaxed);
+      return Verdict::drop(DropReason::kThreshold);
+    }
+    return Verdict::accept();
+  }
   if (queued > afd_min_cells_) {
     const double p = drop_probability(ctx.queue);
     if (p > 0 && draw() < p) {
@@ -100,6 +110,19 @@ Verdict IbPolicy::admit(const ArrivalContext& ctx, const BufferView& view) noexc
     }
   }
   return Verdict::accept();
+}
+
+// DropAfd(prob = the arrival's queue index k within its port, priority = uint32_t(dropP)): one
+// draw x in [0, 1) (theirs: rand() / RAND_MAX), then x < k and the port's queue `priority` longer
+// than the floor. dropP is in [0, 1] and 1 exactly when uint32_t(MFair) is 0, so `priority` is
+// queue 0 unless the fair share is below one byte.
+bool IbPolicy::as_coded_afd_drop(const ArrivalContext& ctx, const BufferView& view) noexcept {
+  const BufferLayout& layout = view.layout();
+  const uint32_t k = ctx.queue - layout.first_queue(ctx.port);
+  const double x = draw();
+  if (!(x < static_cast<double>(k))) return false;
+  const uint32_t checked = queues_[ctx.queue].mfair.load(std::memory_order_relaxed) < 1.0 ? 1 : 0;
+  return view.queue_cells(layout.queue_id(ctx.port, checked)) > afd_min_cells_;
 }
 
 uint32_t IbPolicy::threshold_cells(uint32_t, uint8_t class_id,

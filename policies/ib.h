@@ -21,6 +21,16 @@
 // values of the window before). The random draws come from a seeded counter (the same arrivals
 // in the same order give the same drops: the replay and ns-3 agree).
 //
+// Two variants (`variant`): "intended" (the default) runs AFD and DPP as described above;
+// "as-coded" runs them as the authors' GenQueueDisc::IntelligentBuffer does
+// (inet-tub/ns3-datacenter, gen-queue-disc.cc). That code calls DropAfd(DPPQueue, dropP) against
+// the declaration DropAfd(double prob, uint32_t priority): the queue's index becomes the
+// probability and the truncated dropP the queue whose length is checked. So an arrival at the
+// port's queue k is an AFD drop iff a draw in [0, 1) is below k (never for queue 0, always for k >=
+// 1) and the port's queue floor(dropP) (queue 0 unless MFair is 0) holds more than
+// afd_min_queue_bytes. DPP holds a redirected frame to the alpha of the DPP queue's class (their
+// alphas[0]) rather than its own.
+//
 // Cost: DT's multiply and compare, one relaxed add, and a draw only above afd_min_queue_bytes.
 #pragma once
 
@@ -39,7 +49,7 @@ namespace sharebuf::policies {
 class IbPolicy final : public Policy {
  public:
   static constexpr std::string_view kName = "ib";
-  static constexpr std::array<ParamSpec, 9> kParams{{
+  static constexpr std::array<ParamSpec, 10> kParams{{
       {"alpha", ParamType::kNumber, "0.5", "DT alpha of classes that set none", 1.0 / 1024, 1024},
       {"afd_window_us", ParamType::kNumber, "50",
        "how often each queue's fair share is updated (the authors' experiments: 50 us)", 0.001,
@@ -60,6 +70,10 @@ class IbPolicy final : public Policy {
        "DPP: the port's queue (index) a flow's first frames go to", 0, 255},
       {"seed", ParamType::kInteger, "1", "seed of the AFD drops' random draws", 0,
        18446744073709551615.0},
+      {"variant", ParamType::kString, "intended",
+       "\"intended\": AFD and DPP as Cisco describes them; \"as-coded\": as the authors' ns-3 "
+       "code runs them (DropAfd's swapped arguments; DPP held to its queue's alpha)",
+       0, 0, "intended,as-coded"},
   }};
   static constexpr double kA1 = 1.8, kA2 = 1.7;  // the PI step's gains
   static constexpr double kShareScale = 15;      // 15 M against MFair
@@ -79,6 +93,7 @@ class IbPolicy final : public Policy {
   IbPolicy(const ParamReader& reader, const PolicyEnv& env);
   void roll_window(uint32_t port, uint64_t now_ns, const BufferView& view) noexcept;
   double draw() noexcept;
+  bool as_coded_afd_drop(const ArrivalContext& ctx, const BufferView& view) noexcept;
 
   struct alignas(64) QueueAfd {
     std::atomic<uint64_t> arrived{1};  // bytes this window (+1, as the authors' code)
@@ -101,6 +116,7 @@ class IbPolicy final : public Policy {
   std::unique_ptr<QueueAfd[]> queues_;
   std::unique_ptr<PortWindow[]> ports_;
   std::atomic<uint64_t> draws_{0};
+  bool as_coded_ = false;
   uint64_t dpp_packets_;
   uint32_t dpp_queue_;
   FlowTable dpp_flows_;

@@ -108,6 +108,110 @@ TEST(Ib, RegisteredWithItsDeclaredDefaults) {
   EXPECT_EQ(p->params()["qref_bytes"], 15000);
   EXPECT_EQ(p->params()["afd_min_queue_bytes"], 153600);
   EXPECT_EQ(p->params()["mfair_start_bytes"], 4e6);
+  EXPECT_EQ(p->params()["variant"], "intended");
+}
+
+// The authors' code as written (variant "as-coded"): DropAfd(DPPQueue, dropP) against
+// DropAfd(double prob, uint32_t priority). Same trace as FairShareStepAndDropProbabilityByHand:
+// queue 0 holds 200 000 bytes (2500 cells, above the 1920-cell floor) and its drop probability
+// is 0.5954 after the first window. The intended rule drops about that share of 4000 arrivals at
+// queue 0; as coded, queue 0 (prob = its index 0) never loses a frame to AFD. Queue 1 is empty
+// and its own drop probability 0 (M = 1), yet as coded every arrival there is dropped (prob = 1,
+// and the queue checked is uint32_t(0.0) = queue 0, longer than the floor) until queue 0 is
+// shorter than the floor.
+struct IbAsCodedFixture : IbFixture {
+  IbPolicy coded{Params{.values = {{"variant", "as-coded"}}}, PolicyEnv{.layout = &layout}};
+  bool admit_coded(uint32_t q, uint64_t now_ns, uint32_t bytes = 1500) {
+    return coded
+        .admit(
+            {.now_ns = now_ns, .queue = q, .port = 0, .cells = (bytes + 79) / 80, .bytes = bytes},
+            view)
+        .accepted();
+  }
+};
+
+TEST_F(IbAsCodedFixture, SwappedArgumentsSpareQueueZeroAndDropQueueOne) {
+  ASSERT_TRUE(state.try_reserve(0, 2500));
+  for (int i = 0; i < 400; ++i) {
+    ASSERT_TRUE(admit(0, 1'000 + 100 * static_cast<uint64_t>(i)));
+    ASSERT_TRUE(admit_coded(0, 1'000 + 100 * static_cast<uint64_t>(i)));
+  }
+  admit(0, 51'000);
+  admit_coded(0, 51'000);
+  ASSERT_NEAR(coded.drop_probability(0), 1.0 - 3'641'500.0 / 9'000'015.0, 1e-9);
+  int intended = 0, as_coded = 0;
+  for (int i = 0; i < 4000; ++i) {
+    intended += admit(0, 51'001 + static_cast<uint64_t>(i) / 100) ? 0 : 1;
+    as_coded += admit_coded(0, 51'001 + static_cast<uint64_t>(i) / 100) ? 0 : 1;
+  }
+  EXPECT_NEAR(intended / 4000.0, 0.5954, 0.031);
+  EXPECT_EQ(as_coded, 0);
+  // Queue 1: drop probability 0, empty.
+  ASSERT_EQ(coded.drop_probability(1), 0.0);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_TRUE(admit(1, 52'000));
+    EXPECT_FALSE(admit_coded(1, 52'000));
+  }
+  EXPECT_EQ(coded.describe(view)["state"]["afd"][1]["afd_drops"].get<uint64_t>(), 100u);
+  state.release(0, 600);  // queue 0 at 1900 cells (152 000 bytes): below the floor
+  for (int i = 0; i < 100; ++i)
+    EXPECT_TRUE(admit_coded(1, 52'000));
+}
+
+// As coded, once a queue's fair share is below one byte, dropP = 1 and the queue checked is the
+// port's queue 1: an arrival at queue 1 is dropped iff queue 1 itself is above the floor. (With
+// the shares starting at 0 and no window rolled yet; queue 0 above the floor does not matter.)
+TEST(IbAsCoded, AZeroFairShareChecksQueueOne) {
+  buffer::BufferLayout layout{100'000, 80, {buffer::PortSpec{.num_queues = 2}}};
+  buffer::BufferState state{layout};
+  const buffer::BufferView view = buffer::BufferView::exact(state);
+  IbPolicy coded{Params{.values = {{"variant", "as-coded"}, {"mfair_start_bytes", 0.0}}},
+                 PolicyEnv{.layout = &layout}};
+  const auto admit = [&](uint32_t q) {
+    return coded.admit({.now_ns = 1'000, .queue = q, .port = 0, .cells = 19, .bytes = 1500}, view)
+        .accepted();
+  };
+  ASSERT_TRUE(state.try_reserve(0, 2500));
+  ASSERT_TRUE(state.try_reserve(1, 1900));
+  EXPECT_TRUE(admit(1));  // queue 1: 1900 cells, not above the 1920-cell floor
+  EXPECT_TRUE(admit(0));  // queue 0: index 0, never
+  ASSERT_TRUE(state.try_reserve(1, 100));
+  EXPECT_FALSE(admit(1));  // queue 1: 2000 cells
+  EXPECT_TRUE(admit(0));
+  state.release(0, 2500);
+  state.release(1, 2000);
+}
+
+// DPP as coded holds a redirected frame to the DPP queue's alpha (their DynamicThresholds(0, ...)
+// reads alphas[0]); intended, to the arriving class's. Queue 0 (class 0, alpha 0.25) holds
+// 30 000 of 100 000 cells, Rem 70 000: a flow's first frame offered to queue 1 (class 1, alpha 2)
+// fits under 2 x 70 000 but not under 0.25 x 70 000 = 17 500.
+TEST(IbAsCoded, DppUsesTheDppQueuesAlpha) {
+  buffer::BufferLayout layout{100'000, 80, {buffer::PortSpec{.num_queues = 2}}};
+  buffer::BufferState state{layout};
+  const buffer::BufferView view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout,
+                      .classes = {TrafficClass{.name = "dpp", .alpha = 0.25},
+                                  TrafficClass{.name = "data", .alpha = 2.0}},
+                      .queue_class = {0, 1}};
+  const nlohmann::json dpp = {{"dpp_packets", 4}};
+  nlohmann::json coded_params = dpp;
+  coded_params["variant"] = "as-coded";
+  IbPolicy intended{Params{.values = dpp}, env};
+  IbPolicy coded{Params{.values = coded_params}, env};
+  ASSERT_TRUE(state.try_reserve(0, 30'000));
+  const ArrivalContext ctx{.now_ns = 1'000,
+                           .queue = 1,
+                           .port = 0,
+                           .class_id = 1,
+                           .cells = 1,
+                           .bytes = 80,
+                           .flow_hash = 7};
+  const Verdict a = intended.admit(ctx, view);
+  EXPECT_TRUE(a.accepted());
+  EXPECT_EQ(a, Verdict::accept_into(0));
+  EXPECT_FALSE(coded.admit(ctx, view).accepted());
+  state.release(0, 30'000);
 }
 
 }  // namespace
