@@ -65,6 +65,60 @@ TEST_F(FabFixture, AFlowIdleForTheWindowStartsAgain) {
   EXPECT_TRUE(admit(5, 2'900'000));   // idle 1.1 ms: a new start
 }
 
+// The authors' FlowAwareBuffer as coded counts the frame's own bytes before the test. With
+// short_bytes 3000 and 1500-byte frames, the intended rule gives a flow's first two frames the
+// large alpha (0 and 1500 bytes before them), the as-coded rule only its first (1500, then 3000
+// counted). 400 of 1000 cells queued: 0.5 x 600 = 300 refuses a long flow's frame, 4 x 600 takes
+// a short one's.
+TEST_F(FabFixture, AsCodedCountsTheFrameBeforeTheTest) {
+  FabPolicy coded{Params{.values = {{"alpha_short", 4.0},
+                                    {"short_bytes", 3000},
+                                    {"window_us", 1000.0},
+                                    {"variant", "as-coded"}}},
+                  PolicyEnv{.layout = &layout}};
+  const auto admit_coded = [&](uint32_t flow, uint64_t now_ns) {
+    return coded
+        .admit({.now_ns = now_ns, .queue = 2, .cells = 19, .bytes = 1500, .flow_hash = flow}, view)
+        .accepted();
+  };
+  ASSERT_TRUE(state.try_reserve(2, 400));
+  EXPECT_TRUE(admit(7, 1'000));
+  EXPECT_TRUE(admit(7, 2'000));
+  EXPECT_TRUE(admit_coded(7, 1'000));              // 1500 counted < 3000
+  EXPECT_FALSE(admit_coded(7, 2'000));             // 3000 counted: long
+  EXPECT_EQ(coded.params()["short_bytes"], 3000);  // set: kept
+}
+
+// Unset, the as-coded variant takes the authors' numbers, and params() says so: 21 000 bytes
+// (15 x 1400) and alpha 1024. A 1400-byte-frame flow keeps alpha 1024 for 14 frames (14 x 1400 =
+// 19 600 < 21 000; the 15th counts 21 000); the intended defaults (22 500 before the frame) keep
+// it for 17 (16 x 1400 = 22 400 < 22 500). 600 of 1000 cells queued, Rem 400: 0.5 x 400 = 200
+// refuses a long flow's frame, 64 x 400 and 1024 x 400 take a short one's, so the frames that
+// get through are the ones counted short.
+TEST(Fab, AsCodedDefaultsAreTheAuthors) {
+  buffer::BufferLayout layout{1000, 80, {buffer::PortSpec{}}};
+  const auto p =
+      make_policy("fab", Params{.values = {{"variant", "as-coded"}}}, PolicyEnv{.layout = &layout});
+  EXPECT_EQ(p->params()["short_bytes"], 21000);
+  EXPECT_EQ(p->params()["alpha_short"], 1024.0);
+  buffer::BufferState state{layout};
+  const buffer::BufferView view = buffer::BufferView::exact(state);
+  ASSERT_TRUE(state.try_reserve(0, 600));
+  const auto intended = make_policy("fab", Params{}, PolicyEnv{.layout = &layout});
+  const auto through = [&](Policy& policy) {
+    int n = 0;
+    for (uint64_t i = 0; i < 30; ++i)
+      n += policy
+               .admit({.now_ns = 1'000 + i, .queue = 0, .cells = 18, .bytes = 1400, .flow_hash = 9},
+                      view)
+               .accepted();
+    return n;
+  };
+  EXPECT_EQ(through(*p), 14);
+  EXPECT_EQ(through(*intended), 17);
+  state.release(0, 600);
+}
+
 TEST(Fab, RegisteredWithItsDeclaredDefaults) {
   const PolicyInfo* info = find_policy("fab");
   ASSERT_NE(info, nullptr);
@@ -74,6 +128,7 @@ TEST(Fab, RegisteredWithItsDeclaredDefaults) {
   EXPECT_EQ(p->params()["alpha_short"], 64.0);
   EXPECT_EQ(p->params()["short_bytes"], 22500);
   EXPECT_EQ(p->params()["window_us"], 5000.0);
+  EXPECT_EQ(p->params()["variant"], "intended");
 }
 
 }  // namespace
