@@ -159,10 +159,11 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   p.name = *name;
   p.rate_bps = r.with_unit("rate", parse_rate_bps).value_or(0);
   p.num_queues = static_cast<uint32_t>(r.integer("queues", 1, 64).value_or(1));
-  const std::string sched = r.choice("scheduler", "rr", {"sp", "rr", "drr"});
-  p.scheduler = sched == "sp"    ? model::SchedulerKind::kStrictPriority
-                : sched == "drr" ? model::SchedulerKind::kDrr
-                                 : model::SchedulerKind::kRoundRobin;
+  const std::string sched = r.choice("scheduler", "rr", {"sp", "rr", "drr", "drr_active"});
+  p.scheduler = sched == "sp"           ? model::SchedulerKind::kStrictPriority
+                : sched == "drr"        ? model::SchedulerKind::kDrr
+                : sched == "drr_active" ? model::SchedulerKind::kDrrActive
+                                        : model::SchedulerKind::kRoundRobin;
   for (int64_t w : r.integer_list("weights", 1, 1000))
     p.weights.push_back(static_cast<uint32_t>(w));
   if (!p.weights.empty() && p.weights.size() != p.num_queues) {

@@ -3,7 +3,12 @@
 namespace sharebuf::model {
 
 Scheduler::Scheduler(SchedulerKind kind, uint32_t num_queues, const std::vector<uint32_t>& weights)
-    : kind_(kind), n_(num_queues), quantum_(num_queues), deficit_(num_queues, 0) {
+    : kind_(kind),
+      n_(num_queues),
+      quantum_(num_queues),
+      deficit_(num_queues, 0),
+      active_(num_queues, 0),
+      listed_(num_queues, false) {
   for (uint32_t q = 0; q < n_; ++q) {
     const uint32_t w = q < weights.size() && weights[q] > 0 ? weights[q] : 1;
     quantum_[q] = uint64_t{w} * kQuantumUnitBytes;
@@ -11,7 +16,8 @@ Scheduler::Scheduler(SchedulerKind kind, uint32_t num_queues, const std::vector<
 }
 
 void Scheduler::sent(int queue, uint32_t bytes) noexcept {
-  if (kind_ == SchedulerKind::kDrr && queue >= 0) deficit_[queue] -= bytes;
+  if ((kind_ == SchedulerKind::kDrr || kind_ == SchedulerKind::kDrrActive) && queue >= 0)
+    deficit_[queue] -= bytes;
 }
 
 double Scheduler::share(uint32_t q, const std::vector<bool>& active) const noexcept {
@@ -27,6 +33,7 @@ double Scheduler::share(uint32_t q, const std::vector<bool>& active) const noexc
     case SchedulerKind::kRoundRobin:
       return 1.0 / n_active;
     case SchedulerKind::kDrr:
+    case SchedulerKind::kDrrActive:
       return static_cast<double>(quantum_[q]) / static_cast<double>(weight_sum);
     case SchedulerKind::kStrictPriority:
       for (uint32_t i = 0; i < q; ++i) {

@@ -14,6 +14,8 @@ std::string_view to_string(SchedulerKind k) noexcept {
       return "rr";
     case SchedulerKind::kDrr:
       return "drr";
+    case SchedulerKind::kDrrActive:
+      return "drr_active";
   }
   return "?";
 }
@@ -66,6 +68,7 @@ policies::PortScheduling port_scheduling(SchedulerKind kind, const std::vector<u
     case SchedulerKind::kStrictPriority:
       return {policies::SchedulingKind::kStrictPriority, weights};
     case SchedulerKind::kDrr:
+    case SchedulerKind::kDrrActive:
       return {policies::SchedulingKind::kDrr, weights};
     case SchedulerKind::kRoundRobin:
       break;

@@ -17,7 +17,9 @@
 
 namespace sharebuf::model {
 
-enum class SchedulerKind : uint8_t { kStrictPriority, kRoundRobin, kDrr };
+// kDrr visits the queues in index order (cyclic); kDrrActive keeps Shreedhar and Varghese's
+// active list (model/scheduler.h).
+enum class SchedulerKind : uint8_t { kStrictPriority, kRoundRobin, kDrr, kDrrActive };
 std::string_view to_string(SchedulerKind k) noexcept;
 
 enum class ClassifyMode : uint8_t { kDscp, kPcp, kRules };

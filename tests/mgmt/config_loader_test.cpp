@@ -76,6 +76,7 @@ storm_pps = 2000
 [[ports]]
 interface = "p2"
 queues = 2
+scheduler = "drr_active"
 
 [[static_macs]]
 mac = "02:5b:00:00:00:01"
@@ -117,6 +118,7 @@ TEST(ConfigLoader, FullExample) {
   ASSERT_EQ(sw.ports.size(), 2u);
   EXPECT_EQ(sw.ports[0].rate_bps, 100'000'000u);
   EXPECT_EQ(sw.ports[0].scheduler, model::SchedulerKind::kDrr);
+  EXPECT_EQ(sw.ports[1].scheduler, model::SchedulerKind::kDrrActive);
   EXPECT_EQ(sw.ports[0].default_class, 1);
   EXPECT_EQ(sw.ports[1].rate_bps, 0u);
   EXPECT_EQ(sw.ports[0].storm_pps, 2000u);

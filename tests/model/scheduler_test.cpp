@@ -1,6 +1,7 @@
 #include "model/scheduler.h"
 
 #include <deque>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -46,6 +47,41 @@ TEST(Scheduler, DrrSharesBytesByWeight) {
   const auto bytes = serve(s, q, 60000);
   const double ratio = static_cast<double>(bytes[1]) / static_cast<double>(bytes[0]);
   EXPECT_NEAR(ratio, 3.0, 0.05);
+}
+
+TEST(Scheduler, ActiveListDrrSharesBytesByWeight) {
+  Scheduler s(SchedulerKind::kDrrActive, 2, {1, 3});
+  std::vector<std::deque<uint32_t>> q = {std::deque<uint32_t>(100000, 1500),
+                                         std::deque<uint32_t>(100000, 200)};
+  const auto bytes = serve(s, q, 60000);
+  const double ratio = static_cast<double>(bytes[1]) / static_cast<double>(bytes[0]);
+  EXPECT_NEAR(ratio, 3.0, 0.05);
+}
+
+// Where the two DRRs part: queues 0 and 2 hold three 1500-byte frames each (A, C), queue 1 none;
+// equal weights, so a quantum (1514 bytes) pays for one frame and leaves 14 bytes. After A1
+// leaves, B1 arrives at queue 1. The cyclic DRR's visit moves on from queue 0 to queue 1 and
+// sends B1 next; the active list puts queue 1 behind queue 2 (the list is 0, 2 when B1 arrives,
+// and queue 0 goes to the tail after A1), so C1 and then A2 (queue 0 has 14 + 1514 bytes) leave
+// before B1.
+std::string order(SchedulerKind kind) {
+  Scheduler s(kind, 3, {});
+  std::vector<std::deque<std::string>> q = {{"A1", "A2", "A3"}, {}, {"C1", "C2", "C3"}};
+  std::string out;
+  for (int i = 0; i < 7; ++i) {
+    const int k = s.pick([&](uint32_t j) { return q[j].empty() ? 0u : 1500u; });
+    if (k == Scheduler::kNone) break;
+    out += q[k].front() + " ";
+    s.sent(k, 1500);
+    q[k].pop_front();
+    if (i == 0) q[1].push_back("B1");
+  }
+  return out;
+}
+
+TEST(Scheduler, CyclicAndActiveListDrrOrderANewQueueDifferently) {
+  EXPECT_EQ(order(SchedulerKind::kDrr), "A1 B1 C1 A2 C2 A3 C3 ");
+  EXPECT_EQ(order(SchedulerKind::kDrrActive), "A1 C1 A2 B1 C2 A3 C3 ");
 }
 
 TEST(Scheduler, ShareForFbGamma) {
