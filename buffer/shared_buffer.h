@@ -142,10 +142,13 @@ class SharedBuffer {
   // Reclaim (Occamy, docs/policies/occamy.md): drops queue q's oldest frame and counts it as a
   // reclaimed drop of q. Returns the cells freed, 0 if q was empty (its egress took the last
   // frame). Safe beside the egress workers: the frame is taken off under the queue's lock, as a
-  // dequeue would take it.
-  uint32_t reclaim_head(CellCache& cache, uint32_t q, EvictedFrames* evicted = nullptr) noexcept {
+  // dequeue would take it. `bytes` (if given) receives the frame's length.
+  uint32_t reclaim_head(CellCache& cache, uint32_t q, EvictedFrames* evicted = nullptr,
+                        uint32_t* bytes = nullptr) noexcept {
     const uint32_t head = queues_[q].pop_head();
-    return head == kNoCell ? 0 : evict(cache, q, head, evicted, DropReason::kReclaimed);
+    if (head == kNoCell) return 0;
+    if (bytes) *bytes = pool_.descriptor(head).bytes;
+    return evict(cache, q, head, evicted, DropReason::kReclaimed);
   }
   // push_out of q's tail (its newest frame) only if `take(descriptor)` accepts it, decided under
   // the queue's lock so the frame judged is the frame taken. 0 if not taken.

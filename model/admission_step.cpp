@@ -29,12 +29,14 @@ struct Reclaimer {
   buffer::EvictedFrames* evicted;
   uint32_t cells = 0;
 
-  static uint32_t drop_head(void* self, uint32_t queue) noexcept {
+  static policies::Policy::HeadDrop drop_head(void* self, uint32_t queue) noexcept {
     auto& r = *static_cast<Reclaimer*>(self);
-    if (queue >= r.buffer.layout().num_queues()) return 0;
-    const uint32_t c = r.buffer.reclaim_head(r.cache, queue, r.evicted);
-    r.cells += c;
-    return c;
+    if (queue >= r.buffer.layout().num_queues()) return {};
+    policies::Policy::HeadDrop d;
+    d.cells = r.buffer.reclaim_head(r.cache, queue, r.evicted, &d.bytes);
+    if (d.cells == 0) d.bytes = 0;
+    r.cells += d.cells;
+    return d;
   }
 };
 

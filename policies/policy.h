@@ -151,9 +151,13 @@ class Policy {
   // decision, at the arrival's time, with the buffer's exact occupancy (the traffic manager's own
   // counters, whatever the admission view) and `drop_head(ctx, queue)`: it drops that queue's
   // oldest frame (counted `reclaimed` at the queue; the egress workers cannot send it any more)
-  // and returns the cells freed, 0 if the queue held no frame. Called on every RX worker
+  // and returns the cells and bytes freed, 0 if the queue held no frame. Called on every RX worker
   // concurrently, like admit(); the view reflects each drop at once.
-  using HeadDropper = uint32_t (*)(void* ctx, uint32_t queue) noexcept;
+  struct HeadDrop {
+    uint32_t cells = 0;
+    uint32_t bytes = 0;  // the frame's length
+  };
+  using HeadDropper = HeadDrop (*)(void* ctx, uint32_t queue) noexcept;
   bool reclaims() const noexcept { return reclaims_; }
   virtual void reclaim(uint64_t /*now_ns*/, const BufferView& /*exact*/, HeadDropper /*drop_head*/,
                        void* /*ctx*/) noexcept {}

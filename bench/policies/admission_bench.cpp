@@ -155,7 +155,7 @@ void BM_DecideWithReclaim(benchmark::State& state) {
   const std::unique_ptr<Policy> policy = make_policy("occamy", params, env);
   const auto view = buffer::BufferView::exact(f.state);
   state.SetLabel(state.range(1) == 1 ? "occamy, queues over" : "occamy, none over");
-  auto drop_head = [](void*, uint32_t) noexcept -> uint32_t { return 19; };
+  auto drop_head = [](void*, uint32_t) noexcept -> Policy::HeadDrop { return {19, 1500}; };
   uint32_t q = 0;
   uint64_t now = 0;
   for (auto _ : state) {

@@ -187,6 +187,70 @@ TEST_F(OccamyTest, ReclaimsAreSafeBesideTheEgress) {
   EXPECT_GE(head_bytes_seen, 0u);
 }
 
+// The simulator's bucket (token_model "simulator"): ticks of 1500 bytes at the summed 20 Gbit/s,
+// 600 ns apart, each adding 8 tokens of 200 B (capped at 8) and making at most one head drop.
+// Frames here are 800 B (4 tokens). Queue 0 is over its threshold once 2 Q0 + Q1 > 1000 cells.
+// The sharebuf bucket would drop at t = 1 (see ReclaimsHeadsAtTheSpareBandwidthsRate); here no
+// tick has passed. At 601 one tick: one drop although queue 0 stays over and 4 tokens remain; at
+// 1801 two ticks: the first drops (queue 0 at 480: 960 + 40 = 1000, no longer over), the second
+// finds no queue over.
+TEST_F(OccamyTest, SimulatorTokensTickAndDropOneHeadATick) {
+  build_occamy({{"token_model", "simulator"}});
+  EXPECT_DOUBLE_EQ(policy_->describe(buffer_->exact_view())["state"]["tick_ns"].get<double>(),
+                   600.0);
+  hog();
+  EXPECT_TRUE(offer_at(1, 1));    // Q1 10: queue 0 over from now on
+  EXPECT_TRUE(offer_at(1, 1));    // no tick yet
+  EXPECT_TRUE(offer_at(599, 1));  // still tick 0; Q1 30: 1030, two drops' worth over
+  EXPECT_EQ(reclaimed(0), 0u);
+  EXPECT_TRUE(offer_at(601, 1));  // tick 1: one drop
+  EXPECT_EQ(reclaimed(0), 1u);
+  EXPECT_EQ(occupancy(0), 490u);   // 980 + 40 = 1020: still over
+  EXPECT_TRUE(offer_at(1801, 1));  // ticks 2 and 3: one drop, then none over
+  EXPECT_EQ(reclaimed(0), 2u);
+  EXPECT_EQ(occupancy(0), 480u);
+}
+
+// The DPDK prototype's bucket (token_model "dpdk"): a balance of 200-B tokens, refilled after at
+// least 0.5 us by floor(55e6/s x elapsed), capped at 200; head drops while the balance is >= 0.
+// At t = 1 the balance is 0, which still drops (to -4: an 800-B frame). At 599 ns the refill adds
+// floor(55e6 x 599e-9) = 32 (balance 28) but no queue is over (980 + 20 = 1000); at 601 (no
+// refill: 2 ns later) queue 0 is over again (1010) and loses one head (balance 24), and only one:
+// 960 + 30 = 990.
+TEST_F(OccamyTest, DpdkBalanceDropsWhileNotNegative) {
+  build_occamy({{"token_model", "dpdk"}});
+  hog();
+  EXPECT_TRUE(offer_at(1, 1));  // Q1 10; 1000 + 0 was not over at its reclaim
+  EXPECT_EQ(reclaimed(0), 0u);
+  EXPECT_TRUE(offer_at(1, 1));  // 1010 over, balance 0: one drop, balance -4
+  EXPECT_EQ(reclaimed(0), 1u);
+  EXPECT_TRUE(offer_at(599, 1));  // refill 32: balance 28; 980 + 20: not over
+  EXPECT_EQ(reclaimed(0), 1u);
+  EXPECT_TRUE(offer_at(601, 1));  // 980 + 30 over: one drop, balance 24
+  EXPECT_EQ(reclaimed(0), 2u);
+  EXPECT_EQ(occupancy(0), 480u);
+}
+
+// The "sharebuf" model's knobs are refused with another model: a run never states one bucket
+// and runs another.
+TEST(Occamy, AnotherTokenModelRefusesSharebufsKnobs) {
+  buffer::BufferLayout layout{1000, 80, {buffer::PortSpec{}}};
+  for (const char* key : {"speedup", "token_cap_bytes"}) {
+    try {
+      make_policy("occamy", Params{.values = {{"token_model", "dpdk"}, {key, 1}}},
+                  PolicyEnv{.layout = &layout});
+      ADD_FAILURE() << key << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("sharebuf"), std::string::npos) << e.what();
+    }
+  }
+  const auto p = make_policy("occamy", Params{.values = {{"token_model", "dpdk"}}},
+                             PolicyEnv{.layout = &layout});
+  EXPECT_FALSE(p->params().contains("speedup"));  // params() shows only what runs
+  EXPECT_EQ(p->params()["token_model"], "dpdk");
+}
+
 TEST(Occamy, RegisteredWithItsDeclaredDefaults) {
   buffer::BufferLayout layout{1000, 80, {buffer::PortSpec{}}};
   const auto p = make_policy("occamy", Params{}, PolicyEnv{.layout = &layout});
@@ -194,6 +258,7 @@ TEST(Occamy, RegisteredWithItsDeclaredDefaults) {
   EXPECT_EQ(p->params()["speedup"], 1.0);
   EXPECT_EQ(p->params()["token_cap_bytes"], 1600);
   EXPECT_EQ(p->params()["victim"], "round_robin");
+  EXPECT_EQ(p->params()["token_model"], "sharebuf");
   EXPECT_TRUE(p->reclaims());
   EXPECT_FALSE(make_policy("dt", Params{}, PolicyEnv{.layout = &layout})->reclaims());
 }
