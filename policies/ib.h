@@ -1,6 +1,7 @@
 // ib — Intelligent Buffer (Cisco's Nexus 9000 "intelligent buffer": approximate fair dropping,
-// AFD, on top of Dynamic Thresholds), as the ABM and Credence authors' ns-3 code implements it
-// for their comparisons (docs/policies/ib.md):
+// AFD, on top of Dynamic Thresholds), with the formula the ABM and Credence authors' ns-3 code
+// computes for their comparisons (docs/policies/ib.md; that code runs it otherwise: see the
+// variants below):
 //   accept iff Q[q] < alpha_c * Rem (DT), and not an AFD drop.
 // AFD, per queue: every `afd_window_us`, at the port's first arrival after the window, each of the
 // port's queues takes M = the bytes that arrived at it in the window just ended (+1) and moves its
