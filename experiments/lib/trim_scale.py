@@ -22,13 +22,16 @@ largest DoD queue, senders 1-64).
 
 usage: trim_scale.py OUT [--replay BIN] [--packets N] [--seeds N] [--quick] [--readme]
 Writes OUT/summary.md, OUT/results.json, OUT/fig*.png and each run's files in OUT/runs/ (about
-25 s with the defaults); --readme puts the summary and plots on docs/experiments/e7-paper-scale.md.
+25 s with the defaults); --readme puts the summary and plots on docs/experiments/e7-paper-scale.md
+and keeps what the summary was made from (results.json, the quoted effective configuration) in
+docs/runs/e7/trim-scale/, from which tests/python/test_results_pages.py makes it again.
 """
 import argparse
 import csv
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -429,6 +432,29 @@ def summary(res, packets, out):
     return "\n".join(lines) + "\n"
 
 
+RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e7", "trim-scale")
+SETUP_FILE = os.path.join("runs", "fig5a-full", "effective.toml")
+
+
+def render(out, packets):
+    """The page's summary from OUT/results.json and the effective configuration it quotes."""
+    with open(os.path.join(out, "results.json")) as f:
+        return summary(json.load(f), packets, out)
+
+
+def record(out, packets, dest=RECORD_DIR):
+    """Keeps what render() reads (and the packet count) in DEST: docs/runs/e7/trim-scale."""
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(os.path.join(dest, os.path.dirname(SETUP_FILE)))
+    shutil.copy(os.path.join(out, "results.json"), os.path.join(dest, "results.json"))
+    shutil.copy(os.path.join(out, SETUP_FILE), os.path.join(dest, SETUP_FILE))
+    with open(os.path.join(dest, "meta.json"), "w") as f:
+        json.dump({"packets": packets}, f)
+        f.write("\n")
+    return dest
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
@@ -467,15 +493,18 @@ def main(argv):
     bad = [name for name, r in res.items() for v in _runs(r) if v.get("accounting_errors")]
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(res, f, default=str)
+    # The summary from the file just written, as a record of it gives it again.
+    text = render(a.out, packets)
     with open(os.path.join(a.out, "summary.md"), "w") as f:
-        f.write(summary(res, packets, a.out))
+        f.write(text)
     plots(res, a.out)
     if a.readme:
         sys.path.insert(0, os.path.join(ROOT, "scripts"))
         import doc_section
         images = [os.path.join(a.out, n) for n in ("fig5.png", "fig7.png", "fig8c_fig9.png")
                   if os.path.exists(os.path.join(a.out, n))]
-        print(doc_section.write_section("trim-scale", summary(res, packets, a.out), images))
+        print(doc_section.write_section("trim-scale", text, images))
+        print(f"recorded in {os.path.relpath(record(a.out, packets), ROOT)}")
     if bad:
         sys.exit(f"trim_scale.py: accounting errors in {sorted(set(bad))}")
     return 0
