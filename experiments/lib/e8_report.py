@@ -5,14 +5,20 @@ For every figure: one Markdown table per metric (rows: policies, columns: the ax
 the median over the seeds with their range), the comparisons the paper states (ratios of tail
 FCTs), and a PNG with the metrics against the axis like the paper's figures. Writes
 OUT/<figure>.md and OUT/<figure>.png; with --readme also the figure's section of
-docs/experiments/e8-fabric.md (marker e8-<figure>).
+docs/experiments/e8-fabric.md (marker e8-<figure>), and the runs' own files the section was made
+from (each run's summary.json, meta.json and scenario.toml; flows.csv.gz where a metric reads the
+flows) under docs/runs/e8/<figure>/, from which tests/python/test_results_pages.py makes the
+section again and fails if the page differs.
 
 usage: e8_report.py OUT FIGURE[,FIGURE...] [--readme]
 """
 import argparse
 import csv
+import gzip
 import json
 import os
+import re
+import shutil
 import statistics
 import sys
 
@@ -77,7 +83,10 @@ def incast_timeouts(s, run_dir):
     """Incast responses that took 10 ms (the minimum RTO) or more, or never completed, in % of
     the incast responses: the ones that waited out a retransmission timeout."""
     n = late = 0
-    with open(os.path.join(run_dir, "flows.csv")) as f:
+    path = os.path.join(run_dir, "flows.csv")
+    if not os.path.exists(path):
+        path += ".gz"  # as docs/runs/ keeps it
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         for row in csv.DictReader(f):
             if row["kind"] != "incast":
                 continue
@@ -177,7 +186,12 @@ CLAIMS = {
                    "IB 177 ms against DT's 237 at 90 % load, 168 against 193 at 40 % (the "
                    "paper's IB with DPP's priority queue for short flows; ib here without it)"),
                   ("qct_mean", "ib-dpp", ["dt"],
-                   "the same, against ib-dpp: IB with DPP's priority queue")],
+                   "the same, against ib-dpp: IB with DPP's priority queue"),
+                  ("qct_mean", "ib-dpp-as-coded", ["dt"],
+                   "the same, against IB with DPP as the authors' code runs it"),
+                  ("qct_mean", "fab-as-coded", ["dt", "cs"],
+                   "FAB 104 ms against DT's 237 and CS's 165 at 90 % load, 63 against 193 and 135 "
+                   "at 40 %, against FAB as the authors' code runs it")],
     "credence-flip": [("incast_p95", "credence", ["lqd"],
                        "close to LQD up to a flip probability of 0.005, diverging at 0.01 and "
                        "much worse at 0.1")],
@@ -227,11 +241,11 @@ def cell_text(values):
 
 
 def ordered(values):
+    """The axis values by their number ("209715B" by 209715), then by text: the same order in every
+    process (a set's own order is not)."""
     def key(v):
-        try:
-            return float(str(v).rstrip("%"))
-        except ValueError:
-            return 0
+        m = re.match(r"[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?", str(v))
+        return (float(m.group(0)) if m else 0.0, str(v))
     return sorted({str(v) for v in values}, key=key)
 
 
@@ -355,21 +369,51 @@ def plot_flip(path, title, axis_name, axis_value, tables, metrics):
     panels(path, f"{title} ({axis_name} {axis_value})", metrics, draw)
 
 
-def report(out, figure, index):
-    """The figure's Markdown body; writes OUT/<figure>.md and OUT/<figure>.png."""
+def rows_text(out, cells, policies):
+    """Each row's policy overrides as its runs recorded them (meta.json): what ran, from the runs'
+    own files rather than from e8_runs.py as it reads today."""
+    seen = {}
+    for policy, _value, _seed, run in cells:
+        path = os.path.join(out, run, "meta.json")
+        if policy in seen or not os.path.exists(path):
+            continue
+        with open(path) as f:
+            seen[policy] = json.load(f).get("overrides", [])
+    lines = []
+    for policy in policies:
+        if policy in seen:
+            given = "; ".join(f"`{o}`" for o in seen[policy] if o.startswith("switches."))
+            lines.append(f"`{policy}`: {given or 'the scenario as it is'}")
+    return "Rows, as their runs recorded them: " + ". ".join(lines) + "." if lines else ""
+
+
+def render(out, figure, index):
+    """The figure's Markdown body and its tables, from the runs' files under OUT alone."""
     import e8_runs
     fig = e8_runs.FIGURES[figure]
     cells = index["figures"].get(figure, [])
     axis_name = fig["axis"][0]
     axis_values = ordered(v for _, v, _, _ in cells)
-    policies = list(fig["policies"])
+    # The rows and the scenario as the runs have them (index order, meta.json), so a record
+    # renders the same whatever e8_runs.py says today.
+    policies = list(dict.fromkeys(p for p, _, _, _ in cells))
+    scenario = fig["scenario"]
+    for _, _, _, run in cells:
+        meta = os.path.join(out, run, "meta.json")
+        if os.path.exists(meta):
+            with open(meta) as f:
+                scenario = json.load(f).get("scenario", scenario)
+            break
     metrics = METRICS[figure]
     tables = {mid: collect(out, cells, f) for mid, _, f, _ in metrics}
     seeds = sorted({s for _, _, s, _ in cells})
-    parts = [f"**{fig['title']}.** Scenario `{fig['scenario']}`, "
+    parts = [f"**{fig['title']}.** Scenario `{scenario}`, "
              f"{'quick run: ' if index.get('quick') else ''}"
              f"seeds {', '.join(map(str, seeds))}; each cell the median over the seeds "
              "(their range in brackets)."]
+    rows = rows_text(out, cells, policies)
+    if rows:
+        parts.append(rows)
     for mid, label, _, _ in metrics:
         parts.append(markdown_table(label, axis_name, axis_values, policies, tables[mid]))
     comp = collect(out, cells, completion)
@@ -387,7 +431,19 @@ def report(out, figure, index):
         parts.append(f"Paper: {claim}. Measured, {mid} of {b_list(baselines)} over {policy}'s "
                      f"(> 1: {policy} better): " + ("; ".join(lines) if lines else "no data") +
                      ".")
-    body = "\n\n".join(parts) + "\n"
+    return "\n\n".join(parts) + "\n", tables
+
+
+def report(out, figure, index):
+    """The figure's Markdown body; writes OUT/<figure>.md and OUT/<figure>.png."""
+    import e8_runs
+    fig = e8_runs.FIGURES[figure]
+    cells = index["figures"].get(figure, [])
+    axis_name = fig["axis"][0]
+    axis_values = ordered(v for _, v, _, _ in cells)
+    policies = list(dict.fromkeys(p for p, _, _, _ in cells))
+    metrics = METRICS[figure]
+    body, tables = render(out, figure, index)
     with open(os.path.join(out, f"{figure}.md"), "w") as f:
         f.write(body)
     png = os.path.join(out, f"{figure}.png")
@@ -400,6 +456,40 @@ def report(out, figure, index):
 
 def b_list(baselines):
     return ", ".join(baselines)
+
+
+RECORD_FILES = ("summary.json", "meta.json", "scenario.toml")
+
+
+def record_dir(figure):
+    return os.path.normpath(os.path.join(HERE, "..", "..", "docs", "runs", "e8", figure))
+
+
+def record(out, figure, index, dest=None):
+    """Copies the files render() reads for `figure` to DEST (docs/runs/e8/<figure>): the page's
+    section can be made again from them (tests/python/test_results_pages.py)."""
+    dest = dest or record_dir(figure)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    needs_flows = any(getattr(f, "needs_run_dir", False) for _, _, f, _ in METRICS[figure])
+    cells = index["figures"].get(figure, [])
+    for _policy, _value, _seed, run in cells:
+        src, dst = os.path.join(out, run), os.path.join(dest, run)
+        if not os.path.exists(os.path.join(src, "summary.json")):
+            continue
+        os.makedirs(dst, exist_ok=True)
+        for name in RECORD_FILES:
+            if os.path.exists(os.path.join(src, name)):
+                shutil.copy(os.path.join(src, name), os.path.join(dst, name))
+        if needs_flows:
+            with open(os.path.join(src, "flows.csv"), "rb") as fin, \
+                    gzip.GzipFile(os.path.join(dst, "flows.csv.gz"), "wb", mtime=0) as fout:
+                shutil.copyfileobj(fin, fout)
+    os.makedirs(dest, exist_ok=True)
+    with open(os.path.join(dest, "index.json"), "w") as f:
+        json.dump({"quick": index.get("quick", False), "figures": {figure: cells}}, f, indent=1)
+        f.write("\n")
+    return dest
 
 
 def main(argv=None):
@@ -416,6 +506,7 @@ def main(argv=None):
         if readme:
             import doc_section
             doc_section.write_section(f"e8-{figure}", body, [png])
+            print(f"recorded in {os.path.relpath(record(out, figure, index))}")
 
 
 if __name__ == "__main__":
