@@ -59,6 +59,13 @@ class Scheduler {
     --active_count_;
     return q;
   }
+  // The head queue, found empty, leaves the list with its deficit cleared.
+  void retire_active_head() noexcept {
+    const uint32_t q = pop_active();
+    deficit_[q] = 0;
+    listed_[q] = false;
+    topped_up_ = false;
+  }
   template <typename HeadBytes>
   int pick_active(HeadBytes&& head_bytes) noexcept;
 };
@@ -112,10 +119,7 @@ int Scheduler::pick_active(HeadBytes&& head_bytes) noexcept {
     const uint32_t q = active_[active_head_];
     const uint32_t bytes = head_bytes(q);
     if (bytes == 0) {
-      deficit_[q] = 0;
-      listed_[q] = false;
-      pop_active();
-      topped_up_ = false;
+      retire_active_head();
     } else if (deficit_[q] < static_cast<int64_t>(bytes)) {
       push_active(pop_active());
       topped_up_ = false;
@@ -133,10 +137,7 @@ int Scheduler::pick_active(HeadBytes&& head_bytes) noexcept {
     const uint32_t q = active_[active_head_];
     const uint32_t bytes = head_bytes(q);
     if (bytes == 0) {
-      deficit_[q] = 0;
-      listed_[q] = false;
-      pop_active();
-      topped_up_ = false;
+      retire_active_head();
       continue;
     }
     if (!topped_up_) {
