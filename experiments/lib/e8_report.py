@@ -387,16 +387,21 @@ def rows_text(out, cells, policies):
     return "Rows, as their runs recorded them: " + ". ".join(lines) + "." if lines else ""
 
 
-def render(out, figure, index):
-    """The figure's Markdown body and its tables, from the runs' files under OUT alone."""
+def layout(figure, index):
+    """The figure's definition, its runs, the axis and the rows. The rows are the runs' own (index
+    order), so a record renders the same whatever e8_runs.py says today."""
     import e8_runs
     fig = e8_runs.FIGURES[figure]
     cells = index["figures"].get(figure, [])
-    axis_name = fig["axis"][0]
     axis_values = ordered(v for _, v, _, _ in cells)
-    # The rows and the scenario as the runs have them (index order, meta.json), so a record
-    # renders the same whatever e8_runs.py says today.
     policies = list(dict.fromkeys(p for p, _, _, _ in cells))
+    return fig, cells, fig["axis"][0], axis_values, policies
+
+
+def render(out, figure, index):
+    """The figure's Markdown body and its tables, from the runs' files under OUT alone."""
+    fig, cells, axis_name, axis_values, policies = layout(figure, index)
+    # The scenario as the runs recorded it (meta.json).
     scenario = fig["scenario"]
     for _, _, _, run in cells:
         meta = os.path.join(out, run, "meta.json")
@@ -436,12 +441,7 @@ def render(out, figure, index):
 
 def report(out, figure, index):
     """The figure's Markdown body; writes OUT/<figure>.md and OUT/<figure>.png."""
-    import e8_runs
-    fig = e8_runs.FIGURES[figure]
-    cells = index["figures"].get(figure, [])
-    axis_name = fig["axis"][0]
-    axis_values = ordered(v for _, v, _, _ in cells)
-    policies = list(dict.fromkeys(p for p, _, _, _ in cells))
+    fig, _cells, axis_name, axis_values, policies = layout(figure, index)
     metrics = METRICS[figure]
     body, tables = render(out, figure, index)
     with open(os.path.join(out, f"{figure}.md"), "w") as f:
