@@ -15,6 +15,7 @@
 #include "policies/lqd.h"
 #include "policies/occamy.h"
 #include "policies/protean.h"
+#include "policies/reverie.h"
 #include "policies/smartbuf.h"
 #include "policies/static.h"
 
@@ -48,6 +49,8 @@ const std::array kBuiltins = {
     info<IbPolicy>("IB: DT with approximate fair dropping (AFD) of queues over their fair share"),
     info<OccamyPolicy>(
         "Occamy: DT, and head drops from queues over it with the spare memory bandwidth"),
+    info<ReveriePolicy>(
+        "Reverie: a low-pass filtered queue length against alpha * Rem / congested queues"),
 };
 
 }  // namespace

@@ -59,6 +59,9 @@ agree ib credence.toml \
 # ACKs' queue 0 is above the floor; DPP held to queue 0's alpha.
 agree ib-as-coded credence.toml \
   '{name = "ib", variant = "as-coded", mfair_start_bytes = 100000, afd_min_queue_bytes = 15000, dpp_packets = 8}'
+# Reverie: the filter moves at every departure, N at every arrival, the first-BDP tag gives alpha
+# 1024; the filter's lag admits what DT would refuse, so it also drops at the pool's limit.
+agree reverie credence.toml '{name = "reverie"}'
 agree credence credence.toml "{name = \"credence\", oracle = \"forest\", model = \"$model\"}"
 agree protean protean.toml \
   '{name = "protean", alpha_incast = 1.0, alpha_long = 0.5, beta = 0.25, buildup = 2.0}' \
