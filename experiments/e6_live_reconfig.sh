@@ -58,7 +58,7 @@ params_for() {  # a different parameter set each time a policy comes round
     protean:1) echo "alpha_incast=0.8 arithmetic=tofino" ;;
     fb:1) echo "gamma=measured" ;; fba:1) echo "period_ms=10" ;;
     lqd:1) echo "push_out=head" ;; credence:1) echo "oracle=forest" ;;
-    smartbuf:1) echo "k=2 sigma=4" ;; *) echo "" ;;
+    smartbuf:1) echo "k=2 sigma=4" ;; reverie:1) echo "gamma=0.99" ;; *) echo "" ;;
   esac
 }
 while awk -v a="$(date +%s.%N)" -v b="$t0" -v s="$seconds" 'BEGIN { exit !(a - b < s) }'; do
