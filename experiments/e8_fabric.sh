@@ -8,6 +8,7 @@
 # predictions), fb-single (the FB paper's single-queue comparison, Figures 7 and 9: DT, CS, FAB
 # and IB, with Occamy beside them, at the paper's own size), occamy-burst (Occamy's testbed
 # burst absorption, Figure 12, simulated: DT, Occamy, ABM, push-out across query sizes),
+# reverie (Reverie's TCP bursts without its RDMA load: DT, ABM, Reverie across burst sizes),
 # credence-paper (Figure 6 at the paper's own 256 hosts, one load: on 2 MPI ranks with
 # build/sim/sharebuf-sim-mpi from ./run.sh ns3-mpi, else in one process, same results). Scaled
 # to a 2-core machine (scale-down beside each table in docs/experiments/e8-fabric.md); two runs
@@ -21,7 +22,7 @@ set -euo pipefail
 source "$(dirname "$0")/../scripts/usage.sh"
 cd "$(dirname "$0")/.."
 out=results/e8 build=build jobs=2 quick="" readme=""
-figures=protean,smartbuf,credence-load,credence-burst,credence-flip,fb-single,occamy-burst
+figures=protean,smartbuf,credence-load,credence-burst,credence-flip,fb-single,occamy-burst,reverie
 while [ $# -gt 0 ]; do
   case "$1" in
     --figures) figures=$2; shift 2 ;;

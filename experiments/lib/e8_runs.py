@@ -176,6 +176,25 @@ FIGURES = {
         "seeds": [1, 2],
         "duration": "0.3s",
     },
+    # Reverie (NSDI 2024), its TCP bursts (the authors' run-tcp-bursts.sh: DT, ABM and Reverie
+    # across burst sizes) without the RDMA load those runs put beside TCP (sharebuf has no PFC):
+    # Credence's fabric at load 0.4, DCTCP. Every policy at alpha 0.5 (the authors' alphas file
+    # is not in their repository); ABM and Reverie give a flow's first BDP alpha 1024 as the
+    # authors' code does (SetABMalphaHigh(1024)); Reverie's filter at gamma 0.999, as every one of
+    # their scripts sets it.
+    "reverie": {
+        "scenario": "experiments/e8/credence.toml",
+        "title": "Reverie (TCP bursts, TCP only): DT, ABM, Reverie across burst sizes, load 0.4",
+        "axis": ("burst", "workload.incast.size", ["25%", "50%", "75%"]),
+        "policies": {
+            "dt": [f"switches.policy={DT_HALF}"],
+            "abm": ["switches.policy={name = \"abm\", alpha = 0.5, first_rtt_alpha = 1024}"],
+            "reverie": ["switches.policy={name = \"reverie\", alpha = 0.5, "
+                        "first_rtt_alpha = 1024, gamma = 0.999}"],
+        },
+        "seeds": [1, 2],
+        "duration": "0.3s",
+    },
     # Credence Figure 10: predictions flipped at a probability, against LQD; load 0.4, burst 50 %.
     "credence-flip": {
         "scenario": "experiments/e8/credence.toml",
