@@ -83,20 +83,10 @@ rc=0
 tb_stop_switch || rc=$?
 cp "$TB_DIR/stats.json" "$out/stats.json"
 tb_keep_effective "$out/effective.toml"  # as the last switch left it
-/usr/bin/python3 "$TB_ROOT/experiments/lib/e6_checks.py" "$out" "$n" "$rc"
 /usr/bin/python3 "$TB_ROOT/tools/plot_watch.py" "$out/watch.csv" "$out/timeline.png" --queues p1/0,p3/0,p4/0 \
   --title "E6: the policy changes every ${interval}s under load" >/dev/null
-if [ "$readme" = 1 ]; then
-  {
-    echo "\`experiments/e6_live_reconfig.sh --readme\` ($seconds s, a switch every $interval s; $(date +%F), $(nproc) CPUs):"
-    echo
-    cat "$out/summary.md"
-    echo
-    echo "Background FCTs and query times while switching (sharebuf-tg):"
-    echo '```'
-    grep -hE "^(fct|qct) " "$out/background.out" "$out/queries.out" || true
-    echo '```'
-  } >"$out/readme.md"
-  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" --setup "$out" e6 "$out/readme.md" "$out/timeline.png"
-fi
+readme_args=()
+[ "$readme" = 1 ] && readme_args=(--readme --image "$out/timeline.png")
+/usr/bin/python3 "$TB_ROOT/experiments/lib/e6_checks.py" "$out" "$n" "$rc" --seconds "$seconds" \
+  --interval "$interval" "${readme_args[@]}"
 echo "results in $out"
