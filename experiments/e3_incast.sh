@@ -17,6 +17,10 @@
 #   experiments/e3_incast.sh [--out DIR] [--seconds 15] [--reps 2] [--queues single,multi]
 #       [--transport cubic] [--loads 0.4,0.8] [--bursts 0.5] [--query-rate 2]
 #       [--policies dt,cs,protean,fb,credence,lqd] [--record] [--full] [--quick] [--readme]
+#       [--tag e3]
+# A policy is NAME or NAME:KEY=VALUE[+KEY=VALUE...] (e.g. ib:variant=as-coded), named in the tables
+# as written. --readme writes the page section TAG (e3 by default; e3-baselines, e3ecn) and keeps
+# the runs' files it was made from under docs/runs/e3/TAG (tests/python/test_results_pages.py).
 # Reduced defaults: about 22 minutes here. The query rate makes the incast 13 % of the
 # aggregator's link at burst 0.5 (2 x 0.84 MB/s): open-loop queries at a rate whose bursts
 # exceed the link would overload it whatever the policy. --full: loads 0.2-0.8, bursts
@@ -32,7 +36,7 @@ source "$(dirname "$0")/../scripts/usage.sh"
 # shellcheck source=../scripts/testbed.sh
 source "$(dirname "$0")/../scripts/testbed.sh"
 out=results/e3 seconds=15 reps=2 queues=single,multi transports=cubic loads=0.4,0.8 bursts=0.5
-policies=dt,cs,protean,fb,credence,lqd qrate=2 readme=0 record=0
+policies=dt,cs,protean,fb,credence,lqd qrate=2 readme=0 record=0 tag=e3
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
             shift ;;
     --record) record=1; shift ;;
     --readme) readme=1; shift ;;
+    --tag) tag=$2; shift 2 ;;
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e3_incast.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -80,6 +85,22 @@ others() {  # every host but $1, as a server list
   for i in $(seq 1 8); do [ "$i" = "$1" ] || s+="${s:+,}$(tb_ip "$i")"; done
   echo "$s"
 }
+# A policy entry's parameters as TOML lines: NAME:k=v+k2=v2 -> k = v, k2 = "v2" (numbers and
+# booleans bare, anything else quoted), after any the caller set in TB_POLICY_PARAMS.
+policy_params() {  # ENTRY
+  local kv k v
+  [ -z "${TB_POLICY_PARAMS:-}" ] || printf '%s\n' "$TB_POLICY_PARAMS"
+  [[ "$1" == *:* ]] || return 0
+  IFS=+ read -r -a kv <<<"${1#*:}"
+  for k in "${kv[@]}"; do
+    v=${k#*=} k=${k%%=*}
+    if [[ "$v" =~ ^-?[0-9]+(\.[0-9]+)?$ || "$v" == true || "$v" == false ]]; then
+      echo "$k = $v"
+    else
+      echo "$k = \"$v\""
+    fi
+  done
+}
 # The switch's classes: one queue, or incast / short / large in queues 0 / 1 / 2.
 classes() {  # QUEUES TRANSPORT
   local k=""
@@ -106,7 +127,8 @@ for transport in "${tlist[@]}"; do
         for policy in "${plist[@]}"; do
           for rep in $(seq 1 "$reps"); do
             echo "== E3: $qmode queue(s), $transport, load $load, burst $burst of B, $policy, repetition $rep of $reps"
-            tb_write_config "$TB_DIR/sw.toml" "$policy" "$rate" "$buffer_cells cells" "$nq" "$(classes "$qmode" "$transport")"
+            TB_POLICY_PARAMS=$(policy_params "$policy") \
+              tb_write_config "$TB_DIR/sw.toml" "${policy%%:*}" "$rate" "$buffer_cells cells" "$nq" "$(classes "$qmode" "$transport")"
             tb_start_switch "$TB_DIR/sw.toml"
             pids=()
             for h in $(seq 1 8); do
@@ -143,8 +165,8 @@ for transport in "${tlist[@]}"; do
             for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
             tb_stop_switch || tb_die "$policy: sharebufd exited with an error"
             if [ "$rep" = 1 ] && [ "$load" = "$max_load" ]; then
-              cp "$TB_DIR/watch.csv" "$out/watch-$qmode-$transport-$policy-$burst.csv"
-              tb_keep_effective "$out/effective-$qmode-$transport-$policy-$burst.toml"
+              cp "$TB_DIR/watch.csv" "$out/watch-$qmode-$transport-${policy//[:=+]/-}-$burst.csv"
+              tb_keep_effective "$out/effective-$qmode-$transport-${policy//[:=+]/-}-$burst.toml"
             fi
             /usr/bin/python3 "$TB_ROOT/experiments/lib/e3_report.py" collect "$TB_DIR" "$out" \
               "$qmode,$transport,$policy,$load,$burst,$rep"
@@ -170,5 +192,6 @@ if [ -d "$out/trace" ]; then
   echo "== E4 on the recorded trace ($(jq .frames "$out/trace/capture.json") frames)"
   "$TB_ROOT/experiments/e4_credence.sh" --out "$out/e4" "${pcaps[@]}" --config "$out/trace/sw.toml" | tail -25
 fi
-/usr/bin/python3 "$TB_ROOT/experiments/lib/e3_report.py" report "$out" "$readme" "$seconds" "$qrate" "$reps"
+/usr/bin/python3 "$TB_ROOT/experiments/lib/e3_report.py" report "$out" "$readme" "$seconds" "$qrate" "$reps" \
+  --tag "$tag"
 echo "results in $out"

@@ -10,21 +10,24 @@ usage: e3_report.py collect RUN_DIR OUT KEY
        e3_report.py report OUT README(0|1) SECONDS QUERY_RATE REPS
          OUT/summary.csv and summary.md (per cell: queries, p99 and p99.9 QCT, the p99's range
          over repetitions, short-flow p99 FCT, long-flow goodput, occupancy, drops, failed flows,
-         shaper catch-up), qct_p99.png and qct_cdf.png; README=1 writes the E3 page's section.
+         shaper catch-up), qct_p99.png and qct_cdf.png; README=1 writes the E3 page's section
+         (--tag: which) and keeps the files it was made from under docs/runs/e3/TAG.
 """
 import argparse
 import csv
 import datetime
 import glob
+import gzip
 import json
 import os
-import platform
+import shutil
 import statistics
-import subprocess
 from collections import defaultdict
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
 import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -71,12 +74,26 @@ def collect(d, out, key):
                 f"{sum(p['tx_bytes'] for p in s['ports'])},{sum(p['shaper_catchup_bytes'] for p in s['ports'])}\n")
 
 
-def report(out, readme, seconds, qrate, reps):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    q, q_rep, short, long_, failed, order = (defaultdict(list), defaultdict(lambda: defaultdict(list)), defaultdict(list),
-                                             defaultdict(list), defaultdict(int), [])
+RECORD_FILES = ("runs.csv", "queries.csv", "meta.json")
+
+
+def record_dir(tag):
+    return os.path.join(ROOT, "docs", "runs", "e3", tag)
+
+
+def read_flows(out):
+    """OUT/flows.csv, or the gzipped copy a record keeps."""
+    if os.path.exists(f"{out}/flows.csv"):
+        return read_csv(f"{out}/flows.csv")
+    with gzip.open(f"{out}/flows.csv.gz", "rt") as f:
+        return list(csv.DictReader(f))
+
+
+def summarize(out):
+    """Per cell (KEY), in the runs' order: the summary row, and every query's completion time by
+    repetition."""
+    q, q_rep, short, long_, failed, order = (defaultdict(list), defaultdict(lambda: defaultdict(list)),
+                                             defaultdict(list), defaultdict(list), defaultdict(int), [])
     occ, drops, p1_drops = defaultdict(list), defaultdict(int), defaultdict(int)
     tx, catchup = defaultdict(int), defaultdict(int)
     for r in read_csv(f"{out}/runs.csv"):
@@ -90,7 +107,7 @@ def report(out, readme, seconds, qrate, reps):
     for r in read_csv(f"{out}/queries.csv"):
         q[key(r)].append(float(r["qct_ms"]))
         q_rep[key(r)][r["rep"]].append(float(r["qct_ms"]))
-    for r in read_csv(f"{out}/flows.csv"):
+    for r in read_flows(out):
         k = key(r)
         if r["ok"] != "1":
             failed[k] += 1
@@ -98,32 +115,116 @@ def report(out, readme, seconds, qrate, reps):
             short[k].append(float(r["fct_ms"]))
         elif r["kind"] == "long":
             long_[k].append(int(r["bytes"]) * 8 / (float(r["fct_ms"]) / 1e3) / 1e6)
-    lines = ["| queues | transport | load | burst (of B) | policy | queries | p99 QCT | p99 QCT per rep (min–max) | p99.9 QCT | short flows | p99 short FCT | long-flow goodput (mean) | p99 occupancy (max over reps) | drops (at p1) | failed flows | shaper catch-up |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = []
     for k in order:
         per_rep = [pct(v, 0.99) for v in q_rep[k].values()]
-        row = list(k) + [len(q[k]), pct(q[k], 0.99), min(per_rep, default=float("nan")), max(per_rep, default=float("nan")),
-                         pct(q[k], 0.999), len(short[k]), pct(short[k], 0.99),
-                         statistics.mean(long_[k]) if long_[k] else float("nan"), max(occ[k]), drops[k], p1_drops[k], failed[k],
-                         100 * catchup[k] / tx[k] if tx[k] else 0.0]
-        rows.append(row)
-        qm, tr, p, l, b = k
+        rows.append(list(k) + [len(q[k]), pct(q[k], 0.99), min(per_rep, default=float("nan")),
+                               max(per_rep, default=float("nan")), pct(q[k], 0.999), len(short[k]),
+                               pct(short[k], 0.99),
+                               statistics.mean(long_[k]) if long_[k] else float("nan"), max(occ[k]),
+                               drops[k], p1_drops[k], failed[k],
+                               100 * catchup[k] / tx[k] if tx[k] else 0.0])
+    return order, rows, q, q_rep
+
+
+def mean_qct_text(order, q, q_rep):
+    """Mean query completion time per load and policy (the FB paper's metric), each repetition's
+    mean in brackets, and each policy's ratio to DT's repetition by repetition."""
+    panels = list(dict.fromkeys((k[0], k[1], k[4]) for k in order))
+    policies = list(dict.fromkeys(k[2] for k in order))
+    parts = []
+    for qm, tr, b in panels:
+        loads = list(dict.fromkeys(k[3] for k in order if (k[0], k[1], k[4]) == (qm, tr, b)))
+        lines = [f"Mean query completion time, {qm} queue(s), {tr}, burst {b} of B (all queries of a "
+                 "cell; in brackets each repetition's mean, each repetition replaying the same query "
+                 "arrivals for every policy):", "",
+                 "| load | " + " | ".join(policies) + " |", "|---" * (len(policies) + 1) + "|"]
+        ratios = defaultdict(list)
+        for load in loads:
+            cells = []
+            for p in policies:
+                k = (qm, tr, p, load, b)
+                if not q.get(k):
+                    cells.append("—")
+                    continue
+                reps = sorted(q_rep[k], key=int)
+                means = [statistics.mean(q_rep[k][r]) for r in reps]
+                cells.append(f"{statistics.mean(q[k]):.1f} ms ("
+                             + ", ".join(f"{m:.1f}" for m in means) + ")")
+                d = (qm, tr, "dt", load, b)
+                if p != "dt" and q.get(d):
+                    r_of = [statistics.mean(q_rep[k][r]) / statistics.mean(q_rep[d][r])
+                            for r in reps if q_rep[d].get(r)]
+                    ratios[p].append(" and ".join(f"{x:.2f}" for x in r_of) + f" at load {load}")
+            lines.append(f"| {load} | " + " | ".join(cells) + " |")
+        if ratios:
+            lines += ["", "Against dt, repetition by repetition (mean QCT ratio, < 1: better than dt): "
+                      + "; ".join(f"{p} " + ", ".join(v) for p, v in ratios.items()) + "."]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def render(out):
+    """The page section from the runs' files under OUT alone (a record renders the same)."""
+    with open(f"{out}/meta.json") as f:
+        meta = json.load(f)
+    order, rows, q, q_rep = summarize(out)
+    lines = ["| queues | transport | load | burst (of B) | policy | queries | p99 QCT | p99 QCT per rep (min–max) | p99.9 QCT | short flows | p99 short FCT | long-flow goodput (mean) | p99 occupancy (max over reps) | drops (at p1) | failed flows | shaper catch-up |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        qm, tr, p, l, b = row[:5]
         lines.append(f"| {qm} | {tr} | {l} | {b} | {p} | {row[5]} | {row[6]:.1f} ms | {row[7]:.0f}–{row[8]:.0f} ms | {row[9]:.1f} ms | "
                      f"{row[10]} | {row[11]:.1f} ms | {row[12]:.1f} Mbit/s | {row[13]} | {row[14]} ({row[15]}) | {row[16]} | {row[17]:.1f} % |")
+    stamp = (f"Produced by `experiments/e3_incast.sh` on {meta['date']} ({meta['cpus']} CPUs): "
+             f"8 hosts, 100 Mbit/s, 21000 cells, {meta['seconds']} s per run, {meta['query_rate']} queries/s, "
+             f"{meta['reps']} repetition(s) per cell (percentiles pool the repetitions). Shaper catch-up: "
+             f"the share of the bytes sent whose shaper credit was earned while the host ran an egress "
+             f"thread late (see How it works, Shaper).")
+    parts = ["\n".join(lines), stamp]
+    if meta.get("mean_qct"):
+        parts.append(mean_qct_text(order, q, q_rep))
+    setup = effective_setup.setup_table(out)
+    if setup:
+        parts.append(setup)
+    return "\n\n".join(parts) + "\n", rows
+
+
+def record(out, tag, dest=None):
+    """Copies the files render() reads to DEST (docs/runs/e3/TAG): runs.csv, queries.csv,
+    meta.json, flows.csv gzipped and the effective configurations."""
+    dest = dest or record_dir(tag)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in RECORD_FILES + tuple(os.path.basename(p) for p in glob.glob(f"{out}/effective*.toml")):
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    with open(f"{out}/flows.csv", "rb") as fin, \
+            gzip.GzipFile(os.path.join(dest, "flows.csv.gz"), "wb", mtime=0) as fout:
+        shutil.copyfileobj(fin, fout)
+    return dest
+
+
+def report(out, readme, seconds, qrate, reps, tag="e3"):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    if not os.path.exists(f"{out}/meta.json"):
+        with open(f"{out}/meta.json", "w") as f:
+            json.dump({"date": str(datetime.date.today()), "cpus": os.cpu_count(),
+                       "seconds": seconds, "query_rate": qrate, "reps": reps,
+                       # The E3 page's first section predates the mean-QCT tables.
+                       "mean_qct": tag != "e3"}, f, indent=1)
+            f.write("\n")
+    body, rows = render(out)
+    order, _rows, q, _q_rep = summarize(out)
     with open(f"{out}/summary.csv", "w") as f:
         w = csv.writer(f)
         w.writerow(list(KEY) + ["queries", "qct_p99_ms", "qct_p99_rep_min_ms", "qct_p99_rep_max_ms", "qct_p999_ms", "short_flows",
                                 "short_fct_p99_ms", "long_goodput_mbps", "occ_p99_cells", "drops", "p1_drops", "failed_flows",
                                 "shaper_catchup_pct"])
         w.writerows(rows)
-    stamp = (f"Produced by `experiments/e3_incast.sh` on {datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs): "
-             f"8 hosts, 100 Mbit/s, 21000 cells, {seconds} s per run, {qrate} queries/s, {reps} repetition(s) per cell "
-             f"(percentiles pool the repetitions). Shaper catch-up: the share of the bytes sent whose shaper credit "
-             f"was earned while the host ran an egress thread late (see How it works, Shaper).")
-    table = "\n".join(lines + ["", stamp])
     with open(f"{out}/summary.md", "w") as f:
-        f.write(table + "\n")
+        f.write(body)
 
     # p99 QCT bars with the per-repetition range as error bars.
     fig, ax = plt.subplots(figsize=(max(8, 0.45 * len(rows)), 3.8))
@@ -156,10 +257,10 @@ def report(out, readme, seconds, qrate, reps):
     axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(f"{out}/qct_cdf.png", dpi=110)
-    print(table)
+    print(body)
     if readme:
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "--setup", out, "e3",
-                        f"{out}/summary.md", f"{out}/qct_p99.png", f"{out}/qct_cdf.png"], check=True)
+        doc_section.write_section(tag, body, [f"{out}/qct_p99.png", f"{out}/qct_cdf.png"])
+        print(f"section {tag} written; its runs kept in {os.path.relpath(record(out, tag), ROOT)}")
 
 
 def main(argv=None):
@@ -175,11 +276,12 @@ def main(argv=None):
     r.add_argument("seconds")
     r.add_argument("query_rate")
     r.add_argument("reps")
+    r.add_argument("--tag", default="e3", help="the page section README=1 writes (e3, e3-baselines, e3ecn)")
     a = ap.parse_args(argv)
     if a.command == "collect":
         collect(a.run_dir, a.out, a.key)
     else:
-        report(a.out, a.readme == "1", a.seconds, a.query_rate, a.reps)
+        report(a.out, a.readme == "1", a.seconds, a.query_rate, a.reps, a.tag)
 
 
 if __name__ == "__main__":
