@@ -2,7 +2,8 @@
 """E4's report: Credence against LQD in replay. Reads OUT/<input>.json (sharebuf-replay --json,
 one per input: fig3, fig4, websearch, recorded) and writes OUT/e4.csv, OUT/e4.md (a table per
 input and the expectations of E4 with whether each holds) and OUT/e4.png; with
-README=1 also the E4 page's generated section.
+README=1 also the E4 page's generated section, made by render() from the run's files alone, and
+those files kept under docs/runs/e4/ (tests/python/test_results_pages.py makes it again).
 
 usage: e4_report.py OUT README(0|1) ORDER INPUT...
 """
@@ -12,9 +13,14 @@ import json
 import os
 import platform
 import shutil
-import subprocess
+import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
+
+RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e4")
 TITLES = {"fig3": "Fig. 3 pattern (lone bursts of B)",
           "fig4": "Fig. 4 pattern (4 bursts of B, then short bursts)",
           "websearch": "web-search + incast (generated, seed 2)", "recorded": "recorded trace"}
@@ -85,6 +91,41 @@ def plot(rows, inputs, path):
     fig.savefig(path, dpi=110)
 
 
+def render(out):
+    """(The page section, the rows) from the run's files alone: meta.json, <input>.json and the
+    effective configurations."""
+    with open(f"{out}/meta.json") as f:
+        meta = json.load(f)
+    data = {}
+    for i in meta["inputs"]:
+        with open(f"{out}/{i}.json") as f:
+            data[i] = json.load(f)
+    rows, md, checks = evaluate(data, meta["inputs"])
+    verdicts = ["| input | expectation | holds |", "|---|---|---|"]
+    verdicts += [f"| {i} | {c} | {'yes' if ok else '**no**'} |" for i, c, ok in checks]
+    stamp = (f"Produced by `experiments/e4_credence.sh` on {meta['date']} "
+             f"({meta['host']}, {meta['cpus']} CPUs); every number is a simulated-clock "
+             "replay (deterministic: the same command gives the same table); events within an "
+             f"instant: {meta['order']}.")
+    table = "\n".join(md + ["Expectations (E4):", ""] + verdicts + ["", stamp])
+    setup = effective_setup.setup_table(out)
+    return table + ("\n\n" + setup if setup else "") + "\n", rows, table
+
+
+def record(out, dest=RECORD_DIR):
+    """Copies what render() reads to DEST (docs/runs/e4)."""
+    with open(f"{out}/meta.json") as f:
+        meta = json.load(f)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    names = ["meta.json"] + [f"{i}.json" for i in meta["inputs"]] + [
+        os.path.basename(p) for p in sorted(os.listdir(out)) if p.startswith("effective")]
+    for name in names:
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    return dest
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
@@ -92,34 +133,25 @@ def main(argv=None):
     ap.add_argument("order", help="the replay's order of events within an instant")
     ap.add_argument("inputs", nargs="+", metavar="INPUT")
     a = ap.parse_args(argv)
-    out, readme, order, inputs = a.out, a.readme == "1", a.order, a.inputs
-    data = {}
-    for i in inputs:
-        with open(f"{out}/{i}.json") as f:
-            data[i] = json.load(f)
-    rows, md, checks = evaluate(data, inputs)
+    out, readme = a.out, a.readme == "1"
+    with open(f"{out}/meta.json", "w") as f:
+        json.dump({"date": str(datetime.date.today()), "host": platform.node(),
+                   "cpus": os.cpu_count(), "order": a.order, "inputs": a.inputs}, f, indent=1)
+        f.write("\n")
+    body, rows, table = render(out)
     with open(f"{out}/e4.csv", "w") as f:
         f.write("input,policy,arrivals,transmitted,of_lqd\n")
         for r in rows:
             f.write(",".join(str(x) for x in r) + "\n")
-    verdicts = ["| input | expectation | holds |", "|---|---|---|"]
-    verdicts += [f"| {i} | {c} | {'yes' if ok else '**no**'} |" for i, c, ok in checks]
-    stamp = (f"Produced by `experiments/e4_credence.sh` on {datetime.date.today()} "
-             f"({platform.node()}, {os.cpu_count()} CPUs); every number is a simulated-clock "
-             "replay (deterministic: the same command gives the same table); events within an "
-             f"instant: {order}.")
-    table = "\n".join(md + ["Expectations (E4):", ""] + verdicts + ["", stamp])
     with open(f"{out}/e4.md", "w") as f:
         f.write(table + "\n")
-    plot(rows, inputs, f"{out}/e4.png")
+    plot(rows, a.inputs, f"{out}/e4.png")
     print(table)
     print(f"\nwritten: {out}/e4.csv, {out}/e4.md, {out}/e4.png")
     if readme:
         shutil.copy(f"{out}/e4.png", f"{out}/e4-credence.png")
-        with open(f"{out}/e4-section.md", "w") as f:
-            f.write(table)
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "--setup", out, "e4",
-                        f"{out}/e4-section.md", f"{out}/e4-credence.png"], check=True)
+        doc_section.write_section("e4", body, [f"{out}/e4-credence.png"])
+        print(f"section e4 written; its run kept in {os.path.relpath(record(out), ROOT)}")
 
 
 if __name__ == "__main__":
