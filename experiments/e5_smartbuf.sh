@@ -93,9 +93,7 @@ for sync in "${sync_modes[@]}"; do
   tb_keep_effective "$out/effective-smartbuf-$sync.toml"
 done
 
-/usr/bin/python3 "$TB_ROOT/experiments/lib/e5_report.py" report "$out" "$buffer"
-if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" --setup "$out" e5 "$out/summary.md" \
-    "$out/prediction.png"
-fi
+readme_flag=()
+[ "$readme" = 1 ] && readme_flag=(--readme)
+/usr/bin/python3 "$TB_ROOT/experiments/lib/e5_report.py" report "$out" "$buffer" "${readme_flag[@]}"
 echo "results in $out"

@@ -93,6 +93,6 @@ done
 /usr/bin/python3 "$agreement" --markdown "$out/rows.csv" "$out/agreement.md"
 cat "$out/agreement.md"
 if [ "$readme" = 1 ]; then
-  /usr/bin/python3 "$root/scripts/doc_section.py" --setup "$out" agreement "$out/agreement.md"
+  /usr/bin/python3 "$agreement" --readme "$out"
 fi
 echo "results in $out"

@@ -12,6 +12,10 @@ bottleneck port: for consecutive frames, gap / (bytes x 8 / rate) - 1).
 usage: agreement.py RUN_DIR EXPERIMENT POLICY RATE_BPS >> rows.csv   (one CSV row per queue)
        agreement.py --header
        agreement.py --markdown rows.csv OUT.md   (the fidelity page's table)
+       agreement.py --readme OUT   (the fidelity page's section from OUT/rows.csv and the runs'
+                                    effective configurations, which it keeps under
+                                    docs/runs/agreement/; tests/python/test_results_pages.py
+                                    makes the section again from them)
 """
 import argparse
 import bisect
@@ -21,10 +25,16 @@ import json
 import statistics
 import struct
 import os
+import shutil
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
 import stats  # noqa: E402  (scripts/stats.py: the one percentile)
+
+RECORD_DIR = os.path.join(ROOT, "docs", "runs", "agreement")
 
 COLUMNS = ["experiment", "policy", "queue", "live_drops", "replay_drops", "drops_diff_pct",
            "live_peak", "replay_peak", "mad_cells", "mad_pct_b", "threshold_mad_cells", "samples",
@@ -135,8 +145,10 @@ def compare(run, experiment, policy, rate_bps):
     return rows
 
 
-def markdown(rows_csv, out_md):
-    rows = list(csv.DictReader(open(rows_csv)))
+def markdown(rows_csv, out_md=None):
+    """The table of a CSV of comparisons (written to OUT_MD when given)."""
+    with open(rows_csv) as f:
+        rows = list(csv.DictReader(f))
     lines = ["| experiment | policy | queue | drops live | drops replay | drops diff | peak live "
              "| peak replay | timeline MAD (cells) | MAD % of B | threshold MAD while busy (cells) "
              "| departure spacing error p50 / p99 |",
@@ -162,7 +174,28 @@ def markdown(rows_csv, out_md):
                      f"{diff_text} | {r['live_peak']} | {r['replay_peak']} | {r['mad_cells']} | "
                      f"{mad_text} | {thr_mad} | {r['spacing_p50_pct']} % / "
                      f"{r['spacing_p99_pct']} % |")
-    open(out_md, "w").write("\n".join(lines) + "\n")
+    text = "\n".join(lines) + "\n"
+    if out_md:
+        with open(out_md, "w") as f:
+            f.write(text)
+    return text
+
+
+def render(out):
+    """The fidelity page's section from OUT/rows.csv and the effective configurations alone."""
+    setup = effective_setup.setup_table(out)
+    return markdown(f"{out}/rows.csv") + ("\n" + setup if setup else "")
+
+
+def record(out, dest=RECORD_DIR):
+    """Copies what render() reads to DEST (docs/runs/agreement)."""
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in ["rows.csv"] + [os.path.relpath(p, out) for p in effective_setup.effective_files(out)]:
+        os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    return dest
 
 
 def main():
@@ -170,6 +203,8 @@ def main():
     ap.add_argument("--header", action="store_true", help="print the CSV header and stop")
     ap.add_argument("--markdown", nargs=2, metavar=("CSV", "OUT_MD"),
                     help="write the Markdown table of a CSV of comparisons")
+    ap.add_argument("--readme", metavar="OUT",
+                    help="write the fidelity page's section from OUT and keep its files")
     ap.add_argument("run", nargs="?", help="the run's folder")
     ap.add_argument("experiment", nargs="?")
     ap.add_argument("policy", nargs="?")
@@ -179,6 +214,10 @@ def main():
         print(",".join(COLUMNS))
     elif a.markdown:
         markdown(*a.markdown)
+    elif a.readme:
+        doc_section.write_section("agreement", render(a.readme))
+        print(f"section agreement written; its runs kept in "
+              f"{os.path.relpath(record(a.readme), ROOT)}")
     elif a.rate is None:
         ap.error("give RUN EXPERIMENT POLICY RATE, --header or --markdown CSV OUT_MD")
     else:

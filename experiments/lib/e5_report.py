@@ -4,10 +4,12 @@
 usage: e5_report.py bursts POLICY_JSON SEEN FAN_IN ROUND OUT_CSV SYNC
          appends the bursts of Smartbuf's log (policy.get JSON) after the first SEEN to OUT_CSV
          (sync,fan_in,round,burst,predicted_cells,peak_cells) and prints how many it has now
-       e5_report.py report OUT BUFFER_CELLS
+       e5_report.py report OUT BUFFER_CELLS [--readme]
          from OUT/cs_demand.csv (fan_in,demand_cells) and OUT/smartbuf_bursts.csv: the table of
          predicted against CS demand per sync mode and fan-in (OUT/summary.md) and a plot
-         (OUT/prediction.png)
+         (OUT/prediction.png); --readme writes the E5 page's section (render(): from the run's
+         files alone) and keeps those files under docs/runs/e5
+         (tests/python/test_results_pages.py makes the section again from them)
 """
 import argparse
 import csv
@@ -15,7 +17,16 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import statistics
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
+
+RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e5")
 
 
 def append_bursts(policy, seen, fan_in, rnd, out_csv, sync):
@@ -80,20 +91,48 @@ def plot(demand, rows, path):
     fig.savefig(path, dpi=110)
 
 
-def report(out, buffer_cells):
+def render(out):
+    """(The section with its setup, the table with its stamp) from the run's files alone."""
+    with open(f"{out}/meta.json") as f:
+        meta = json.load(f)
     demand = {}
     with open(f"{out}/cs_demand.csv") as f:
         for r in csv.DictReader(f):
             demand.setdefault(r["fan_in"], []).append(int(r["demand_cells"]))
     with open(f"{out}/smartbuf_bursts.csv") as f:
         rows = list(csv.DictReader(f))
-    lines = table(demand, rows, buffer_cells)
-    lines.append(f"Produced by `experiments/e5_smartbuf.sh` on {datetime.date.today()} "
-                 f"({platform.node()}, {os.cpu_count()} CPUs).")
+    lines = table(demand, rows, meta["buffer_cells"])
+    lines.append(f"Produced by `experiments/e5_smartbuf.sh` on {meta['date']} "
+                 f"({meta['host']}, {meta['cpus']} CPUs).")
+    text = "\n".join(lines)
+    setup = effective_setup.setup_table(out)
+    return text + ("\n\n" + setup if setup else "") + "\n", text, demand, rows
+
+
+def record(out, dest=RECORD_DIR):
+    """Copies what render() reads to DEST (docs/runs/e5)."""
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in ["meta.json", "cs_demand.csv", "smartbuf_bursts.csv"] + [
+            n for n in sorted(os.listdir(out)) if n.startswith("effective") and n.endswith(".toml")]:
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    return dest
+
+
+def report(out, buffer_cells, readme=False):
+    with open(f"{out}/meta.json", "w") as f:
+        json.dump({"date": str(datetime.date.today()), "host": platform.node(),
+                   "cpus": os.cpu_count(), "buffer_cells": buffer_cells}, f, indent=1)
+        f.write("\n")
+    section, text, demand, rows = render(out)
     with open(f"{out}/summary.md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+        f.write(text + "\n")
+    print(text)
     plot(demand, rows, f"{out}/prediction.png")
+    if readme:
+        doc_section.write_section("e5", section, [f"{out}/prediction.png"])
+        print(f"section e5 written; its run kept in {os.path.relpath(record(out), ROOT)}")
 
 
 def main(argv=None):
@@ -107,13 +146,14 @@ def main(argv=None):
     r = sub.add_parser("report", help="the table and the plot")
     r.add_argument("out")
     r.add_argument("buffer_cells", type=int)
+    r.add_argument("--readme", action="store_true", help="write the E5 page's section")
     a = ap.parse_args(argv)
     if a.command == "bursts":
         with open(a.policy_json) as f:
             policy = json.load(f)
         print(append_bursts(policy, a.seen, a.fan_in, a.round, a.out_csv, a.sync))
     else:
-        report(a.out, a.buffer_cells)
+        report(a.out, a.buffer_cells, a.readme)
 
 
 if __name__ == "__main__":

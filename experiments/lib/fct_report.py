@@ -3,13 +3,18 @@
 (policy,rep,flow,bytes,fct_ms,ok) and OUT/runs.csv (policy,rep,udp_mbps,...), writes
 summary.csv, summary.md, fct_cdf.png and fct_p99.png; with --readme, puts the table and the plots
 in the page holding the <!-- eN:begin --> / <!-- eN:end --> markers (doc_section.py: README.md or
-docs/; plots copied to docs/img/).
+docs/; plots copied to docs/img/) and keeps the files the section was made from (flows.csv
+gzipped, runs.csv, meta.json, the effective configurations) under docs/runs/<section>/, from
+which tests/python/test_results_pages.py makes the section again (render()).
 """
 import argparse
 import csv
 import datetime
+import gzip
+import json
 import os
 import platform
+import shutil
 import statistics
 import sys
 from collections import defaultdict
@@ -23,6 +28,22 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def record_dir(tag):
+    return os.path.join(ROOT, "docs", "runs", tag)
+
+
+def read_flows(out):
+    """OUT/flows.csv, or the gzipped copy a record keeps."""
+    if os.path.exists(f"{out}/flows.csv"):
+        with open(f"{out}/flows.csv") as f:
+            return list(csv.DictReader(f))
+    with gzip.open(f"{out}/flows.csv.gz", "rt") as f:
+        return list(csv.DictReader(f))
 
 
 def pct(v, p):
@@ -41,21 +62,13 @@ def ci95(values):
     return t * statistics.stdev(values) / len(values) ** 0.5
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--experiment", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--baseline", default="dt")
-    ap.add_argument("--paper", default="")
-    ap.add_argument("--highlight", help="the policy whose timeline goes into the docs beside the baseline's")
-    ap.add_argument("--readme", action="store_true",
-                    help="write the table and plots into the page holding this experiment's markers")
-    a = ap.parse_args()
+def summarize(out, baseline):
+    """(policies in run order, each policy's FCTs, the summary rows) from OUT's files."""
     flows = defaultdict(list)
     per_rep = defaultdict(lambda: defaultdict(list))  # policy -> rep -> FCTs
     failed = defaultdict(int)
     order = []
-    for r in csv.DictReader(open(f"{a.out}/flows.csv")):
+    for r in read_flows(out):
         if r["policy"] not in order:
             order.append(r["policy"])
         if r["ok"] == "1":
@@ -65,12 +78,13 @@ def main():
             failed[r["policy"]] += 1
     runs = defaultdict(list)
     reps = defaultdict(set)
-    for r in csv.DictReader(open(f"{a.out}/runs.csv")):
-        runs[r["policy"]].append(r)
-        reps[r["policy"]].add(r["rep"])
+    with open(f"{out}/runs.csv") as f:
+        for r in csv.DictReader(f):
+            runs[r["policy"]].append(r)
+            reps[r["policy"]].add(r["rep"])
     if not order:
         sys.exit("fct_report.py: no flows")
-    base = flows.get(a.baseline)
+    base = flows.get(baseline)
     rows = []
     for p in order:
         v = flows[p]
@@ -89,25 +103,71 @@ def main():
             row["mean_vs_base"] = statistics.mean(base) / row["mean_ms"]
             row["p99_vs_base"] = pct(base, 0.99) / row["p99_ms"]
         rows.append(row)
-    keys = list(rows[0].keys())
+    return order, flows, rows
+
+
+def render(out):
+    """(The section: table, stamp and setup; the rows; the table with its stamp) from OUT's files
+    alone, meta.json naming the experiment, baseline, paper and where it ran."""
+    with open(f"{out}/meta.json") as f:
+        m = json.load(f)
+    _order, _flows, rows = summarize(out, m["baseline"])
     pm = lambda h: "" if h != h else f" ± {h:.1f}"  # nothing for a single repetition
-    with open(f"{a.out}/summary.csv", "w") as f:
-        w = csv.DictWriter(f, keys)
-        w.writeheader()
-        w.writerows(rows)
-    md = [f"| policy | reps | flows | mean FCT (± 95 % CI over reps) | p50 | p99 (± CI) | max | flows over 200 ms | {a.baseline} mean / mean | "
-          f"{a.baseline} p99 / p99 | UDP goodput | TCP-queue drops | UDP-queue drops |",
+    md = [f"| policy | reps | flows | mean FCT (± 95 % CI over reps) | p50 | p99 (± CI) | max | flows over 200 ms | {m['baseline']} mean / mean | "
+          f"{m['baseline']} p99 / p99 | UDP goodput | TCP-queue drops | UDP-queue drops |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append(f"| {r['policy']} | {r['reps']} | {r['flows']}{' (' + str(r['failed']) + ' failed)' if r['failed'] else ''} | "
                   f"{r['mean_ms']:.1f} ms{pm(r['mean_ci95_ms'])} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f}{pm(r['p99_ci95_ms'])} | {r['max_ms']:.1f} | {r['over_200ms']} | "
                   f"{r.get('mean_vs_base', float('nan')):.2f}x | {r.get('p99_vs_base', float('nan')):.2f}x | "
                   f"{r['udp_mbps']:.1f} Mbit/s | {r['tcp_drops']} | {r['udp_drops']} |")
-    stamp = (f"{a.experiment}, produced by `experiments/{'e1_protean' if a.experiment.startswith('E1') else 'e2_fb'}.sh` on "
-             f"{datetime.date.today()} ({platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}). "
-             f"Paper: {a.paper}. Mean and p99 pool every repetition's flows; ± is the 95 % confidence "
+    exp = m["experiment"]
+    stamp = (f"{exp}, produced by `experiments/{'e1_protean' if exp.startswith('E1') else 'e2_fb'}.sh` on "
+             f"{m['date']} ({m['host']}, {m['cpus']} CPUs, Linux {m['kernel']}). "
+             f"Paper: {m['paper']}. Mean and p99 pool every repetition's flows; ± is the 95 % confidence "
              f"interval (Student's t) of the per-repetition means and p99s.")
     table = "\n".join(md + ["", stamp])
+    setup = effective_setup.setup_table(out)
+    return table + ("\n\n" + setup if setup else "") + "\n", rows, table
+
+
+def record(out, tag, dest=None):
+    """Copies what render() reads to DEST (docs/runs/<tag>)."""
+    dest = dest or record_dir(tag)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in ["runs.csv", "meta.json"] + [n for n in sorted(os.listdir(out))
+                                             if n.startswith("effective") and n.endswith(".toml")]:
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    with open(f"{out}/flows.csv", "rb") as fin, \
+            gzip.GzipFile(os.path.join(dest, "flows.csv.gz"), "wb", mtime=0) as fout:
+        shutil.copyfileobj(fin, fout)
+    return dest
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--experiment", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--baseline", default="dt")
+    ap.add_argument("--paper", default="")
+    ap.add_argument("--highlight", help="the policy whose timeline goes into the docs beside the baseline's")
+    ap.add_argument("--readme", action="store_true",
+                    help="write the table and plots into the page holding this experiment's markers")
+    a = ap.parse_args()
+    with open(f"{a.out}/meta.json", "w") as f:
+        json.dump({"experiment": a.experiment, "baseline": a.baseline, "paper": a.paper,
+                   "date": str(datetime.date.today()), "host": platform.node(),
+                   "cpus": os.cpu_count(), "kernel": platform.release()}, f, indent=1)
+        f.write("\n")
+    section, rows, table = render(a.out)
+    order, flows, _rows = summarize(a.out, a.baseline)
+    keys = list(rows[0].keys())
+    with open(f"{a.out}/summary.csv", "w") as f:
+        w = csv.DictWriter(f, keys)
+        w.writeheader()
+        w.writerows(rows)
     open(f"{a.out}/summary.md", "w").write(table + "\n")
 
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -136,8 +196,10 @@ def main():
         images = [f"{a.out}/{name}" for name in
                   ["fct_cdf.png", "fct_p99.png"] + [f"timeline-{p}.png" for p in shown]
                   if os.path.exists(f"{a.out}/{name}")]
-        page = doc_section.write_section(a.experiment.lower(), table, images, setup=a.out)
-        print(f"{page}: section {a.experiment.lower()} updated")
+        tag = a.experiment.lower()
+        page = doc_section.write_section(tag, section, images)
+        print(f"{page}: section {tag} updated; its runs kept in "
+              f"{os.path.relpath(record(a.out, tag), ROOT)}")
 
 
 if __name__ == "__main__":
