@@ -191,6 +191,10 @@ FIGURES = {
             "abm": ["switches.policy={name = \"abm\", alpha = 0.5, first_rtt_alpha = 1024}"],
             "reverie": ["switches.policy={name = \"reverie\", alpha = 0.5, "
                         "first_rtt_alpha = 1024, gamma = 0.999}"],
+            # The filter alone: no first-RTT boost (its alpha the others' 0.5), to tell what the
+            # low-pass filter does from what alpha 1024 for a flow's first BDP does.
+            "reverie-no-boost": ["switches.policy={name = \"reverie\", alpha = 0.5, "
+                                 "first_rtt_alpha = 0.5, gamma = 0.999}"],
         },
         "seeds": [1, 2],
         "duration": "0.3s",
