@@ -17,7 +17,6 @@ import argparse
 import csv
 import datetime
 import glob
-import gzip
 import json
 import os
 import shutil
@@ -28,6 +27,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import doc_section  # noqa: E402
 import effective_setup  # noqa: E402
+import run_record  # noqa: E402
 import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -81,14 +81,6 @@ def record_dir(tag):
     return os.path.join(ROOT, "docs", "runs", "e3", tag)
 
 
-def read_flows(out):
-    """OUT/flows.csv, or the gzipped copy a record keeps."""
-    if os.path.exists(f"{out}/flows.csv"):
-        return read_csv(f"{out}/flows.csv")
-    with gzip.open(f"{out}/flows.csv.gz", "rt") as f:
-        return list(csv.DictReader(f))
-
-
 def summarize(out):
     """Per cell (KEY), in the runs' order: the summary row, and every query's completion time by
     repetition."""
@@ -107,7 +99,7 @@ def summarize(out):
     for r in read_csv(f"{out}/queries.csv"):
         q[key(r)].append(float(r["qct_ms"]))
         q_rep[key(r)][r["rep"]].append(float(r["qct_ms"]))
-    for r in read_flows(out):
+    for r in run_record.read_rows(out, "flows.csv"):
         k = key(r)
         if r["ok"] != "1":
             failed[k] += 1
@@ -198,9 +190,7 @@ def record(out, tag, dest=None):
     os.makedirs(dest)
     for name in RECORD_FILES + tuple(os.path.basename(p) for p in glob.glob(f"{out}/effective*.toml")):
         shutil.copy(os.path.join(out, name), os.path.join(dest, name))
-    with open(f"{out}/flows.csv", "rb") as fin, \
-            gzip.GzipFile(os.path.join(dest, "flows.csv.gz"), "wb", mtime=0) as fout:
-        shutil.copyfileobj(fin, fout)
+    run_record.gzip_copy(f"{out}/flows.csv", os.path.join(dest, "flows.csv.gz"))
     return dest
 
 

@@ -24,6 +24,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import doc_section  # noqa: E402
 import effective_setup  # noqa: E402
+import run_record  # noqa: E402
 
 RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e6")
 # What render() reads; watch.csv is kept as its (t_s, policy) columns, gzipped (the check reads
@@ -81,10 +82,8 @@ def summarize(stats, watch_rows, switch_rows, switches, rc):
 def read_watch(out):
     """The watch stream's rows: OUT/watch.csv, or the (t_s, policy) columns a record keeps."""
     if os.path.exists(f"{out}/watch.csv"):
-        with open(f"{out}/watch.csv") as f:
-            return list(csv.DictReader(f))
-    with gzip.open(f"{out}/watch-policy.csv.gz", "rt") as f:
-        return list(csv.DictReader(f))
+        return run_record.read_rows(out, "watch.csv")
+    return run_record.read_rows(out, "watch-policy.csv")
 
 
 def checks(out):

@@ -25,6 +25,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+import run_record  # noqa: E402
 
 
 def short(stat):
@@ -487,9 +488,7 @@ def record(out, figure, index, dest=None):
             if os.path.exists(os.path.join(src, name)):
                 shutil.copy(os.path.join(src, name), os.path.join(dst, name))
         if needs_flows:
-            with open(os.path.join(src, "flows.csv"), "rb") as fin, \
-                    gzip.GzipFile(os.path.join(dst, "flows.csv.gz"), "wb", mtime=0) as fout:
-                shutil.copyfileobj(fin, fout)
+            run_record.gzip_copy(os.path.join(src, "flows.csv"), os.path.join(dst, "flows.csv.gz"))
     os.makedirs(dest, exist_ok=True)
     with open(os.path.join(dest, "index.json"), "w") as f:
         json.dump({"quick": index.get("quick", False), "figures": {figure: cells}}, f, indent=1)

@@ -10,7 +10,6 @@ which tests/python/test_results_pages.py makes the section again (render()).
 import argparse
 import csv
 import datetime
-import gzip
 import json
 import os
 import platform
@@ -29,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import doc_section  # noqa: E402
 import effective_setup  # noqa: E402
+import run_record  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -37,13 +37,6 @@ def record_dir(tag):
     return os.path.join(ROOT, "docs", "runs", tag)
 
 
-def read_flows(out):
-    """OUT/flows.csv, or the gzipped copy a record keeps."""
-    if os.path.exists(f"{out}/flows.csv"):
-        with open(f"{out}/flows.csv") as f:
-            return list(csv.DictReader(f))
-    with gzip.open(f"{out}/flows.csv.gz", "rt") as f:
-        return list(csv.DictReader(f))
 
 
 def pct(v, p):
@@ -68,7 +61,7 @@ def summarize(out, baseline):
     per_rep = defaultdict(lambda: defaultdict(list))  # policy -> rep -> FCTs
     failed = defaultdict(int)
     order = []
-    for r in read_flows(out):
+    for r in run_record.read_rows(out, "flows.csv"):
         if r["policy"] not in order:
             order.append(r["policy"])
         if r["ok"] == "1":
@@ -140,9 +133,7 @@ def record(out, tag, dest=None):
     for name in ["runs.csv", "meta.json"] + [n for n in sorted(os.listdir(out))
                                              if n.startswith("effective") and n.endswith(".toml")]:
         shutil.copy(os.path.join(out, name), os.path.join(dest, name))
-    with open(f"{out}/flows.csv", "rb") as fin, \
-            gzip.GzipFile(os.path.join(dest, "flows.csv.gz"), "wb", mtime=0) as fout:
-        shutil.copyfileobj(fin, fout)
+    run_record.gzip_copy(f"{out}/flows.csv", os.path.join(dest, "flows.csv.gz"))
     return dest
 
 
