@@ -40,8 +40,12 @@ Verdict ReveriePolicy::admit(const ArrivalContext& ctx, const BufferView& view) 
   const double lpf = lpf_[ctx.queue].load(kRelaxed);
   // SwitchMmu::setCongested, as ReverieThreshold calls it for the arriving queue.
   const auto sat = static_cast<int64_t>(std::min(1.0, lpf / congestion_cells_) * kSatOne);
-  const int64_t old = sat_[ctx.queue].exchange(sat, kRelaxed);
-  if (old != sat) nsum_[index_of(ctx.queue)].fetch_add(sat - old, kRelaxed);
+  // Read first: a queue's saturation rarely changes between its arrivals, and an unconditional
+  // exchange would write the line on every frame. The exchange keeps N exact when it does change.
+  if (sat_[ctx.queue].load(kRelaxed) != sat) {
+    const int64_t old = sat_[ctx.queue].exchange(sat, kRelaxed);
+    nsum_[index_of(ctx.queue)].fetch_add(sat - old, kRelaxed);
+  }
 
   if (ctx.cells > view.remaining_cells()) return Verdict::drop(DropReason::kPoolFull);
   const double alpha = first_rtt_(ctx) ? first_rtt_alpha_ : alphas_[ctx.class_id];
