@@ -35,14 +35,18 @@ ping_from() {
 }
 
 # Background frames the hosts' kernels send from timers on any CPU (ARP, IPv6 neighbour
-# discovery) may reach any worker; a ping's 40 frames (20 requests, 20 replies) must not.
+# discovery) may reach any worker; a ping's 40 frames (20 requests, 20 replies) must not, but
+# for a few: a worker sends inline only to an idle out port, so a request that meets a
+# background frame on its way out is sent by the port's egress worker, from whatever CPU that
+# runs on, and h2 answers there (CI, 2026-11-29: worker 1 took 39 of CPU 1's 40 and worker 0
+# the other). Without per-CPU lanes the frames split evenly or all go to one worker.
 worker_frames >/dev/null
 for c in $(seq 0 $((cpus - 1))); do
   ping_from "$c"
   echo "links in the kernel's order, ping on CPU $c: workers took ${took[*]} frames"
   for w in $(seq 0 $((cpus - 1))); do
     if [ "$w" -eq "$c" ]; then
-      [ "${took[w]}" -ge 40 ] || fail "worker $c took ${took[w]} frames of the 40 a ping on CPU $c sends and gets back"
+      [ "${took[w]}" -ge 36 ] || fail "worker $c took ${took[w]} frames of the 40 a ping on CPU $c sends and gets back"
     else
       [ "${took[w]}" -le 8 ] || fail "worker $w took ${took[w]} frames during a ping on CPU $c (only its own CPU's frames)"
     fi
@@ -57,7 +61,7 @@ for c in $(seq 0 $((cpus - 1))); do
   for w in $(seq 0 $((cpus - 1))); do
     if [ "${took[w]}" -gt "$most" ]; then rest=$((rest + most)) most=${took[w]}; else rest=$((rest + took[w])); fi
   done
-  [ "$most" -ge 40 ] && [ "$rest" -le 8 ] ||
+  [ "$most" -ge 36 ] && [ "$rest" -le 8 ] ||
     fail "a ping on CPU $c was split over workers (${took[*]}): its frames should be received on one CPU"
 done
 
