@@ -9,14 +9,16 @@
 # (nstat in h1's namespace: segments in, segments queued out of order, D-SACKs sent for data
 # that arrived twice).
 #   experiments/e7_tcp_trimmed.sh [--out DIR] [--seconds 5] [--reps 3] [--readme]
-# Writes DIR/tcp_trimmed.csv and DIR/tcp_trimmed.md (a table of every run); --readme puts the
-# table into the E7 page (section e7tcp).
+# Writes DIR/tcp_trimmed.csv and DIR/tcp_trimmed.md (a table of every run; DIR defaults to
+# results/e7tcp, apart from e7_trimming.sh's results/e7: each directory's effective-*.toml are its
+# run's); --readme puts the table into the E7 page (section e7tcp) and keeps what it was made
+# from in docs/runs/e7/e7tcp.
 set -euo pipefail
 # shellcheck source=../scripts/usage.sh
 source "$(dirname "$0")/../scripts/usage.sh"
 # shellcheck source=../scripts/testbed.sh
 source "$(dirname "$0")/../scripts/testbed.sh"
-out=results/e7 seconds=5 reps=3 readme=0
+out=results/e7tcp seconds=5 reps=3 readme=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -26,6 +28,10 @@ while [ $# -gt 0 ]; do
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "e7_tcp_trimmed.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
+done
+for v in "$seconds" "$reps"; do
+  [[ "$v" =~ ^[1-9][0-9]*$ ]] ||
+    { echo "e7_tcp_trimmed.sh: --seconds and --reps take whole numbers from 1 ('$v')" >&2; exit 2; }
 done
 [ "$(id -u)" -eq 0 ] || { echo "e7_tcp_trimmed.sh: needs root (network namespaces)" >&2; exit 1; }
 out=$(tb_out_dir "$out")
@@ -67,7 +73,6 @@ for rep in $(seq 1 "$reps"); do
   done
 done
 tb_stop_switch || tb_die "sharebufd exited with $?"
-/usr/bin/python3 "$lib/e7_tcp_trimmed.py" table "$csv" "$seconds" >"$out/tcp_trimmed.md"
-cat "$out/tcp_trimmed.md"
-[ "$readme" = 0 ] ||
-  /usr/bin/python3 "$(dirname "$0")/../scripts/doc_section.py" --setup "$out" e7tcp "$out/tcp_trimmed.md"
+readme_flag=()
+[ "$readme" = 0 ] || readme_flag=(--readme)
+/usr/bin/python3 "$lib/e7_tcp_trimmed.py" report "$out" "$seconds" "${readme_flag[@]}"

@@ -13,15 +13,30 @@ share of concordant pairs among the headers both have (Kendall: 100 % = the same
 usage: e7_agreement.py RUN_DIR POLICY MODE >> rows.csv    (one row per metric)
        e7_agreement.py --header
        e7_agreement.py --markdown rows.csv [rows.csv...] OUT.md   (several: medians over runs)
+       e7_agreement.py --report OUT [--runs N] [--readme]
+         OUT/agreement.md over OUT/run*/rows.csv (render(): from OUT's meta.json, run*/rows.csv
+         and effective-*.toml alone); --readme writes the E7 page's section e7-agreement and keeps
+         those files under docs/runs/e7/e7-agreement, from which
+         tests/python/test_results_pages.py makes the section again
 """
 import argparse
 import csv
+import datetime
 import glob
 import json
 import os
+import platform
+import shutil
 import statistics
 import struct
 import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
+
+RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e7", "e7-agreement")
 
 COLUMNS = ["policy", "mode", "metric", "live", "replay", "diff"]
 
@@ -209,6 +224,11 @@ def diff_value(row):
 
 
 def markdown(rows_csvs, out_md):
+    with open(out_md, "w") as f:
+        f.write("\n".join(table(rows_csvs)) + "\n")
+
+
+def table(rows_csvs):
     """The table of one run, or of several: medians of live and replay and the median [range]
     of the replay-vs-live figure over the runs that have the row."""
     runs = []
@@ -248,8 +268,56 @@ def markdown(rows_csvs, out_md):
             if len(rs) < len(runs):
                 fig += f" ({len(rs)} of {len(runs)} runs)"
             lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {live:g} | {rep:g} | {fig} |")
-    with open(out_md, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    return lines
+
+
+def run_rows(out):
+    """OUT's run*/rows.csv in run order."""
+    return sorted(glob.glob(os.path.join(out, "run*", "rows.csv")),
+                  key=lambda p: int(os.path.basename(os.path.dirname(p))[3:]))
+
+
+def render(out):
+    """(The section with its setup table, the table) from OUT's files alone."""
+    with open(os.path.join(out, "meta.json")) as f:
+        meta = json.load(f)
+    text = "\n".join(table(run_rows(out)) + [
+        "", f"Produced by `experiments/e7_agreement.sh --runs {meta['runs']}` on {meta['date']} "
+        f"({meta['host']}, {meta['cpus']} CPUs): fan-in {meta['fanin']}, {meta['queries']} "
+        f"queries of {meta['size']} B flows per run."])
+    setup = effective_setup.setup_table(out)
+    return text + ("\n\n" + setup if setup else "") + "\n", text
+
+
+def record(out, dest=RECORD_DIR):
+    """Copies what render() reads to DEST (docs/runs/e7/e7-agreement)."""
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in ["meta.json"] + [n for n in sorted(os.listdir(out))
+                                 if n.startswith("effective") and n.endswith(".toml")]:
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    for path in run_rows(out):
+        run = os.path.basename(os.path.dirname(path))
+        os.makedirs(os.path.join(dest, run))
+        shutil.copy(path, os.path.join(dest, run, "rows.csv"))
+    return dest
+
+
+def report(out, runs, fanin, queries, size, readme=False):
+    with open(os.path.join(out, "meta.json"), "w") as f:
+        json.dump({"date": str(datetime.date.today()), "host": platform.node(),
+                   "cpus": os.cpu_count(), "runs": runs, "fanin": fanin, "queries": queries,
+                   "size": size}, f, indent=1)
+        f.write("\n")
+    section, text = render(out)
+    with open(os.path.join(out, "agreement.md"), "w") as f:
+        f.write(text + "\n")
+    print(text)
+    if readme:
+        doc_section.write_section("e7-agreement", section)
+        print(f"section e7-agreement written; its runs kept in "
+              f"{os.path.relpath(record(out), ROOT)}")
 
 
 def main(argv=None):
@@ -257,6 +325,13 @@ def main(argv=None):
     ap.add_argument("--header", action="store_true", help="print the CSV header and stop")
     ap.add_argument("--markdown", nargs="+", metavar="FILE",
                     help="ROWS.csv [ROWS.csv ...] OUT.md: the Markdown table")
+    ap.add_argument("--report", metavar="OUT",
+                    help="OUT/agreement.md over OUT/run*/rows.csv (with --runs, --fanin, "
+                    "--queries, --size: what the runs were)")
+    for name in ("runs", "fanin", "queries", "size"):
+        ap.add_argument(f"--{name}", type=int, default=0)
+    ap.add_argument("--readme", action="store_true",
+                    help="with --report: write section e7-agreement and record its runs")
     ap.add_argument("run_dir", nargs="?")
     ap.add_argument("policy", nargs="?")
     ap.add_argument("mode", nargs="?")
@@ -267,6 +342,8 @@ def main(argv=None):
         if len(a.markdown) < 2:
             ap.error("--markdown takes ROWS.csv [ROWS.csv ...] OUT.md")
         markdown(a.markdown[:-1], a.markdown[-1])
+    elif a.report:
+        report(a.report, a.runs, a.fanin, a.queries, a.size, a.readme)
     elif a.mode is None:
         ap.error("give RUN_DIR POLICY MODE, --header or --markdown")
     else:

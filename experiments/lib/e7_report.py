@@ -8,7 +8,11 @@ usage: e7_report.py OUT README(0|1) QUERIES SIZE
   their delay, trimmed headers and their one-way latency p50/p99, whole packets' one-way latency
   on their first transmission p50/p99, failed flows, and the Tofino
   approximation's counters per policy), header_latency_cdf.png and qct.png; README=1 writes the
-  E7 page's results section (scripts/doc_section.py).
+  E7 page's results section and keeps what it was made from under docs/runs/e7/e7.
+
+The section is render()'s, from the run's meta.json, summary.csv, stats-*.json and effective-*.toml
+alone; record() keeps those (not flows.csv and events.csv, tens of megabytes: summary.csv is what
+cells() made of them) and tests/python/test_results_pages.py makes the section again from them.
 """
 import argparse
 import csv
@@ -17,14 +21,17 @@ import glob
 import json
 import os
 import platform
-import subprocess
+import shutil
 from collections import defaultdict
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
 import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e7", "e7")
 MODES = ("drop", "trim", "tofino", "dod")
 MODE_LABEL = {"drop": "drop", "trim": "ideal trim", "tofino": "tofino-approx",
               "dod": "fixed meters + DoD"}
@@ -43,8 +50,10 @@ def ms(ns):
 
 
 def load(out):
-    flows = list(csv.DictReader(open(f"{out}/flows.csv")))
-    events = list(csv.DictReader(open(f"{out}/events.csv")))
+    with open(f"{out}/flows.csv") as f:
+        flows = list(csv.DictReader(f))
+    with open(f"{out}/events.csv") as f:
+        events = list(csv.DictReader(f))
     return flows, events
 
 
@@ -143,7 +152,8 @@ def tofino_counters(out):
             continue
         label = (f"{policy}, {MODE_LABEL.get(mode, mode)}, p1" if mode
                  else f"{policy}, p1 over the whole run")
-        lines.append(p1_counters(label, json.load(open(path))))
+        with open(path) as f:
+            lines.append(p1_counters(label, json.load(f)))
     return lines
 
 
@@ -188,37 +198,79 @@ def plots(rows, ev, out):
     plt.close(fig)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("out")
-    ap.add_argument("readme", choices=("0", "1"), help="1: write docs' e7 section")
-    ap.add_argument("queries", type=int)
-    ap.add_argument("size", type=int)
-    a = ap.parse_args(argv)
-    out, readme, queries, size = a.out, a.readme == "1", a.queries, a.size
-    flows, events = load(out)
-    rows, ev = cells(flows, events)
+def write_summary(out, rows):
     with open(f"{out}/summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["policy"])
         w.writeheader()
         w.writerows(rows)
+
+
+def read_summary(out):
+    """summary.csv's rows with cells()'s types (repr() of a float reads back exactly)."""
+    rows = []
+    with open(f"{out}/summary.csv") as f:
+        for r in csv.DictReader(f):
+            rows.append({k: (v if k in ("policy", "mode") else
+                             float(v) if k.endswith("_ms") else int(v)) for k, v in r.items()})
+    return rows
+
+
+def render(out):
+    """The section (setup table included) from meta.json, summary.csv, stats-*.json and the
+    effective configurations alone."""
+    with open(f"{out}/meta.json") as f:
+        meta = json.load(f)
+    queries, size = meta["queries"], meta["size"]
     lines = [f"{queries} incasts per cell, N flows of {size} B each from 4 senders into one "
              f"100 Mbit/s port (600-cell buffer); sharebuf-ndp with pulls paced at 100 Mbit/s. "
              f"A query completes with its last flow; the link alone needs "
              f"N x {size * 8 / 1e5:.2f} ms at 100 Mbit/s (payload only).", ""]
-    lines += table(rows)
+    lines += table(read_summary(out))
     lines += ["", *tofino_counters(out), "",
-              f"Produced by `experiments/e7_trimming.sh` on {datetime.date.today()} "
-              f"({platform.node()}, {os.cpu_count()} CPUs)."]
-    body = "\n".join(lines) + "\n"
+              f"Produced by `experiments/e7_trimming.sh` on {meta['date']} "
+              f"({meta['host']}, {meta['cpus']} CPUs)."]
+    text = "\n".join(lines) + "\n"
+    setup = effective_setup.setup_table(out)
+    return text + ("\n" + setup + "\n" if setup else ""), text
+
+
+def record(out, dest=RECORD_DIR):
+    """Copies what render() reads to DEST (docs/runs/e7/e7)."""
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in ["meta.json", "summary.csv"] + [
+            n for n in sorted(os.listdir(out))
+            if (n.startswith("stats-") and n.endswith(".json"))
+            or (n.startswith("effective") and n.endswith(".toml"))]:
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    return dest
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("readme", choices=("0", "1"), help="1: write docs' e7 section and record its run")
+    ap.add_argument("queries", type=int)
+    ap.add_argument("size", type=int)
+    a = ap.parse_args(argv)
+    out, readme = a.out, a.readme == "1"
+    flows, events = load(out)
+    rows, ev = cells(flows, events)
+    write_summary(out, rows)
+    with open(f"{out}/meta.json", "w") as f:
+        json.dump({"date": str(datetime.date.today()), "host": platform.node(),
+                   "cpus": os.cpu_count(), "queries": a.queries, "size": a.size}, f, indent=1)
+        f.write("\n")
+    section, text = render(out)
     with open(f"{out}/summary.md", "w") as f:
-        f.write(body)
-    print(body)
+        f.write(text)
+    print(text)
     plots(rows, ev, out)
     if readme:
-        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/doc_section.py", "--setup", out, "e7",
-                        f"{out}/summary.md", f"{out}/header_latency_cdf.png", f"{out}/qct.png"],
-                       check=True)
+        doc_section.write_section("e7", section,
+                                  [f"{out}/header_latency_cdf.png", f"{out}/qct.png"])
+        print(f"section e7 written; its run kept in {os.path.relpath(record(out), ROOT)}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,11 @@ the Markdown table of all runs.
 
 usage: e7_tcp_trimmed.py row RUN_DIR MODE REP SECONDS   (RUN_DIR: iperf-{2..5}.json, nstat.json,
                                                         queues.json, ports.json; to stdout)
-       e7_tcp_trimmed.py table ROWS_CSV SECONDS
+       e7_tcp_trimmed.py report OUT SECONDS [--readme]
+         OUT/tcp_trimmed.md, the table of OUT/tcp_trimmed.csv's runs; --readme writes the E7
+         page's section e7tcp (render(): from OUT's meta.json, tcp_trimmed.csv and effective-*.toml
+         alone) and keeps those files under docs/runs/e7/e7tcp, from which
+         tests/python/test_results_pages.py makes the section again
 """
 import argparse
 import csv
@@ -12,7 +16,15 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import doc_section  # noqa: E402
+import effective_setup  # noqa: E402
+
+RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e7", "e7tcp")
 
 
 def row(d, mode, rep, seconds):
@@ -36,7 +48,7 @@ def row(d, mode, rep, seconds):
             f"{n.get('TcpExtTCPOFOQueue', 0)},{dsack},{q['trimmed']}")
 
 
-def table(rows_csv, seconds):
+def table(rows_csv, meta):
     rows = list(csv.DictReader(open(rows_csv)))
     out = ["| mode | run | goodput (Mbit/s, 4 streams: bytes received / wall-clock time of the "
            "run) | retransmissions | segments in (h1) | queued out of order | D-SACKs sent "
@@ -45,9 +57,43 @@ def table(rows_csv, seconds):
     out += [f"| {r['mode']} | {r['rep']} | {r['goodput_mbps']} | {r['retransmits']} "
             f"| {r['in_segs']} | {r['ofo_queued']} | {r['dsack_sent']} | {r['trimmed']} |"
             for r in rows]
-    out += ["", f"Produced by `experiments/e7_tcp_trimmed.sh` on {datetime.date.today()} "
-            f"({platform.node()}, {os.cpu_count()} CPUs), {seconds} s per run."]
+    out += ["", f"Produced by `experiments/e7_tcp_trimmed.sh` on {meta['date']} "
+            f"({meta['host']}, {meta['cpus']} CPUs), {meta['seconds']} s per run."]
     return "\n".join(out)
+
+
+def render(out):
+    """(The section with its setup table, the table) from OUT's files alone."""
+    with open(f"{out}/meta.json") as f:
+        meta = json.load(f)
+    text = table(f"{out}/tcp_trimmed.csv", meta)
+    setup = effective_setup.setup_table(out)
+    return text + ("\n\n" + setup if setup else "") + "\n", text
+
+
+def record(out, dest=RECORD_DIR):
+    """Copies what render() reads to DEST (docs/runs/e7/e7tcp)."""
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name in ["meta.json", "tcp_trimmed.csv"] + [
+            n for n in sorted(os.listdir(out)) if n.startswith("effective") and n.endswith(".toml")]:
+        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    return dest
+
+
+def report(out, seconds, readme=False):
+    with open(f"{out}/meta.json", "w") as f:
+        json.dump({"date": str(datetime.date.today()), "host": platform.node(),
+                   "cpus": os.cpu_count(), "seconds": seconds}, f, indent=1)
+        f.write("\n")
+    section, text = render(out)
+    with open(f"{out}/tcp_trimmed.md", "w") as f:
+        f.write(text + "\n")
+    print(text)
+    if readme:
+        doc_section.write_section("e7tcp", section)
+        print(f"section e7tcp written; its run kept in {os.path.relpath(record(out), ROOT)}")
 
 
 def main(argv=None):
@@ -57,12 +103,15 @@ def main(argv=None):
     r = sub.add_parser("row")
     for name in ("run_dir", "mode", "rep", "seconds"):
         r.add_argument(name)
-    t = sub.add_parser("table")
-    t.add_argument("rows_csv")
-    t.add_argument("seconds")
+    t = sub.add_parser("report")
+    t.add_argument("out")
+    t.add_argument("seconds", type=int)
+    t.add_argument("--readme", action="store_true", help="write section e7tcp and record its run")
     a = ap.parse_args(argv)
-    print(row(a.run_dir, a.mode, a.rep, a.seconds) if a.command == "row"
-          else table(a.rows_csv, a.seconds))
+    if a.command == "row":
+        print(row(a.run_dir, a.mode, a.rep, a.seconds))
+    else:
+        report(a.out, a.seconds, a.readme)
 
 
 if __name__ == "__main__":

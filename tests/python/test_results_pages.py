@@ -6,6 +6,8 @@ behind when the report or its runs changed, fails here with the command that wri
 Recorded so far, each by its report's render() and record():
 - E8's figures: experiments/lib/e8_report.py, docs/runs/e8/<figure>/;
 - E7's paper-scale trimming: experiments/lib/trim_scale.py, docs/runs/e7/trim-scale/;
+- E7's live sections: experiments/lib/e7_report.py, e7_agreement.py and e7_tcp_trimmed.py,
+  docs/runs/e7/<section>/;
 - E3's sections: experiments/lib/e3_report.py, docs/runs/e3/<section>/;
 - E4: experiments/lib/e4_report.py, docs/runs/e4/; E5: e5_report.py, docs/runs/e5/;
 - E6: experiments/lib/e6_checks.py, docs/runs/e6/;
@@ -27,6 +29,9 @@ import e4_report  # noqa: E402
 import e5_report  # noqa: E402
 import e6_checks  # noqa: E402
 import fct_report  # noqa: E402
+import e7_agreement  # noqa: E402
+import e7_report  # noqa: E402
+import e7_tcp_trimmed  # noqa: E402
 import e8_report  # noqa: E402
 import trim_scale  # noqa: E402
 
@@ -83,6 +88,33 @@ class E7TrimScaleFromItsRuns(unittest.TestCase):
             "docs/experiments/e7-paper-scale.md, section trim-scale, is not what its runs in "
             "docs/runs/e7/trim-scale give; write it again with "
             "/usr/bin/python3 experiments/lib/trim_scale.py OUT --readme")
+
+
+# E7's live sections: (tag, report module, the command that writes the section again).
+E7_LIVE = (("e7", e7_report, "experiments/e7_trimming.sh --readme"),
+           ("e7-agreement", e7_agreement, "experiments/e7_agreement.sh --readme"),
+           ("e7tcp", e7_tcp_trimmed, "experiments/e7_tcp_trimmed.sh --readme"))
+
+
+class E7LiveSectionsFromTheirRuns(unittest.TestCase):
+    def test_each_recorded_section_is_what_its_runs_give(self):
+        recorded = [t for t in E7_LIVE if os.path.exists(os.path.join(t[1].RECORD_DIR, "meta.json"))]
+        if not recorded:
+            self.skipTest("no live E7 section recorded yet")
+        for tag, report, command in recorded:
+            with self.subTest(section=tag):
+                self.assertEqual(
+                    section_text(tag), report.render(report.RECORD_DIR)[0].strip(),
+                    f"docs/experiments/e7-trimming.md, section {tag}, is not what its runs in "
+                    f"{os.path.relpath(report.RECORD_DIR, ROOT)} give; write it again with "
+                    f"{command}")
+
+    def test_unrecorded_sections_are_named(self):
+        missing = [t for t, report, _ in E7_LIVE
+                   if not os.path.exists(os.path.join(report.RECORD_DIR, "meta.json"))]
+        if missing:
+            self.skipTest("live E7 sections without recorded runs (written before docs/runs/ "
+                          "existed): " + ", ".join(missing))
 
 
 def recorded_e3_sections():
@@ -206,6 +238,27 @@ class TheCheckCanFail(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump(summary, f)
             after, _ = e8_report.render(copy, figure, index)
+            self.assertNotEqual(before, after)
+
+    def test_a_changed_query_time_changes_the_e7_section(self):
+        import csv
+        import shutil
+        import tempfile
+        if not os.path.exists(os.path.join(e7_report.RECORD_DIR, "meta.json")):
+            self.skipTest("E7's section not recorded")
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = os.path.join(tmp, "e7")
+            shutil.copytree(e7_report.RECORD_DIR, copy)
+            before, _ = e7_report.render(copy)
+            path = os.path.join(copy, "summary.csv")
+            with open(path) as f:
+                rows = list(csv.DictReader(f))
+            rows[0]["qct_mean_ms"] = str(float(rows[0]["qct_mean_ms"]) + 12.345)
+            with open(path, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]))
+                w.writeheader()
+                w.writerows(rows)
+            after, _ = e7_report.render(copy)
             self.assertNotEqual(before, after)
 
     def test_a_changed_query_time_changes_an_e3_section(self):
