@@ -71,15 +71,17 @@ def summary(cfg):
             "classes": "; ".join(classes) or "—", "trimming": trimming}
 
 
-def effective_files(out):
-    """The effective*.toml files of a results folder and of its run folders, sorted."""
+def effective_files(out, run_folders=True):
+    """The effective*.toml files of a results folder and (run_folders) of its run folders, sorted."""
     return sorted(glob.glob(os.path.join(out, "effective*.toml")) +
-                  glob.glob(os.path.join(out, "*", "effective*.toml")))
+                  (glob.glob(os.path.join(out, "*", "effective*.toml")) if run_folders else []))
 
 
-def setup_table(out):
-    """A Markdown table of every effective configuration under out; '' when there is none."""
-    files = effective_files(out)
+def setup_table(out, run_folders=True):
+    """A Markdown table of every effective configuration under out; '' when there is none.
+    run_folders=False: only out's own, for a results folder whose subfolders hold other
+    experiments' runs (E3's e4/, the replay of its recorded trace)."""
+    files = effective_files(out, run_folders)
     if not files:
         return ""
     rows = ["Setup, quoted from each run's effective configuration (`effective*.toml` beside its "

@@ -175,7 +175,7 @@ def render(out):
     parts = ["\n".join(lines), stamp]
     if meta.get("mean_qct"):
         parts.append(mean_qct_text(order, q, q_rep))
-    setup = effective_setup.setup_table(out)
+    setup = effective_setup.setup_table(out, run_folders=False)  # not e4/ (--record's replay)
     if setup:
         parts.append(setup)
     return "\n\n".join(parts) + "\n", rows
