@@ -49,7 +49,8 @@ def row(d, mode, rep, seconds):
 
 
 def table(rows_csv, meta):
-    rows = list(csv.DictReader(open(rows_csv)))
+    with open(rows_csv) as f:
+        rows = list(csv.DictReader(f))
     out = ["| mode | run | goodput (Mbit/s, 4 streams: bytes received / wall-clock time of the "
            "run) | retransmissions | segments in (h1) | queued out of order | D-SACKs sent "
            "| trimmed at p1 |",
