@@ -176,7 +176,9 @@ control FbIngress(inout headers_t hdr, inout ig_meta_t md,
                 hdr.sb.port_count = 0;
             }
             if (hdr.sb.qindex == hdr.sb.last_qindex) {
-                md.diff = md.capacity - hdr.sb.occupied;
+                // Saturating: the walk sums depths read at different times, which can exceed B;
+                // Remaining is then 0, as the C++ clamps it (BufferView::remaining_cells).
+                md.diff = md.capacity |-| hdr.sb.occupied;
                 remaining_write.execute(0);
                 n_high_write.execute(0);
                 n_low_write.execute(0);

@@ -47,7 +47,7 @@ std::vector<ExactEntry> TofinoArithmetic::cells_exp_entries() {
   std::vector<ExactEntry> out;
   for (uint32_t key = 0; key < kCellsExpKeys; ++key) {
     const double v = std::exp2(static_cast<double>(key) / kOne);
-    out.push_back({key, std::min<int64_t>(std::llround(v), UINT32_MAX)});
+    out.push_back({key, std::min<int64_t>(std::llround(v), kMaxCells)});
   }
   return out;
 }

@@ -46,6 +46,9 @@ class TofinoArithmetic {
   static constexpr uint32_t kGradientExpKeys = 31 * kOne;
   static constexpr uint32_t kCellsExpKeys = 32 * kOne;  // t in [0, 8192)
   static constexpr int32_t kQ8Log = kFracBits * kOne;   // log2(256) x 256: a Q.8 value's scale
+  // The largest cells value: protean.p4 and dt.p4 test Q < T by the sign bit of the 32-bit Q - T,
+  // which holds only while T < 2^31; no queue holds 2^31 cells, so the cap changes no decision.
+  static constexpr uint32_t kMaxCells = 0x7fffffffu;
 
   // The control-plane entries (p4/include/log_arith.p4's tables).
   static std::vector<TernaryEntry> log2_entries();

@@ -101,6 +101,28 @@ TEST(P4Tables, TheLogAndExpEntriesAreTheSoftwaresTables) {
   }
 }
 
+// protean.p4 and dt.p4 admit on the sign bit of the 32-bit Q - T: every threshold their cells
+// tables can give must stay below 2^31, or a large enough T would read as "Q above T" and drop
+// where the software admits (a gradient of 4096x line rate did it with B = 2^19 - 1).
+TEST(P4Tables, NoCellsEntryReachesTheSignBit) {
+  for (const char* program : {"protean", "dt"}) {
+    const json tables = generate_p4_tables(example(program), {.program = program});
+    int checked = 0;
+    for (const json& t : tables["tables"]) {
+      const std::string name = t["table"];
+      if (name.find(".exp2") == std::string::npos || name.find("exp_gradient") != std::string::npos)
+        continue;
+      for (const json& e : t["entries"]) {
+        ASSERT_LT(e["data"]["value"].get<uint64_t>(), uint64_t{1} << 31) << program << " " << name;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 8000) << program;
+  }
+  EXPECT_EQ(policies::tofino_arithmetic().exp_cells(1 << 20),
+            policies::TofinoArithmetic::kMaxCells);
+}
+
 // One port with one queue, so each probe's batch is the whole buffer: the P4 program's Rem is
 // B - Q as the software's view gives it.
 const char* kOneQueue = R"([buffer]
