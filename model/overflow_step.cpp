@@ -8,8 +8,7 @@ void configure_tofino(TofinoApprox& tofino, const SwitchConfig& config) {
   const TrimConfig& t = config.trim;
   tofino.settings.variant.store(static_cast<uint8_t>(t.meters));
   tofino.settings.burst_bytes.store(t.meter_burst_bytes);
-  tofino.settings.pessimistic_share.store(t.pessimistic_share > 0 ? t.pessimistic_share
-                                                                  : 1.0 / tofino.pipelines());
+  tofino.settings.pessimistic_share.store(t.pessimistic_share);
   tofino.settings.t0_ns.store(t.t0_ns);
   tofino.settings.t1_ns.store(t.t1_ns);
   tofino.settings.recirc_rate_bps.store(t.recirc_rate_bps);

@@ -31,7 +31,7 @@
 namespace sharebuf::model {
 
 // The Tofino approximation's settings from [trimming] (the meters' pessimistic share defaults to
-// one over the pipelines).
+// the paper's 25 %).
 void configure_tofino(TofinoApprox& tofino, const SwitchConfig& config);
 
 class OverflowStep {

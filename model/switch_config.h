@@ -61,9 +61,10 @@ struct TrimConfig {
   uint64_t line_rate_bps = 0;  // the meters' 100 % for ports without a `rate`
   uint32_t meter_burst_bytes = 12'000;
   // The pessimistic meter's share of the line rate (half-pessimistic: twice it, at most the line
-  // rate); 0: one over the pipelines, so that every pipeline pessimistic at once sends the line
-  // rate (the paper's 25 % is four pipelines' quarter, section 4).
-  double pessimistic_share = 0;
+  // rate): the paper's 25 % and 50 % (section 4, for its four pipelines, which pessimistic all at
+  // once send the line rate together). Until 2026-11-29 the default was one over the pipelines,
+  // which with two made half-pessimistic the line rate, the same as optimistic.
+  double pessimistic_share = 0.25;
   uint64_t t0_ns = 6'000;        // pessimistic this long after a notification
   uint64_t t1_ns = 12'000;       // half-pessimistic until this long after it (Figure 3)
   uint64_t recirc_rate_bps = 0;  // 0: the egress port's line rate

@@ -41,11 +41,7 @@ void read_trim_params(const policies::ParamReader& r, TrimConfig& t, bool only_g
   if (take("meters")) t.meters = *meter_variant(r.choice("meters"));
   if (take("meter_burst")) t.meter_burst_bytes = static_cast<uint32_t>(r.integer("meter_burst"));
   if (take("line_rate")) t.line_rate_bps = r.rate_bps("line_rate");
-  // 0, the default, is not in the range a file may state: it means one over the pipelines.
-  if (r.has("pessimistic_share"))
-    t.pessimistic_share = r.number("pessimistic_share");
-  else if (!only_given)
-    t.pessimistic_share = 0;
+  if (take("pessimistic_share")) t.pessimistic_share = r.number("pessimistic_share");
   if (take("t0")) t.t0_ns = r.duration_ns("t0");
   if (take("t1")) t.t1_ns = r.duration_ns("t1");
   if (take("recirc_rate")) t.recirc_rate_bps = r.rate_bps("recirc_rate");
@@ -71,8 +67,7 @@ nlohmann::json trim_params_json(const TrimConfig& t) {
                         {"recirc_rate", std::to_string(t.recirc_rate_bps) + "bit"},
                         {"recirc_queue", t.recirc_queue_bytes},
                         {"recirc_latency", std::to_string(t.recirc_latency_ns) + "ns"}};
-  // 0 (one over the pipelines) is the default, which a file states by leaving the key out.
-  if (t.pessimistic_share > 0) out["pessimistic_share"] = t.pessimistic_share;
+  out["pessimistic_share"] = t.pessimistic_share;
   return out;
 }
 

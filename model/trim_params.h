@@ -109,13 +109,13 @@ inline constexpr std::array<policies::ParamSpec, 19> kTrimParams{{
      ""},
     {"line_rate", policies::ParamType::kRate, "0",
      "the meters' 100 % for ports without a `rate`; 0: none", 0, 4e12, "", "none"},
-    {"pessimistic_share", policies::ParamType::kNumber, "0",
-     "the pessimistic meters' share of the line rate, 0 (the default) for one over "
-     "`pipelines`; half-pessimistic meters run at twice it, at most the line rate. The "
-     "paper's 25 % and 50 % are four pipelines' shares (section 4: with every pipeline "
-     "pessimistic they send the line rate together); with two pipelines the default is 50 % "
-     "and half-pessimistic equals optimistic",
-     0.01, 1, "", "one over `pipelines`"},
+    {"pessimistic_share", policies::ParamType::kNumber, "0.25",
+     "the pessimistic meters' share of the line rate; half-pessimistic meters run at twice it, "
+     "at most the line rate. The default is the paper's 25 % and 50 % (section 4), which it "
+     "fixes for its four pipelines (every pipeline pessimistic sends the line rate together); "
+     "one over `pipelines` keeps that sum for another count, but with two pipelines makes "
+     "half-pessimistic the line rate, the same as optimistic (the default before 2026-11-29)",
+     0.01, 1, "", ""},
     {"t0", policies::ParamType::kDuration, "6us",
      "a port is pessimistic until `t0` after a notification, as the paper's Figure 3 and its "
      "registers measure it; the default is the design of the paper's section 4 (its "

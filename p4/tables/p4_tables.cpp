@@ -629,10 +629,9 @@ void trim(Context& c, json& out) {
          {"queue", port.trim_queue},
          {"max_pkt_len", t.size},
          {"purpose", "trim at ingress into " + port.name + "'s header queue"}});
-    // As IngressPortState meters: pessimistic at the configured share (one over the pipes when
-    // unset), half-pessimistic at twice it, at most the line rate.
-    const double pessimistic =
-        t.pessimistic_share > 0 ? t.pessimistic_share : 1.0 / static_cast<double>(c.pipes);
+    // As IngressPortState meters (model/ingress_meters.cpp): pessimistic at the configured
+    // share (the paper's 25 % by default), half-pessimistic at twice it, at most the line rate.
+    const double pessimistic = t.pessimistic_share;
     for (const auto& [name, share] : {std::pair{"meter_optimistic", 1.0},
                                       {"meter_halftimistic", std::min(1.0, 2 * pessimistic)},
                                       {"meter_pessimistic", pessimistic}}) {

@@ -209,9 +209,8 @@ TEST(ControlProtocolEffects, TrimSetTofinoApproxSettings) {
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"six"}})"), "invalid_argument");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"t0":"2s"}})"), "invalid_argument");
   EXPECT_EQ(code(R"({"cmd":"trim.set","args":{"pessimistic_share":5}})"), "invalid_argument");
-  // Unset, the pessimistic share is one over the pipelines.
-  EXPECT_DOUBLE_EQ(f.core->switch_model.tofino().settings.pessimistic_share.load(),
-                   1.0 / f.core->switch_model.tofino().pipelines());
+  // Unset, the pessimistic share is the paper's 25 %, whatever the pipelines.
+  EXPECT_DOUBLE_EQ(f.core->switch_model.tofino().settings.pessimistic_share.load(), 0.25);
   const json ok = handle_request(f.ctx, R"({"cmd":"trim.set","args":{"meters":"two",
       "meter_burst":9000,"t0":"3us","t1":"18us","recirc_rate":"10Gbit","recirc_queue":30000,
       "recirc_latency":"2us","trim_newest":0.25,"pessimistic_share":0.3}})");

@@ -17,6 +17,8 @@
 
 #include "buffer/buffer_state.h"
 #include "config/switch_config_reader.h"
+#include "model/overflow_step.h"
+#include "model/tofino_approx.h"
 #include "policies/protean.h"
 #include "policies/registry.h"
 #include "policies/tofino_arithmetic.h"
@@ -311,6 +313,37 @@ TEST(P4Tables, ProbesReachEveryPipe) {
   EXPECT_THROW(
       generate_p4_tables(example("dt"), {.program = "dt", .dev_ports = {0, 128, 136}, .pipes = 1}),
       P4TablesError);
+}
+
+// trim.p4's three meters run at the rates the software's meters do (IngressPortState: line,
+// twice the pessimistic share at most the line, the share), from the one [trimming]
+// pessimistic_share, whose default is the paper's 25 % whatever the pipelines: with the example's
+// two pipelines, one over the pipelines (the rule before 2026-11-29) made half-pessimistic the
+// line rate.
+TEST(P4Tables, TrimMetersRunAtTheSoftwaresRatesThePapersByDefault) {
+  for (const double share : {0.0, 0.5, 0.1}) {
+    model::SwitchConfig cfg = example("trim");
+    if (share > 0) cfg.trim.pessimistic_share = share;
+    model::TofinoApprox tofino(model::rx_workers(cfg), {100'000'000});
+    model::configure_tofino(tofino, cfg);
+    const double p = tofino.settings.pessimistic_share.load();
+    EXPECT_DOUBLE_EQ(p, share > 0 ? share : 0.25);
+    const double line = 100e6;
+    const std::map<std::string, double> software = {{"meter_optimistic", line},
+                                                    {"meter_halftimistic", std::min(line, 2 * p * line)},
+                                                    {"meter_pessimistic", p * line}};
+    const json tables = generate_p4_tables(cfg, {.program = "trim"});
+    std::map<std::string, int> seen;
+    for (const json& m : tables["meters"]) {
+      const std::string inst = m["meter"].get<std::string>().substr(
+          m["meter"].get<std::string>().rfind('.') + 1);
+      ASSERT_TRUE(software.count(inst)) << inst;
+      EXPECT_NEAR(m["cir_kbps"].get<double>() * 1000, software.at(inst), 1000) << inst << share;
+      EXPECT_EQ(m["pir_kbps"], m["cir_kbps"]);
+      ++seen[inst];
+    }
+    EXPECT_EQ(seen.size(), 3u);
+  }
 }
 
 // trim.p4's mirror sessions cut every packet at trim_size, so it must hold the longest headers the
