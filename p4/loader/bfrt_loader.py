@@ -38,6 +38,9 @@ import sys
 # JSON alone so that it can be tested without an SDE.
 
 
+PKTGEN_HEADER_BYTES = 6  # what Tofino's packet generator puts in front of its buffer's bytes
+
+
 def _int(v):
     """JSON values are numbers or "0x..." strings (48-bit MACs, masks)."""
     if isinstance(v, bool):
@@ -45,6 +48,18 @@ def _int(v):
     if isinstance(v, str):
         return int(v, 0)
     return v
+
+
+def _action_value(field, v):
+    """An action parameter as BF-RT takes it: unsigned bytes. Every signed parameter of the
+    programs is an int<32> (dt.p4 set_alpha, protean.p4 set_params and set_rate, log_arith.p4
+    set_value), so a negative value goes as its 32-bit two's complement."""
+    v = _int(v)
+    if isinstance(v, bool) or v >= 0:
+        return v
+    if v < -(1 << 31):
+        raise ValueError("action parameter %s = %d does not fit an int<32>" % (field, v))
+    return v & 0xFFFFFFFF
 
 
 def _short(name):
@@ -83,7 +98,7 @@ def _entry_kwargs(entry):
         else:
             raise ValueError("match on %s: neither exact, ternary nor range: %r" % (field, m))
     for field, v in entry.get("data", {}).items():
-        kw[name[field]] = _int(v)
+        kw[name[field]] = _action_value(field, v)
     if "priority" in entry:
         kw["MATCH_PRIORITY"] = entry["priority"]
     return kw
@@ -165,13 +180,17 @@ def plan(doc):
                              % (len(packet), g["packet_bytes"]))
         op(["tf1", "pktgen", "port_cfg"], "mod", {"dev_port": g["src_port"], "pktgen_enable": True},
            "packet generator on port %d" % g["src_port"])
+        # The generator prepends its own 6-byte header to what its buffer holds (Intel's
+        # tna_pktgen test writes p[6:] and pkt_len - 6): packet_hex is the packet as ingress
+        # parses it, so the buffer gets the bytes after the first 6.
+        body = packet[PKTGEN_HEADER_BYTES:]
         op(["tf1", "pktgen", "pkt_buffer"], "mod",
-           {"pkt_buffer_offset": 0, "pkt_buffer_size": len(packet), "buffer": packet},
-           "the generated packet")
+           {"pkt_buffer_offset": 0, "pkt_buffer_size": len(body), "buffer": body},
+           "the generated packet, after the generator's header")
         # The generator counts batches and packets per batch from 0.
         op(["tf1", "pktgen", "app_cfg"], "add_with_trigger_timer_periodic",
            {"app_id": g["app_id"], "app_enable": True, "timer_nanosec": g["timer_ns"],
-            "pkt_len": len(packet), "pkt_buffer_offset": 0, "pipe_local_source_port":
+            "pkt_len": len(body), "pkt_buffer_offset": 0, "pipe_local_source_port":
             g["src_port"] % 128, "increment_source_port": False,
             "batch_count_cfg": g["batch_count"] - 1,
             "packets_per_batch_cfg": g["packets_per_batch"] - 1, "ibg": 0, "ibg_jitter": 0,

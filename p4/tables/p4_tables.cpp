@@ -105,9 +105,9 @@ struct Context {
 };
 
 // The packet generator's application: a periodic timer on pipe 0 sending `per_batch` packets of
-// the pktgen header (6 bytes, written by the generator over the buffer's first 6) and sharebuf_h
-// with `kind` and every other field 0. `packet_hex` is what the loader writes into the
-// generator's buffer.
+// the pktgen header (6 bytes, which the generator puts in front of its buffer's bytes) and
+// sharebuf_h with `kind` and every other field 0. `packet_hex` is the packet as ingress parses
+// it; the loader writes all but its first 6 bytes into the generator's buffer.
 json pktgen(const Context& c, uint32_t app_id, uint32_t per_batch, uint8_t kind) {
   std::string bytes(6 + kSbHeaderBytes, '\0');
   bytes[6] = static_cast<char>(kind);

@@ -103,8 +103,11 @@ class LoaderTest(unittest.TestCase):
                     self.assertIn((path, "clear"), done, t["table"])
                     if t.get("default_action"):
                         act = t["default_action"]["action"].split(".")[-1]
-                        self.assertEqual(done[(path, "set_default_with_" + act)],
-                                         [t["default_action"]["data"]], t["table"])
+                        # Action data as BF-RT takes it: int<32> parameters two's complement.
+                        want = {k: v & 0xFFFFFFFF if isinstance(v, int) and v < 0 else v
+                                for k, v in t["default_action"]["data"].items()}
+                        self.assertEqual(done[(path, "set_default_with_" + act)], [want],
+                                         t["table"])
                 for r in doc["registers"]:
                     writes = done[(program + "." + r["register"], "mod")]
                     self.assertEqual(sorted(w["REGISTER_INDEX"] for w in writes),
@@ -149,15 +152,34 @@ class LoaderTest(unittest.TestCase):
                     self.assertEqual((app["app_id"], app["timer_nanosec"],
                                       app["packets_per_batch_cfg"] + 1),
                                      (g["app_id"], g["timer_ns"], g["packets_per_batch"]))
+                    # The generator prepends its 6-byte header: the buffer holds the rest.
                     (buf,) = done[("tf1.pktgen.pkt_buffer", "mod")]
-                    self.assertEqual(bytes(buf["buffer"]).hex(), g["packet_hex"])
-                    self.assertEqual(len(buf["buffer"]), g["packet_bytes"])
+                    self.assertEqual(bytes(buf["buffer"]).hex(), g["packet_hex"][12:])
+                    self.assertEqual(len(buf["buffer"]), g["packet_bytes"] - 6)
+                    self.assertEqual(app["pkt_len"], g["packet_bytes"] - 6)
                     # The generator starts only after every table and register is written.
                     last_table = max(i for i, (path, _, _) in enumerate(calls) if path[0] == program)
                     first_gen = min(i for i, (path, _, _) in enumerate(calls)
                                     if path[:2] == ["tf1", "pktgen"])
                     self.assertLess(last_table, first_gen)
                 self.assertEqual(len(calls), len(bfrt_loader.plan(doc)))
+
+    def test_negative_action_data_goes_as_its_twos_complement(self):
+        # protean.p4's log_cells_per_ns and log_long are negative below one cell per ns and
+        # alpha 1; BF-RT takes action data as unsigned bytes.
+        _, doc = self.docs["protean"]
+        negative = [(t["table"], f, v) for t in doc["tables"] for e in t["entries"]
+                    for f, v in e.get("data", {}).items() if isinstance(v, int) and v < 0]
+        self.assertTrue(negative, "the protean example has no negative action data to encode")
+        entry = {"match": {}, "data": {"value": -3237}}
+        self.assertEqual(bfrt_loader._entry_kwargs(entry)["value"], (1 << 32) - 3237)
+        self.assertEqual(bfrt_loader._entry_kwargs({"match": {}, "data": {"value": 7}})["value"], 7)
+        with self.assertRaises(ValueError):
+            bfrt_loader._entry_kwargs({"match": {}, "data": {"value": -(1 << 31) - 1}})
+        for op in bfrt_loader.plan(doc):
+            for k, v in op["kwargs"].items():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    self.assertGreaterEqual(v, 0, f"{op['path']} {op['method']}: {k} = {v}")
 
     def test_match_kinds_as_bfrt_python_takes_them(self):
         _, doc = self.docs["dt"]
