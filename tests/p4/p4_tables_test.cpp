@@ -329,14 +329,15 @@ TEST(P4Tables, TrimMetersRunAtTheSoftwaresRatesThePapersByDefault) {
     const double p = tofino.settings.pessimistic_share.load();
     EXPECT_DOUBLE_EQ(p, share > 0 ? share : 0.25);
     const double line = 100e6;
-    const std::map<std::string, double> software = {{"meter_optimistic", line},
-                                                    {"meter_halftimistic", std::min(line, 2 * p * line)},
-                                                    {"meter_pessimistic", p * line}};
+    const std::map<std::string, double> software = {
+        {"meter_optimistic", line},
+        {"meter_halftimistic", std::min(line, 2 * p * line)},
+        {"meter_pessimistic", p * line}};
     const json tables = generate_p4_tables(cfg, {.program = "trim"});
     std::map<std::string, int> seen;
     for (const json& m : tables["meters"]) {
-      const std::string inst = m["meter"].get<std::string>().substr(
-          m["meter"].get<std::string>().rfind('.') + 1);
+      const std::string inst =
+          m["meter"].get<std::string>().substr(m["meter"].get<std::string>().rfind('.') + 1);
       ASSERT_TRUE(software.count(inst)) << inst;
       EXPECT_NEAR(m["cir_kbps"].get<double>() * 1000, software.at(inst), 1000) << inst << share;
       EXPECT_EQ(m["pir_kbps"], m["cir_kbps"]);
