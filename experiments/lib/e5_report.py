@@ -17,7 +17,6 @@ import datetime
 import json
 import os
 import platform
-import shutil
 import statistics
 import sys
 
@@ -25,6 +24,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import doc_section  # noqa: E402
 import effective_setup  # noqa: E402
+import run_record  # noqa: E402
 
 RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e5")
 
@@ -111,13 +111,7 @@ def render(out):
 
 def record(out, dest=RECORD_DIR):
     """Copies what render() reads to DEST (docs/runs/e5)."""
-    if os.path.isdir(dest):
-        shutil.rmtree(dest)
-    os.makedirs(dest)
-    for name in ["meta.json", "cs_demand.csv", "smartbuf_bursts.csv"] + [
-            n for n in sorted(os.listdir(out)) if n.startswith("effective") and n.endswith(".toml")]:
-        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
-    return dest
+    return run_record.copy_fresh(out, dest, ["meta.json", "cs_demand.csv", "smartbuf_bursts.csv"])
 
 
 def report(out, buffer_cells, readme=False):

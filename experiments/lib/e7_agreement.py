@@ -35,6 +35,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import doc_section  # noqa: E402
 import effective_setup  # noqa: E402
+import run_record  # noqa: E402
 
 RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e7", "e7-agreement")
 
@@ -291,12 +292,7 @@ def render(out):
 
 def record(out, dest=RECORD_DIR):
     """Copies what render() reads to DEST (docs/runs/e7/e7-agreement)."""
-    if os.path.isdir(dest):
-        shutil.rmtree(dest)
-    os.makedirs(dest)
-    for name in ["meta.json"] + [n for n in sorted(os.listdir(out))
-                                 if n.startswith("effective") and n.endswith(".toml")]:
-        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
+    run_record.copy_fresh(out, dest, ["meta.json"])
     for path in run_rows(out):
         run = os.path.basename(os.path.dirname(path))
         os.makedirs(os.path.join(dest, run))

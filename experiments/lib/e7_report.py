@@ -21,13 +21,13 @@ import glob
 import json
 import os
 import platform
-import shutil
 from collections import defaultdict
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import doc_section  # noqa: E402
 import effective_setup  # noqa: E402
+import run_record  # noqa: E402
 import stats  # noqa: E402  (scripts/stats.py: the one percentile)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -236,15 +236,8 @@ def render(out):
 
 def record(out, dest=RECORD_DIR):
     """Copies what render() reads to DEST (docs/runs/e7/e7)."""
-    if os.path.isdir(dest):
-        shutil.rmtree(dest)
-    os.makedirs(dest)
-    for name in ["meta.json", "summary.csv"] + [
-            n for n in sorted(os.listdir(out))
-            if (n.startswith("stats-") and n.endswith(".json"))
-            or (n.startswith("effective") and n.endswith(".toml"))]:
-        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
-    return dest
+    return run_record.copy_fresh(out, dest, ["meta.json", "summary.csv"],
+                                 lambda n: n.startswith("stats-") and n.endswith(".json"))
 
 
 def main(argv=None):

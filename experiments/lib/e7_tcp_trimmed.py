@@ -16,13 +16,13 @@ import datetime
 import json
 import os
 import platform
-import shutil
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import doc_section  # noqa: E402
 import effective_setup  # noqa: E402
+import run_record  # noqa: E402
 
 RECORD_DIR = os.path.join(ROOT, "docs", "runs", "e7", "e7tcp")
 
@@ -74,13 +74,7 @@ def render(out):
 
 def record(out, dest=RECORD_DIR):
     """Copies what render() reads to DEST (docs/runs/e7/e7tcp)."""
-    if os.path.isdir(dest):
-        shutil.rmtree(dest)
-    os.makedirs(dest)
-    for name in ["meta.json", "tcp_trimmed.csv"] + [
-            n for n in sorted(os.listdir(out)) if n.startswith("effective") and n.endswith(".toml")]:
-        shutil.copy(os.path.join(out, name), os.path.join(dest, name))
-    return dest
+    return run_record.copy_fresh(out, dest, ["meta.json", "tcp_trimmed.csv"])
 
 
 def report(out, seconds, readme=False):
