@@ -29,18 +29,21 @@ class alignas(64) BasicPacketQueue {
   explicit BasicPacketQueue(CellPool* pool = nullptr) : pool_(pool) {}
   void attach(CellPool* pool) noexcept { pool_ = pool; }
 
-  void push(uint32_t head) noexcept {
+  // Appends a frame; true if the queue was empty.
+  bool push(uint32_t head) noexcept {
     PacketDescriptor& d = pool_->descriptor(head);
     std::lock_guard guard(lock_);
     d.next = kNoCell;
     d.prev = tail_;
-    if (tail_ != kNoCell) {
+    const bool was_empty = tail_ == kNoCell;
+    if (!was_empty) {
       pool_->descriptor(tail_).next = head;
     } else {
       head_ = head;
     }
     tail_ = head;
     length_.store(length_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return was_empty;
   }
 
   // Removes the oldest frame; returns its head cell, or kNoCell when the queue is empty.
@@ -115,6 +118,13 @@ class alignas(64) BasicPacketQueue {
   uint32_t head_bytes() const noexcept {
     std::lock_guard guard(lock_);
     return head_ == kNoCell ? 0 : pool_->descriptor(head_).bytes;
+  }
+
+  // When the oldest frame arrived (the probes waiting behind it, buffer/queued_probes.h);
+  // `none` when the queue is empty. Under the lock, as head_bytes().
+  uint64_t head_arrival_ns(uint64_t none) const noexcept {
+    std::lock_guard guard(lock_);
+    return head_ == kNoCell ? none : pool_->descriptor(head_).arrival_ns;
   }
 
   // Head cell of the newest frame, or kNoCell (the replay datapath tracks frames by it).

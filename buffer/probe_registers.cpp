@@ -4,10 +4,12 @@
 
 namespace sharebuf::buffer {
 
-ProbeRegisters::ProbeRegisters(const BufferLayout& layout, uint64_t interval_ns, uint64_t delay_ns)
+ProbeRegisters::ProbeRegisters(const BufferLayout& layout, uint64_t interval_ns, uint64_t delay_ns,
+                               ProbePath path, uint32_t fair_share_cells)
     : layout_(layout), interval_ns_(interval_ns == 0 ? 1 : interval_ns), delay_ns_(delay_ns) {
   for (auto& s : slots_)
     s = std::make_unique<Slot>(layout);
+  if (path == ProbePath::kQueue) queued_ = std::make_unique<QueuedProbes>(layout, fair_share_cells);
 }
 
 std::optional<std::string> ProbeRegisters::check_timing(uint64_t interval_ns, uint64_t delay_ns) {
@@ -25,11 +27,17 @@ void ProbeRegisters::set_timing(uint64_t interval_ns, uint64_t delay_ns) noexcep
   interval_ns_.store(interval_ns == 0 ? 1 : interval_ns, std::memory_order_relaxed);
   delay_ns_.store(delay_ns, std::memory_order_relaxed);
   next_boundary_ns_.store(0, std::memory_order_relaxed);
+  // The queued probes take the new timing at once; their registers and the probes counted as
+  // back are kept (a probe in a queue is not lost by a new interval).
+  if (queued_) queued_->set_timing(interval_ns, delay_ns);
 }
 
 void ProbeRegisters::set_enabled(bool on, const BufferState& state, uint64_t now_ns) noexcept {
   std::lock_guard guard(publish_lock_);
-  if (on && !enabled()) snapshot_locked(state, now_ns);
+  if (on && !enabled()) {
+    snapshot_locked(state, now_ns);
+    if (queued_) queued_->reset(state, now_ns, interval_ns(), delay_ns());
+  }
   enabled_.store(on, std::memory_order_relaxed);
 }
 

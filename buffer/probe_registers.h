@@ -17,6 +17,10 @@
 // release store of seq_; readers (visible(), deliver()) load seq_ with acquire and walk back.
 // A slot is reused kSlots snapshots later, far longer than a reader holds it (one RX batch).
 // Interval, delay and enabled are atomics the control thread may change at any time.
+//
+// `probe_path = "queue"` (ProbePath::kQueue) makes visible() return the registers as Tofino's
+// probes fill them instead, each queue's probe waiting in the queue it measures
+// (buffer/queued_probes.h); the snapshots go on for deliver() (probe-learning policies).
 #pragma once
 
 #include <array>
@@ -25,12 +29,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "buffer/buffer_state.h"
 #include "buffer/occupancy.h"
+#include "buffer/queued_probes.h"
 #include "common/spin_lock.h"
 
 namespace sharebuf::buffer {
+
+// How a queue's depth reaches its register: a snapshot of every queue at each boundary, or by a
+// probe that waits in the queue (buffer/queued_probes.h). Fixed when the buffer is built.
+enum class ProbePath : uint8_t { kDirect = 0, kQueue = 1 };
+constexpr std::string_view to_string(ProbePath p) noexcept {
+  return p == ProbePath::kDirect ? "direct" : "queue";
+}
 
 class ProbeRegisters {
  public:
@@ -39,7 +52,10 @@ class ProbeRegisters {
   static constexpr uint64_t kMinIntervalNs = 1'000;          // 1 us
   static constexpr uint64_t kMaxIntervalNs = 1'000'000'000;  // 1 s
 
-  ProbeRegisters(const BufferLayout& layout, uint64_t interval_ns, uint64_t delay_ns = 0);
+  ProbeRegisters(const BufferLayout& layout, uint64_t interval_ns, uint64_t delay_ns = 0,
+                 ProbePath path = ProbePath::kDirect, uint32_t fair_share_cells = 0);
+
+  ProbePath path() const noexcept { return queued_ ? ProbePath::kQueue : ProbePath::kDirect; }
 
   // Why an interval/delay pair cannot be modelled (a message naming the limit), or nullopt.
   static std::optional<std::string> check_timing(uint64_t interval_ns, uint64_t delay_ns);
@@ -58,16 +74,35 @@ class ProbeRegisters {
   // Call before changing the occupancy at `now_ns`: the first call of a new interval snapshots
   // the live counters as the registers of that interval's boundary. One relaxed load and a
   // compare otherwise.
+  // With probe_path "queue", also applies the queued probes' readings due at `now_ns`.
   void advance(const BufferState& state, uint64_t now_ns) noexcept {
     if (now_ns >= next_boundary_ns_.load(std::memory_order_relaxed) && enabled())
       publish(state, now_ns);
+    if (queued_ && enabled()) queued_->advance(state, now_ns);
   }
 
   // What an ingress reader sees at `now_ns`: the snapshot of the latest boundary at or before
-  // now_ns - delay (the empty buffer before the first).
+  // now_ns - delay (the empty buffer before the first); with probe_path "queue", each queue's
+  // latest probe reading that has reached ingress (call advance(now_ns) first).
   const Occupancy& visible(uint64_t now_ns) const noexcept {
-    return slot(visible_seq(now_ns)).regs;
+    return queued_ ? queued_->registers() : slot(visible_seq(now_ns)).regs;
   }
+
+  // The departure step's and the enqueue's news for the queued probes (no-ops otherwise): see
+  // QueuedProbes::on_departure() and on_arrival_to_empty().
+  bool queued() const noexcept { return queued_ != nullptr && enabled(); }
+  void on_departure(const BufferState& state, uint32_t q, uint64_t arrival_ns,
+                    uint64_t next_arrival_ns, uint32_t depth_cells, uint64_t now_ns,
+                    uint64_t left_ns) noexcept {
+    if (queued()) {
+      queued_->on_departure(state, q, arrival_ns, next_arrival_ns, depth_cells, now_ns, left_ns);
+    }
+  }
+  void on_arrival_to_empty(const BufferState& state, uint32_t q, uint64_t arrival_ns) noexcept {
+    if (queued()) queued_->on_arrival_to_empty(state, q, arrival_ns);
+  }
+  // The queued probes' readings still in recirculation (0 with probe_path "direct").
+  size_t queued_pending() const noexcept { return queued_ ? queued_->pending() : 0; }
 
   // Hands every snapshot that became visible since the last delivery, oldest first, to
   // f(registers, boundary_ns, interval_ns): probe packets arriving at ingress, for policies that
@@ -118,6 +153,7 @@ class ProbeRegisters {
   std::atomic<uint64_t> seq_{0};
   std::atomic<uint64_t> delivered_{0};
   std::array<std::unique_ptr<Slot>, kSlots> slots_;
+  std::unique_ptr<QueuedProbes> queued_;  // probe_path "queue" only
 };
 
 }  // namespace sharebuf::buffer

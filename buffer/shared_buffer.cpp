@@ -14,7 +14,8 @@ SharedBuffer::SharedBuffer(const BufferConfig& config)
                               .max_caches = config.max_threads,
                               .cache_cells = config.cache_cells}),
       state_(layout_),
-      probes_(layout_, config.probe_interval_ns, config.probe_delay_ns),
+      probes_(layout_, config.probe_interval_ns, config.probe_delay_ns, config.probe_path,
+              state_.fair_share_cells()),
       queues_(std::make_unique<PacketQueue[]>(layout_.num_queues())),
       stats_(std::make_unique<QueueStats[]>(layout_.num_queues())),
       view_mode_(config.view_mode),
@@ -96,7 +97,7 @@ void SharedBuffer::link(uint32_t head, uint32_t q, uint32_t cells, const FrameMe
   d.flags = flags;
   stats_[q].enqueued_pkts.fetch_add(1, std::memory_order_relaxed);
   stats_[q].enqueued_cells.fetch_add(cells, std::memory_order_relaxed);
-  queues_[q].push(head);
+  if (queues_[q].push(head)) probes_.on_arrival_to_empty(state_, q, meta.arrival_ns);
 }
 
 bool SharedBuffer::plan_victims(uint32_t q, uint32_t need, uint32_t held, bool from_head,

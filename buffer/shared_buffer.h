@@ -37,6 +37,7 @@ struct BufferConfig {
   ViewMode view_mode = ViewMode::kExact;
   uint64_t probe_interval_ns = 10'000;
   uint64_t probe_delay_ns = 0;
+  ProbePath probe_path = ProbePath::kDirect;  // fixed for the buffer's life
   // What each probe takes from its port's rate (model/probe_charge.h); 0: nothing, as the
   // software's probes are snapshots.
   uint32_t probe_bytes = 0;

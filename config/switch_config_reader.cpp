@@ -100,6 +100,7 @@ void read_buffer(TableReader& r, SwitchConfig& sw) {
     if (bad) r.fail("probe_delay", *bad);
     sw.buffer.probe_delay_ns = *delay;
   }
+  sw.buffer.probe_path = *model::probe_path(r.choice("probe_path", model::view_spec("probe_path")));
   // What each probe takes from its port's rate while the port sends (model/probe_charge.h):
   // dt.p4's and protean.p4's probes weigh 34 bytes in Tofino's traffic manager.
   sw.buffer.probe_bytes = static_cast<uint32_t>(r.integer("probe_bytes", 0, 9216).value_or(0));

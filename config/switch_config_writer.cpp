@@ -86,6 +86,7 @@ std::string write_switch_config(const SwitchConfig& c) {
   buf.insert("view", std::string(buffer::to_string(c.buffer.view_mode)));
   buf.insert("probe_interval", ns(c.buffer.probe_interval_ns));
   buf.insert("probe_delay", ns(c.buffer.probe_delay_ns));
+  buf.insert("probe_path", std::string(buffer::to_string(c.buffer.probe_path)));
   buf.insert("probe_bytes", int64_t{c.buffer.probe_bytes});
   root.insert("buffer", std::move(buf));
 

@@ -91,6 +91,7 @@ nlohmann::json SwitchControl::stats() const {
                    {"view", buffer::to_string(buf.view_mode())},
                    {"probe_interval_ns", buf.probes().interval_ns()},
                    {"probe_delay_ns", buf.probes().delay_ns()},
+                   {"probe_path", buffer::to_string(buf.probes().path())},
                    {"occupancy_cells", buf.state().total_cells()},
                    {"peak_cells", buf.state().peak_total_cells()},
                    {"free_cells", buf.state().free_cells()},

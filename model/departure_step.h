@@ -67,6 +67,13 @@ std::optional<Departed> depart(buffer::SharedBuffer& buffer, buffer::CellCache& 
     stats.trimmed_sent_pkts.fetch_add(1, std::memory_order_relaxed);
   buffer.release(cache, head);
   out.departed_ns = transmit(static_cast<const buffer::PacketDescriptor&>(out.desc), out.copied);
+  if (buffer.probes().queued()) {
+    // probe_path "queue": the probes that waited behind this frame leave with it.
+    constexpr uint64_t kEmpty = buffer::QueuedProbes::kNoFrame;
+    buffer.probes().on_departure(buffer.state(), out.queue, out.desc.arrival_ns,
+                                 buffer.queue(out.queue).head_arrival_ns(kEmpty),
+                                 buffer.state().queue_cells(out.queue), now_ns, out.departed_ns);
+  }
   const uint64_t sojourn_ns = out.departed_ns - std::min(out.departed_ns, out.desc.arrival_ns);
   stats.delay.record(sojourn_ns);
   // Egress-side hooks see exact depths, as Tofino's egress pipeline does.

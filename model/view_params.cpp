@@ -17,6 +17,12 @@ std::optional<buffer::ViewMode> view_mode(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<buffer::ProbePath> probe_path(std::string_view name) {
+  if (name == "direct") return buffer::ProbePath::kDirect;
+  if (name == "queue") return buffer::ProbePath::kQueue;
+  return std::nullopt;
+}
+
 std::optional<std::string> view_duration_error(std::string_view name, uint64_t ns) {
   const policies::ParamSpec& s = view_spec(name);
   if (static_cast<double>(ns) >= s.min && static_cast<double>(ns) <= s.max) return std::nullopt;
