@@ -45,6 +45,30 @@ class QueuedProbesTest : public ::testing::Test {
     probes_->advance(*state_, t);
     return probes_->registers().queue[0].v.load();
   }
+  // Frames 1-6 at t = 1..6, frame 7 at 1500, frame 8 at 2500; frames 1-5 leave at 1001 ...
+  // 5001, each with the next frame behind it: no probe leaves with any of them.
+  void burst_to_5001() {
+    for (uint64_t t = 1; t <= 6; ++t)
+      arrive(t);
+    EXPECT_EQ(seen(1000), 0u);
+    depart(1, 2, 1001);
+    arrive(1500);
+    depart(2, 3, 2001);
+    depart(3, 4, 3001);
+    arrive(2500);
+    depart(4, 5, 4001);
+    depart(5, 6, 5001);
+  }
+  // Frame 1 (arrived 500) leaves at 1600 with boundary 1000's probe (reads 1); frame 2 (1500)
+  // leaves at 1900, emptying the queue before boundary 2000.
+  void empty_at_1900() {
+    start(0);
+    arrive(500);
+    arrive(1500);
+    depart(500, 1500, 1600);
+    EXPECT_EQ(seen(1600), 1u);
+    depart(1500, kEmpty, 1900);
+  }
   uint32_t total() const { return probes_->registers().total.load(); }
   uint32_t port0() const { return probes_->registers().port[0].v.load(); }
 
@@ -64,16 +88,7 @@ class QueuedProbesTest : public ::testing::Test {
 // 6001 — the probe of 1000 waited 5 us in the queue it measures.
 TEST_F(QueuedProbesTest, AProbeReadsTheDepthWhenItLeavesBehindTheFramesBeforeIt) {
   start(0);
-  for (uint64_t t = 1; t <= 6; ++t)
-    arrive(t);
-  EXPECT_EQ(seen(1000), 0u);
-  depart(1, 2, 1001);
-  arrive(1500);
-  depart(2, 3, 2001);
-  depart(3, 4, 3001);
-  arrive(2500);
-  depart(4, 5, 4001);
-  depart(5, 6, 5001);
+  burst_to_5001();
   EXPECT_EQ(seen(5500), 0u);
   depart(6, 1500, 6001);
   EXPECT_EQ(seen(6000), 0u);  // frame 6's last bit has not left yet
@@ -91,15 +106,7 @@ TEST_F(QueuedProbesTest, AProbeReadsTheDepthWhenItLeavesBehindTheFramesBeforeIt)
 // The same readings reach ingress `delay` after the probe leaves.
 TEST_F(QueuedProbesTest, ReadingsReachIngressTheRecirculationDelayLater) {
   start(500);
-  for (uint64_t t = 1; t <= 6; ++t)
-    arrive(t);
-  depart(1, 2, 1001);
-  arrive(1500);
-  depart(2, 3, 2001);
-  depart(3, 4, 3001);
-  arrive(2500);
-  depart(4, 5, 4001);
-  depart(5, 6, 5001);
+  burst_to_5001();
   depart(6, 1500, 6001);
   EXPECT_EQ(seen(6500), 0u);
   EXPECT_EQ(seen(6501), 2u);
@@ -113,23 +120,14 @@ TEST_F(QueuedProbesTest, ReadingsReachIngressTheRecirculationDelayLater) {
 // 2000, so no probe left with it and the register still says 1. Boundary 2000's probe then finds
 // the queue empty and reads 0 at 2000 — unless a frame arrived first, which it waits behind.
 TEST_F(QueuedProbesTest, AQueueEmptyAtABoundaryReadsZeroThen) {
-  start(0);
-  arrive(500);
-  arrive(1500);
-  depart(500, 1500, 1600);
-  EXPECT_EQ(seen(1600), 1u);
-  depart(1500, kEmpty, 1900);
+  empty_at_1900();
   EXPECT_EQ(seen(1999), 1u);
   EXPECT_EQ(seen(2000), 0u);
   EXPECT_EQ(total(), 4u);
 }
 
 TEST_F(QueuedProbesTest, AFrameBeforeTheBoundaryHoldsTheProbeBack) {
-  start(0);
-  arrive(500);
-  arrive(1500);
-  depart(500, 1500, 1600);
-  depart(1500, kEmpty, 1900);
+  empty_at_1900();
   arrive(1950);                // before boundary 2000: its probe queues behind this frame
   EXPECT_EQ(seen(2100), 1u);   // not 0: the probe has not left
   depart(1950, kEmpty, 2950);  // it leaves with the frame, reading 0
@@ -137,11 +135,7 @@ TEST_F(QueuedProbesTest, AFrameBeforeTheBoundaryHoldsTheProbeBack) {
 }
 
 TEST_F(QueuedProbesTest, AFrameAfterTheBoundaryFindsTheZeroReadingTaken) {
-  start(0);
-  arrive(500);
-  arrive(1500);
-  depart(500, 1500, 1600);
-  depart(1500, kEmpty, 1900);
+  empty_at_1900();
   arrive(2100);  // boundary 2000's probe left at 2000 with 0
   EXPECT_EQ(seen(2100), 0u);
   // Frame 3 arrived after boundary 2000: no probe waits behind it until boundary 3000's.
