@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The one writer of generated documentation sections: puts a Markdown body (and optional images)
 between <!-- TAG:begin --> and <!-- TAG:end --> in whichever page holds those markers: README.md
-or a page under docs/. Images are copied to docs/img/ (as TAG-NAME unless NAME already starts
+p4/README.md or a page under docs/. Images are copied to docs/img/ (as TAG-NAME unless NAME already starts
 with TAG) and linked relative to that page. Exits with an error naming the tag when no page, or
 more than one, holds its markers.
 
@@ -28,7 +28,7 @@ def read(path):
 
 
 def pages(root=ROOT):
-    return [os.path.join(root, "README.md")] + sorted(
+    return [os.path.join(root, "README.md"), os.path.join(root, "p4", "README.md")] + sorted(
         glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
 
 

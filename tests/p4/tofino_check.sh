@@ -9,7 +9,10 @@
 # chains more dependent tables than 12 stages hold must both be refused.
 # bf-p4c: $BF_P4C, else bf-p4c on PATH, else /opt/bf-p4c/bin/bf-p4c (where p4/README.md's
 # recipe installs it); without one the test is skipped (exit 77) and says how to build it.
+# --readme: also writes p4/README.md's resources table (section p4-resources) from this compile.
 set -euo pipefail
+readme=0
+[ "${1:-}" = "--readme" ] && readme=1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tables=${SHAREBUF_P4TABLES:?SHAREBUF_P4TABLES: the sharebuf-p4tables binary}
 compiler=${BF_P4C:-}
@@ -49,6 +52,8 @@ for prog in dt protean fb trim; do
     --label "$prog.p4 (${secs} s)" "$dir/$prog"; then
     fail=1
   fi
+  /usr/bin/python3 "$root/tests/p4/tofino_resources.py" --max-stages "$max_stages" --markdown-row \
+    --label "$prog.p4" "$dir/$prog" >>"$dir/rows.md" || true
   bfrt=$(find "$dir/$prog" -name bf-rt.json -o -name bfrt.json | head -1)
   if [ -z "$bfrt" ]; then
     echo "FAIL $prog.p4: the compiler wrote no bf-rt.json"
@@ -84,5 +89,18 @@ if compile "$dir/long-out" "$dir/broken/dt_long.p4"; then
 else
   echo "ok   dt.p4 with $((max_stages + 4)) more dependent tables refused by the compiler:"
   grep -iE "error" "$dir/long-out.log" | head -3
+fi
+if [ "$readme" = 1 ] && [ "$fail" = 0 ]; then
+  {
+    echo "Compiled $(date -u +%Y-%m-%d) by \`$("$compiler" --version 2>/dev/null | head -1)\` (\`tests/p4/tofino_check.sh --readme\`)."
+    echo "Per stage: the largest figure of any one stage (ingress and egress together) against"
+    echo "Tofino 1's budget. Per gress: SRAM / TCAM blocks / stateful ALUs its tables and registers"
+    echo "take over all stages. Left: what the pipeline's 12 stages still have (both gresses share them)."
+    echo
+    echo "| program | stages (ingress, egress) | per stage: SRAM, TCAM, stateful ALU, hash distribution, tables | ingress SRAM / TCAM / ALU | egress SRAM / TCAM / ALU | left: SRAM / TCAM / ALU |"
+    echo "|---|---|---|---|---|---|"
+    cat "$dir/rows.md"
+  } >"$dir/table.md"
+  /usr/bin/python3 "$root/scripts/doc_section.py" p4-resources "$dir/table.md"
 fi
 exit $fail
