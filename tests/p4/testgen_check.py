@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""A P4 twin's decisions against the software's, on the paths p4testgen finds through it.
+
+p4testgen (p4c's P4Tools, Tofino target, PTF back end) explores the program symbolically and
+writes one test per path: the packet and ingress port, the register values the path read (PTF
+tests write them before sending: setRegisterValue) and what leaves (verify_packet) or that
+nothing does. The program runs on sharebuf-p4tables' entries for the configuration, fixed as
+const entries (tests/p4/const_entries.py), so every path is a path of the program as the loader
+configures it. Each test then goes through the software (sharebuf-p4-path-decide: the switch
+model's forwarding and classification, the configured policy on a view holding those registers)
+and must end the same way: admitted and sent to the port the software forwards to, or dropped
+where the software drops. Where they differ by design it says so and does not count it:
+
+- a destination the static MAC table lacks: sharebufd floods it, the twin drops it;
+- a frame the software's parser refuses (counted malformed, dropped): the twin drops it too,
+  or forwards it where its own parser accepts it (noted, not a decision of the policy).
+
+Paths p4testgen cannot give (its register writes do not reach a later packet, and egress's
+intrinsic metadata — queue depths, timestamps — is left unconstrained): the probe path, which
+tests/p4/p4_tables_test.cpp covers by emulating the program's integer arithmetic instead. Only
+the configured ports are offered as ingress ports (--port-ranges), so every path is a data
+packet's.
+
+Status (2026-11-29): not in ctest yet. On this p4testgen (the compiler's commit), every path
+through dt.p4's data path stops at "Assert/assume can not be executed under a tainted
+condition": the value ingress reads from `rem` reaches SbLog2 tainted, so no data-path test is
+written (without the domain, the same taint leaves the log2 and exp2 keys unconstrained). Why
+the Tofino target taints a PTF-configurable register's read is the next thing to find out.
+
+Exit 0 when every compared path agrees and both an admission and a threshold drop were compared
+(a check that never saw one of them proves nothing); 1 otherwise. --expect-mismatch inverts it:
+used on a copy whose admission is inverted, which must be caught.
+"""
+import argparse
+import ast
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, **kw)
+
+
+def find_p4testgen(arg):
+    for c in [arg, os.environ.get("P4TESTGEN"), "/opt/bf-p4c/bin/p4testgen",
+              "/var/tmp/bf-p4c/build/backends/p4tools/modules/testgen/p4testgen"]:
+        if c and pathlib.Path(c).is_file() and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def find_p4include():
+    for c in [os.environ.get("BF_P4C_INCLUDE"), "/opt/bf-p4c/share/p4c/p4include"]:
+        if c and (pathlib.Path(c) / "tna.p4").is_file():
+            return c
+    return None
+
+
+class PtfTest:
+    def __init__(self, name, body):
+        self.name = name
+        m = re.search(r"ig_port = (\d+)", body)
+        self.ig_port = int(m.group(1)) if m else None
+        m = re.search(r"pkt = (b'[^']*')", body)
+        self.packet = ast.literal_eval(m.group(1)) if m else b""
+        self.registers = {}  # name -> {index: value}
+        for m in re.finditer(r"setRegisterValue\(\s*'([^']+)',\s*(\w+),\s*(\w+)\s*\)", body):
+            self.registers.setdefault(m.group(1), {})[int(m.group(3), 0)] = int(m.group(2), 0)
+        verify = body.split("def verifyPackets", 1)[-1].split("def runTest", 1)[0]
+        self.out_ports = [int(p, 0) for p in re.findall(r"verify_packet\(self, \w+, (\w+)\)", verify)]
+        self.trace = body.split("'''")[1] if "'''" in body else ""
+
+
+def parse_ptf(path):
+    text = path.read_text()
+    parts = re.split(r"\nclass (Test\d+)\(AbstractTest\):", text)
+    return [PtfTest(parts[i], parts[i + 1]) for i in range(1, len(parts), 2)]
+
+
+def signed32(v):
+    return v - (1 << 32) if v & (1 << 31) else v
+
+
+def table(t, suffix):
+    return next(x for x in t["tables"] if x["table"].endswith(suffix))
+
+
+def dt_domain(t, seed):
+    """What p4testgen explores of dt.p4: Rem (the value ingress reads, after the clamp at 0) at
+    the edges (0, 1, B - 1, B, above B, 2^31 - 1) and at three values drawn from the seed; the
+    exp2 keys those values' logarithms and the classes' alphas reach. The depths stay free."""
+    import random
+    rng = random.Random(seed)
+    cap = next(r["value"] for r in t["registers"] if r["register"].endswith(".rem"))
+    rems = sorted({0, 1, cap // 2, cap - 1, cap, cap + 1, (1 << 31) - 1,
+                   *(rng.randint(2, cap - 2) for _ in range(3))})
+    log2 = sorted(table(t, "log2_rem.log2")["entries"], key=lambda e: e.get("priority", 0))
+
+    def log_of(v):
+        for e in log2:
+            m = e["match"]["x"]
+            if v & int(str(m["mask"]), 0) == int(str(m["value"]), 0) & int(str(m["mask"]), 0):
+                return e["data"]["value"]
+        return None  # the default: LOG_OF_ZERO, no exp2 lookup
+    alphas = {e["data"]["log_value"] for e in table(t, ".class_alpha")["entries"]} | {0}
+    keys = sorted({log_of(v) + la for v in rems if log_of(v) is not None for la in alphas})
+    return {"SbLog2.log2": {"values": rems, "assume": "x"},
+            "SbExpCells.exp2": {"values": [k for k in keys if k >= 0]}}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--program", required=True, help="dt (the programs whose data path is a policy's)")
+    ap.add_argument("--source", help="the program's file (default p4/PROGRAM.p4)")
+    ap.add_argument("--config", help="default p4/examples/PROGRAM.toml")
+    ap.add_argument("--p4tables", required=True, help="the sharebuf-p4tables binary")
+    ap.add_argument("--decide", required=True, help="the sharebuf-p4-path-decide binary")
+    ap.add_argument("--p4testgen", help="default $P4TESTGEN, /opt/bf-p4c/bin/p4testgen, the build tree's")
+    ap.add_argument("--max-tests", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--work", required=True, help="a directory for the copy, the tests and the cases")
+    ap.add_argument("--expect-mismatch", action="store_true")
+    a = ap.parse_args()
+
+    testgen, include = find_p4testgen(a.p4testgen), find_p4include()
+    if not testgen or not include:
+        print("SKIP: p4testgen or the Tofino includes are not built (p4/README.md, 'Testing the "
+              "programs' logic', says how: the Tofino compiler, then p4testgen from the same tree)")
+        return 77
+    source = pathlib.Path(a.source or ROOT / "p4" / f"{a.program}.p4")
+    config = a.config or str(ROOT / "p4" / "examples" / f"{a.program}.toml")
+    work = pathlib.Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    tables = work / "tables.json"
+    run([a.p4tables, "--config", config, "--program", a.program, "-o", str(tables)],
+        stderr=subprocess.DEVNULL)
+    t = json.loads(tables.read_text())
+    domain = dt_domain(t, a.seed)
+    (work / "domain.json").write_text(json.dumps(domain, indent=1))
+    print(f"Rem as ingress reads it, in {sorted(domain['SbLog2.log2']['values'])} "
+          f"(tests/p4/const_entries.py: the domain p4testgen explores)")
+    run(["/usr/bin/python3", str(HERE / "const_entries.py"), str(source), str(tables),
+         str(work / "src"), str(work / "domain.json")])
+    defines = [f"-D{k}={v}" for k, v in t["compile"]["defines"].items()]
+    skip = ",".join(x["table"].split(".", 1)[1] for x in t["tables"])
+    dev_to_index = {p["dev_port"]: p["index"] for p in t["ports"]}
+    ranges = ",".join(f"{d}:{d}" for d in sorted(dev_to_index))
+    out = work / "ptf"
+    print(f"p4testgen: {testgen}\n{source.name} on its {len(t['tables'])} generated tables, "
+          f"{a.max_tests} paths, seed {a.seed}", flush=True)
+    start = time.time()
+    with open(work / "p4testgen.log", "w") as log:
+        r = subprocess.run([testgen, "--target", "tofino", "--arch", "tna", "--std", "p4-16",
+                            "-D__TARGET_TOFINO__=1", "-I", include, "-I", str(work / "src" / "include"),
+                            *defines, "--test-backend", "PTF", "--max-tests", str(a.max_tests),
+                            "--seed", str(a.seed), "--path-selection", "RANDOM_BACKTRACK",
+                            "--port-ranges", ranges, "--skip-control-plane-entities", skip,
+                            "--out-dir", str(out), str(work / "src" / source.name)],
+                           stdout=log, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        print(f"FAIL p4testgen exited {r.returncode} (log: {work / 'p4testgen.log'})")
+        return 1
+    tests = parse_ptf(next(out.glob("*.py")))
+    print(f"{len(tests)} paths in {time.time() - start:.0f} s")
+
+    cases = []
+    for x in tests:
+        depth, rem = {}, None
+        for name, values in x.registers.items():
+            if name.endswith(".depth"):
+                depth.update({str(i): v for i, v in values.items()})
+            elif name.endswith(".rem"):
+                rem = signed32(values.get(0, 0))
+        case = {"test": x.name, "in_port": dev_to_index.get(x.ig_port, -1),
+                "frame": x.packet.hex(), "depth": depth}
+        if rem is not None:
+            case["rem"] = rem
+        cases.append(case)
+    (work / "cases.json").write_text(json.dumps(cases, indent=1))
+    decided = run([a.decide, config, str(work / "cases.json")], stdout=subprocess.PIPE).stdout
+    software = {d["test"]: d for d in map(json.loads, decided.splitlines())}
+    index_to_dev = {v: k for k, v in dev_to_index.items()}
+
+    counts, mismatches = {}, []
+    for x in tests:
+        s = software[x.name]
+        prog = f"port {x.out_ports[0]}" if x.out_ports else "drop"
+        want = s.get("decision")
+        if "skip" in s:
+            kind = "skipped: " + s["skip"]
+        elif want == "no-route":
+            kind = "unknown destination (sharebufd floods, the twin drops)" if not x.out_ports else None
+        elif want == "malformed":
+            kind = "refused by sharebufd's parser" + (", dropped by the twin" if not x.out_ports
+                                                      else f", the twin's parser sent it to {prog}")
+        elif want == "admit":
+            kind = "admit" if x.out_ports == [index_to_dev.get(s["port"])] else None
+        else:
+            kind = "threshold drop" if not x.out_ports else None
+        if kind is None:
+            mismatches.append((x, s, prog))
+            kind = "MISMATCH"
+        counts[kind] = counts.get(kind, 0) + 1
+        detail = {k: s[k] for k in ("port", "queue", "class", "depth", "remaining", "threshold") if k in s}
+        print(f"  {x.name:7} program: {prog:8} software: {want or '-':9} {kind}  {json.dumps(detail)}")
+    print("summary: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    for x, s, prog in mismatches:
+        print(f"MISMATCH {x.name}: the program {prog}, the software {s['decision']} "
+              f"(registers {x.registers}; trace in {out})")
+    if a.expect_mismatch:
+        if mismatches:
+            print(f"ok   {source.name}: {len(mismatches)} decision(s) differ from the software, as they must")
+            return 0
+        print(f"FAIL {source.name}: every path agrees with the software (the check cannot fail)")
+        return 1
+    if mismatches:
+        return 1
+    if not counts.get("admit") or not counts.get("threshold drop"):
+        print("FAIL no admission or no threshold drop compared: more paths needed (--max-tests)")
+        return 1
+    print(f"ok   {source.name}: every path decides as the software does")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
