@@ -89,21 +89,26 @@ control DtIngress(inout headers_t hdr, inout ig_meta_t md,
         // index (bf-p4c's placement stops otherwise: "no more tables are placeable").
         if (hdr.pktgen.isValid()) {
             probe_route.apply(hdr, md, ig_dprsr_md, ig_tm_md);
-        } else if (hdr.sb.isValid() && hdr.sb.kind == SB_PROBE) {
-            probe_qindex.apply();
+        } else if (hdr.sb.isValid()) {
+            if (hdr.sb.kind == SB_PROBE) {
+                probe_qindex.apply();
+            }
         } else if (hdr.ethernet.isValid()) {
             fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
             class_alpha.apply();
         }
         // Which packet this is, from what nothing above writes (its port, its parsed headers),
         // so the tests cost no stage: a returning probe came through the recirculation port.
-        if (hdr.sb.isValid() && ig_intr_md.ingress_port[6:0] == RECIRC_PORT_IN_PIPE &&
-            hdr.sb.kind == SB_PROBE) {
-            md.q_prev = depth_swap.execute(md.qindex);
-            delta_of.apply();
-            rem_update.execute(0);
-            ig_dprsr_md.drop_ctl = 1;
-        } else if (!hdr.sb.isValid() && hdr.ethernet.isValid()) {
+        // Nested, not `valid && kind == ...`: a field of an invalid header is undefined, and
+        // p4testgen taints every path whose condition reads one, even behind a false `&&`.
+        if (hdr.sb.isValid()) {
+            if (ig_intr_md.ingress_port[6:0] == RECIRC_PORT_IN_PIPE && hdr.sb.kind == SB_PROBE) {
+                md.q_prev = depth_swap.execute(md.qindex);
+                delta_of.apply();
+                rem_update.execute(0);
+                ig_dprsr_md.drop_ctl = 1;
+            }
+        } else if (hdr.ethernet.isValid()) {
             md.qdepth = depth_read.execute(md.qindex);
             md.rem = rem_read.execute(0);
             log2_rem.apply(md.rem, md.log_b);

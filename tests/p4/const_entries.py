@@ -49,7 +49,7 @@ class Sources:
 
     def control(self, name):
         """(path, body start, body end) of `control NAME(...) { ... }`."""
-        pattern = re.compile(r"\bcontrol\s+" + re.escape(name) + r"\s*\(")
+        pattern = re.compile(r"\b(?:control|parser)\s+" + re.escape(name) + r"\s*\(")
         for path, text in self.files.items():
             m = pattern.search(text)
             if m:
@@ -161,7 +161,8 @@ def main():
         decl = files[path][start:end]
         keys = key_fields(decl)
         entries = sorted(t.get("entries", []), key=lambda e: e.get("priority", 0))
-        narrow = domain.get(f"{control}.{parts[-1]}")
+        narrow = domain.get(f"{control}.{parts[-1]}", {}).get("values") is not None and \
+            domain[f"{control}.{parts[-1]}"]
         if narrow:
             (expr, kind), = keys
             entries = [e for e in entries
@@ -183,7 +184,11 @@ def main():
 
     assumes = {}  # (path, control body start) -> statement
     for name, narrow in domain.items():
-        if "assume" in narrow:
+        if "after" in narrow:  # {"PARSER_OR_CONTROL": {"after": STATEMENT, "assume": EXPR}}
+            path, start, end = sources.control(name)
+            at = files[path].index(narrow["after"], start, end) + len(narrow["after"])
+            assumes[(path, at)] = f"\n        testgen_assume({narrow['assume']});"
+        elif "assume" in narrow:
             path, start, end = sources.control(name.split(".")[0])
             apply = files[path].rindex("\n    apply {", start, end) + len("\n    apply {")
             cond = " || ".join(f"{narrow['assume']} == {v}" for v in narrow["values"])

@@ -94,14 +94,14 @@ def table(t, suffix):
 
 
 def dt_domain(t, seed):
-    """What p4testgen explores of dt.p4: Rem (the value ingress reads, after the clamp at 0) at
-    the edges (0, 1, B - 1, B, above B, 2^31 - 1) and at three values drawn from the seed; the
-    exp2 keys those values' logarithms and the classes' alphas reach. The depths stay free."""
+    """What p4testgen explores of dt.p4: Rem (the value ingress reads, after the clamp at 0: a
+    negative register reads 0) at the edges (0, 1, B / 2, B - 1, B) and at three values drawn
+    from the seed; the exp2 keys those values' logarithms and the classes' alphas reach; a
+    queue's depth anywhere in [0, B] (the states the software's counters can hold)."""
     import random
     rng = random.Random(seed)
     cap = next(r["value"] for r in t["registers"] if r["register"].endswith(".rem"))
-    rems = sorted({0, 1, cap // 2, cap - 1, cap, cap + 1, (1 << 31) - 1,
-                   *(rng.randint(2, cap - 2) for _ in range(3))})
+    rems = sorted({0, 1, cap // 2, cap - 1, cap, *(rng.randint(2, cap - 2) for _ in range(3))})
     log2 = sorted(table(t, "log2_rem.log2")["entries"], key=lambda e: e.get("priority", 0))
 
     def log_of(v):
@@ -113,7 +113,22 @@ def dt_domain(t, seed):
     alphas = {e["data"]["log_value"] for e in table(t, ".class_alpha")["entries"]} | {0}
     keys = sorted({log_of(v) + la for v in rems if log_of(v) is not None for la in alphas})
     return {"SbLog2.log2": {"values": rems, "assume": "x"},
-            "SbExpCells.exp2": {"values": [k for k in keys if k >= 0]}}
+            "SbExpCells.exp2": {"values": [k for k in keys if k >= 0]},
+            "DtIngress": {"after": "md.qdepth = depth_read.execute(md.qindex);",
+                          "assume": f"md.qdepth <= {cap}"},
+            **WELL_FORMED}
+
+
+# Frames sharebufd's parser accepts (model/frame_parser.h): p4testgen otherwise fills IPv4's
+# version, header and total length freely, and the software counts such a frame malformed
+# before any policy sees it. The total length stays within the shortest packet p4testgen is
+# allowed (--packet-size-range) to send.
+WELL_FORMED = {
+    "SbIngressParser": {"after": "pkt.extract(hdr.ipv4);",
+                        "assume": "hdr.ipv4.version == 4 && hdr.ipv4.ihl == 5 && "
+                                  "hdr.ipv4.total_len >= 48 && hdr.ipv4.total_len <= 1400"},
+}
+MIN_PACKET_BITS = 1500 * 8
 
 
 def main():
@@ -124,7 +139,7 @@ def main():
     ap.add_argument("--p4tables", required=True, help="the sharebuf-p4tables binary")
     ap.add_argument("--decide", required=True, help="the sharebuf-p4-path-decide binary")
     ap.add_argument("--p4testgen", help="default $P4TESTGEN, /opt/bf-p4c/bin/p4testgen, the build tree's")
-    ap.add_argument("--max-tests", type=int, default=40)
+    ap.add_argument("--max-tests", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--work", required=True, help="a directory for the copy, the tests and the cases")
     ap.add_argument("--expect-mismatch", action="store_true")
@@ -162,7 +177,8 @@ def main():
                             "-D__TARGET_TOFINO__=1", "-I", include, "-I", str(work / "src" / "include"),
                             *defines, "--test-backend", "PTF", "--max-tests", str(a.max_tests),
                             "--seed", str(a.seed), "--path-selection", "RANDOM_BACKTRACK",
-                            "--port-ranges", ranges, "--skip-control-plane-entities", skip,
+                            "--port-ranges", ranges,
+                            "--packet-size-range", f"{MIN_PACKET_BITS}:{MIN_PACKET_BITS + 800}", "--skip-control-plane-entities", skip,
                             "--out-dir", str(out), str(work / "src" / source.name)],
                            stdout=log, stderr=subprocess.STDOUT)
     if r.returncode != 0:
