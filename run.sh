@@ -182,6 +182,8 @@ p4_tests() {
   ctest --test-dir "$1" --output-on-failure -L p4
   log "P4 programs in $1 against the Tofino compiler (bf-p4c; skipped without it)"
   ctest --test-dir "$1" --output-on-failure -L tofino
+  log "P4 programs' paths (p4testgen) against the software in $1 (skipped without p4testgen)"
+  ctest --test-dir "$1" --output-on-failure -L p4testgen
 }
 
 # The whole tree formatted (.clang-format) and its shell scripts shellcheck-clean.

@@ -8,7 +8,11 @@
 #   - patches/*.patch, applied to the p4c sources and to the installed driver: the driver stored
 #     its assembler's path as a pathlib.Path and joined it as a string (every compile failed after
 #     the compiler proper had succeeded: "'PosixPath' object has no attribute 'find'").
-#   p4/compiler/build.sh [--root DIR] [--prefix DIR] [--background] [--stop]
+#   - p4testgen (p4c's P4Tools with its Tofino target, the same commit), built in the compiler's
+#     build tree from the p4tools and inja tarballs beside the build script (src/SOURCES.txt) and
+#     installed as PREFIX/bin/p4testgen: `ctest -L p4testgen` (tests/p4/testgen_check.sh) needs it.
+#     About 15 minutes more on 2 cores; --no-p4testgen skips it.
+#   p4/compiler/build.sh [--root DIR] [--prefix DIR] [--background] [--stop] [--no-p4testgen]
 # --root (default /var/tmp/bf-p4c) and --prefix (default /opt/bf-p4c) go to the script; it resumes
 # where it stopped. With --background the patch and the smoke compile run when the build is done.
 # Needs root (the script installs Debian's build packages).
@@ -17,13 +21,14 @@ set -euo pipefail
 source "$(dirname "$0")/../../scripts/usage.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 script=${BF_P4C_BUILD_SCRIPT:-$here/../../../shared/tools/p4c/build-bf-p4c.sh}
-root=/var/tmp/bf-p4c prefix=/opt/bf-p4c background=0 stop=0
+root=/var/tmp/bf-p4c prefix=/opt/bf-p4c background=0 stop=0 testgen=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --root) root=$2; shift 2 ;;
     --prefix) prefix=$2; shift 2 ;;
     --background) background=1; shift ;;
     --stop) stop=1; shift ;;
+    --no-p4testgen) testgen=0; shift ;;
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "build.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -35,7 +40,9 @@ fi
 if [ "$background" = 1 ]; then
   log=$root.wrapper.log
   echo "build.sh: in the background, log $log (the script's own: $root/build-bf-p4c.log)"
-  setsid nohup "$0" --root "$root" --prefix "$prefix" >"$log" 2>&1 </dev/null &
+  more=()
+  [ "$testgen" = 1 ] || more=(--no-p4testgen)
+  setsid nohup "$0" --root "$root" --prefix "$prefix" "${more[@]}" >"$log" 2>&1 </dev/null &
   exit 0
 fi
 CMAKE_TOOLCHAIN_FILE=$here/quick-build.cmake "$script" --root "$root" --prefix "$prefix" --no-smoke
@@ -60,5 +67,29 @@ if [ -f "$smoke" ]; then
     echo "build.sh: the smoke test did not compile:" >&2
     tail -20 "$out.log" >&2
     exit 1
+  fi
+fi
+
+# p4testgen: the p4tools sources of the same commit into the build root's p4c tree, inja beside,
+# then p4c's own CMake with the test tools on (the other P4Tools targets' test lists name
+# programs of p4c's testdata/, which the compiler's tarball leaves out, so they stay off).
+srcs=$(dirname "$script")/src
+if [ "$testgen" = 1 ] && [ ! -x "$prefix/bin/p4testgen" ]; then
+  p4tools=$(find "$srcs" -maxdepth 1 -name 'p4c-p4tools-*.tar.xz' 2>/dev/null | head -1)
+  inja=$(find "$srcs" -maxdepth 1 -name 'inja-*.tar.xz' 2>/dev/null | head -1)
+  if [ -z "$p4tools" ] || [ -z "$inja" ]; then
+    echo "build.sh: no p4tools or inja tarball in $srcs: p4testgen not built" >&2
+  else
+    [ -d "$root/src/p4c/backends/p4tools/modules/testgen" ] || tar -C "$root/src" -xJf "$p4tools"
+    mkdir -p "$root/inja" && tar -C "$root/inja" -xJf "$inja"
+    inja_dir=$(dirname "$(find "$root/inja" -maxdepth 2 -name CMakeLists.txt | head -1)")
+    PATH=$root/shims:$PATH PYTHONPATH=$root/src/jsl cmake -S "$root/src/p4c" -B "$root/build" \
+      -DENABLE_TEST_TOOLS=ON -DENABLE_TOOLS_MODULE_SMITH=OFF -DENABLE_TOOLS_TARGET_BMV2=OFF \
+      -DENABLE_TOOLS_TARGET_EBPF=OFF -DENABLE_TOOLS_TARGET_PNA=OFF \
+      -DFETCHCONTENT_SOURCE_DIR_INJA="$inja_dir" >"$root/p4testgen.log" 2>&1
+    PATH=$root/shims:$PATH PYTHONPATH=$root/src/jsl ninja -C "$root/build" p4testgen \
+      >>"$root/p4testgen.log" 2>&1
+    install -m 755 "$root/build/backends/p4tools/modules/testgen/p4testgen" "$prefix/bin/p4testgen"
+    echo "build.sh: p4testgen installed as $prefix/bin/p4testgen"
   fi
 fi

@@ -432,13 +432,19 @@ control SbProbeStamp(inout headers_t hdr, inout eg_meta_t md,
         size = 8;
     }
     apply {
-        if (md.meta.origin == ORIGIN_CONTROL && hdr.sb.kind == SB_PROBE) {
-            hdr.sb.depth = (bit<32>)eg_intr_md.deq_qdepth;
-            hdr.sb.tstamp = eg_prsr_md.global_tstamp[31:0];
-            recirculation_session.apply();
-            md.mirror_origin = ORIGIN_MIRROR_CONTROL;
-            eg_dprsr_md.mirror_type = MIRROR_TYPE_E2E;
-            eg_dprsr_md.drop_ctl = 1;
+        // Said for every packet: the deparser's mirror test must not read an unwritten field
+        // (p4testgen leaves it undefined, and then finds no path on which a data packet leaves).
+        eg_dprsr_md.mirror_type = 0;
+        // Nested: only a control packet has a sharebuf header to read (see dt.p4's apply).
+        if (md.meta.origin == ORIGIN_CONTROL) {
+            if (hdr.sb.kind == SB_PROBE) {
+                hdr.sb.depth = (bit<32>)eg_intr_md.deq_qdepth;
+                hdr.sb.tstamp = eg_prsr_md.global_tstamp[31:0];
+                recirculation_session.apply();
+                md.mirror_origin = ORIGIN_MIRROR_CONTROL;
+                eg_dprsr_md.mirror_type = MIRROR_TYPE_E2E;
+                eg_dprsr_md.drop_ctl = 1;
+            }
         }
     }
 }

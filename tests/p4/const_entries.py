@@ -21,7 +21,9 @@ took p4testgen over 10 minutes without one path): {"CONTROL.TABLE": {"values": [
 "assume": KEY}}. The table keeps the entries some listed value matches (the others cannot match
 within the domain, so paths inside it are the program's paths on all its entries), and with
 "assume" the control's apply block starts with testgen_assume(KEY == v1 || ...): p4testgen
-explores only inputs in the domain.
+explores only inputs in the domain. {"PARSER_OR_CONTROL": [{"after": STATEMENT, "assume": EXPR}]}
+puts testgen_assume(EXPR) right after STATEMENT there (a parser state's extract: the packets
+p4testgen may send).
 """
 import json
 import pathlib
@@ -161,8 +163,7 @@ def main():
         decl = files[path][start:end]
         keys = key_fields(decl)
         entries = sorted(t.get("entries", []), key=lambda e: e.get("priority", 0))
-        narrow = domain.get(f"{control}.{parts[-1]}", {}).get("values") is not None and \
-            domain[f"{control}.{parts[-1]}"]
+        narrow = domain.get(f"{control}.{parts[-1]}")
         if narrow:
             (expr, kind), = keys
             entries = [e for e in entries
@@ -184,10 +185,11 @@ def main():
 
     assumes = {}  # (path, control body start) -> statement
     for name, narrow in domain.items():
-        if "after" in narrow:  # {"PARSER_OR_CONTROL": {"after": STATEMENT, "assume": EXPR}}
+        if isinstance(narrow, list):  # {"PARSER_OR_CONTROL": [{"after": STATEMENT, "assume": EXPR}]}
             path, start, end = sources.control(name)
-            at = files[path].index(narrow["after"], start, end) + len(narrow["after"])
-            assumes[(path, at)] = f"\n        testgen_assume({narrow['assume']});"
+            for a in narrow:
+                at = files[path].index(a["after"], start, end) + len(a["after"])
+                assumes[(path, at)] = f"\n        testgen_assume({a['assume']});"
         elif "assume" in narrow:
             path, start, end = sources.control(name.split(".")[0])
             apply = files[path].rindex("\n    apply {", start, end) + len("\n    apply {")

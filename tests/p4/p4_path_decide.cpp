@@ -10,9 +10,10 @@
 //   sharebuf-p4-path-decide CONFIG.toml CASES.json    -> one JSON line per case on stdout
 //
 // A case: {"test", "in_port", "frame" (hex), "depth": {"<register index>": cells},
-// "rem": cells (signed)}. Out: {"test", "decision": "admit"|"drop"|"no-route"|"malformed", "port",
-// "queue", "class", "cells", "depth", "remaining", "threshold"} or {"test", "skip": why} for
-// register states the software's counters cannot hold (Rem above B, a depth above B).
+// "rem": cells (signed)}. Out: {"test", "decision":
+// "admit"|"drop"|"no-route"|"filtered"|"malformed", "port", "queue", "class", "cells", "depth",
+// "remaining", "threshold"} or {"test", "skip": why} for register states the software's counters
+// cannot hold (Rem above B, a depth above B).
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -45,12 +46,16 @@ json decide(model::SwitchModel& sw, const json& c) {
   const model::ParsedFrame parsed = model::parse_frame(frame);
   if (!parsed.ok()) {
     out["decision"] = "malformed";  // counted and dropped by sharebufd's parser
+    out["error"] = model::to_string(parsed.error);
     return out;
   }
   const model::Forward fwd = sw.forward(parsed, in_port, 0);
-  if (fwd.kind != model::Forward::Kind::kUnicast) {
-    out["decision"] =
-        "no-route";  // flooded or filtered by sharebufd; the twin knows static MACs only
+  if (fwd.kind == model::Forward::Kind::kFlood) {
+    out["decision"] = "no-route";  // flooded by sharebufd; the twin knows static MACs only
+    return out;
+  }
+  if (fwd.kind == model::Forward::Kind::kFiltered) {
+    out["decision"] = "filtered";  // the destination is on the ingress port: not sent back
     return out;
   }
   const uint8_t class_id = sw.classifier().classify(parsed, in_port);
