@@ -106,6 +106,7 @@ struct ig_meta_t {
     int<32> g_raw;
     int<32> g;
     bool drop;
+    PortId_t hairpin;     // egress port ^ ingress port: 0 for a frame sent back where it came from
 }
 
 struct eg_meta_t {
@@ -177,6 +178,7 @@ parser SbIngressParser(packet_in pkt, out headers_t hdr, out ig_meta_t md,
         md.g_raw = 0;
         md.g = 0;
         md.drop = false;
+        md.hairpin = 0;
         transition select(ig_intr_md.ingress_port[6:0]) {
             PKTGEN_PORT_IN_PIPE: parse_pktgen;
             RECIRC_PORT_IN_PIPE: parse_control;
@@ -287,9 +289,18 @@ control SbForward(inout headers_t hdr, inout ig_meta_t md,
 
     // The queue's register index (an execute()'s index must be one field: SB_STEP).
     SB_STEP(qindex_of, md.qindex = md.qbase + md.qid16;)
+    // sharebufd never sends a frame back out of the port it came in by (its destination is on
+    // that port: a bridge filters it); the twin drops it too. The ports are compared through
+    // their difference, since a gateway tests a field against a constant only.
+    SB_STEP(hairpin_of, md.hairpin = ig_tm_md.ucast_egress_port ^ ig_intr_md.ingress_port;)
 
     apply {
         forward.apply();
+        hairpin_of.apply();
+        if (md.hairpin == 0) {
+            ig_dprsr_md.drop_ctl = 1;
+            md.drop = true;
+        }
         classify.apply();
         cells_of_length.apply();
         qindex_of.apply();

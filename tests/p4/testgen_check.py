@@ -9,11 +9,10 @@ const entries (tests/p4/const_entries.py), so every path is a path of the progra
 configures it. Each test then goes through the software (sharebuf-p4-path-decide: the switch
 model's forwarding and classification, the configured policy on a view holding those registers)
 and must end the same way: admitted and sent to the port the software forwards to, or dropped
-where the software drops. Where they differ by design it says so and does not count it:
+where the software drops, or dropped where the software filters a frame whose destination is
+on its ingress port. Where they differ by design it says so and does not count it:
 
 - a destination the static MAC table lacks: sharebufd floods it, the twin drops it;
-- a destination on the port the frame came in: sharebufd filters it as a bridge does, the twin
-  sends it back out of that port (counted apart: a difference of the twin still to fix);
 - Q within 1 % of T, where the twin's T comes from logarithm tables and the software's is exact;
 - a frame the software's parser refuses (counted malformed, dropped): the twin drops it too,
   or forwards it where its own parser accepts it (noted, not a decision of the policy).
@@ -230,8 +229,7 @@ def main():
         elif want == "no-route":
             kind = "unknown destination (sharebufd floods, the twin drops)" if not x.out_ports else None
         elif want == "filtered":
-            kind = ("destination on the ingress port (sharebufd filters it, the twin sends it "
-                    "back: a difference to fix)") if x.out_ports in ([x.ig_port], []) else None
+            kind = "filtered (destination on the ingress port)" if not x.out_ports else None
         elif want == "malformed":
             kind = "refused by sharebufd's parser" + (", dropped by the twin" if not x.out_ports
                                                       else f", the twin's parser sent it to {prog}")
