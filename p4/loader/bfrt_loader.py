@@ -252,8 +252,13 @@ def install(bfrt, doc, log=print):
 # Checking the plan against the compiler's bf-rt.json, and the command line.
 
 
+def _fits(v, width):
+    return width is None or isinstance(v, bool) or 0 <= v < (1 << width)
+
+
 def check(doc, bfrt_json):
-    """Problems: names in the JSON that the compiled program's bf-rt.json does not declare."""
+    """Problems: names in the JSON that the compiled program's bf-rt.json does not declare, and
+    key or action values (as the loader sends them) wider than the fields it declares."""
     tables = {t["name"]: t for t in bfrt_json["tables"]}
     problems = []
     for t in doc.get("tables", []):
@@ -261,23 +266,38 @@ def check(doc, bfrt_json):
         if info is None:
             problems.append("table %s: not in bf-rt.json" % t["table"])
             continue
-        keys = {k["name"] for k in info.get("key", [])}
-        actions = {a["name"]: {d["singleton"]["name"] if "singleton" in d else d.get("name")
-                               for d in a.get("data", [])}
+        keys = {k["name"]: k.get("type", {}).get("width") for k in info.get("key", [])}
+
+        def data_field(d):
+            d = d.get("singleton", d)
+            return d.get("name"), d.get("type", {}).get("width")
+        actions = {a["name"]: dict(data_field(d) for d in a.get("data", []))
                    for a in info.get("action_specs", [])}
         rows = t["entries"] + ([t["default_action"]] if t.get("default_action") else [])
         for e in rows:
-            for f in e.get("match", {}):
+            for f, m in e.get("match", {}).items():
                 if f not in keys:
                     problems.append("%s: key field %s not declared (%s)"
                                     % (t["table"], f, sorted(keys)))
+                    continue
+                for part in ("exact", "value", "mask", "low", "high"):
+                    if part in m and not _fits(_int(m[part]), keys[f]):
+                        problems.append("%s: key %s %s = %s does not fit its %s bits"
+                                        % (t["table"], f, part, m[part], keys[f]))
             if e["action"] not in actions:
                 problems.append("%s: action %s not declared (%s)"
                                 % (t["table"], e["action"], sorted(actions)))
                 continue
-            for p in e.get("data", {}):
+            for p, v in e.get("data", {}).items():
                 if p not in actions[e["action"]]:
                     problems.append("%s: %s has no parameter %s" % (t["table"], e["action"], p))
+                    continue
+                # What the loader sends (a negative value as its 32-bit two's complement) must
+                # fit the width the compiler gave the parameter.
+                width = actions[e["action"]][p]
+                if not _fits(_action_value(p, v), width) or (_int(v) < 0 and width not in (None, 32)):
+                    problems.append("%s: %s(%s = %s) does not fit its %s-bit parameter"
+                                    % (t["table"], e["action"], p, v, width))
     for r in doc.get("registers", []):
         if r["register"] not in tables:
             problems.append("register %s: not in bf-rt.json" % r["register"])
@@ -325,7 +345,8 @@ def main(argv=None):
     for p in problems:
         print("FAIL " + p)
     if not problems:
-        print("ok   every table, action, field, register and meter of %s is in %s"
+        print("ok   every table, action, field, register and meter of %s is in %s, every value "
+              "within its width"
               % (args.tables, args.check))
     return 1 if problems else 0
 

@@ -230,6 +230,26 @@ class LoaderTest(unittest.TestCase):
                     self.assertTrue(any(p.startswith("register ")
                                         for p in bfrt_loader.check(doc, info)))
 
+    def test_check_refuses_values_wider_than_the_compiler_declared(self):
+        # protean.p4's set_params(int<32> log_long) takes a negative value: the loader sends its
+        # 32-bit two's complement, which fits the 32 bits the compiler declares and no fewer.
+        _, doc = self.docs["protean"]
+        table = next(t for t in doc["tables"] if t["table"].endswith("protean_params"))
+        value = table["default_action"]["data"]["log_long"]
+        self.assertLess(value, 0)
+        for width, fits in ((32, True), (16, False)):
+            info = fake_bfrt_json(doc)
+            spec = next(t for t in info["tables"] if t["name"] == table["table"])
+            spec["action_specs"][0]["data"] = [{"name": "log_long",
+                                                "type": {"type": "bytes", "width": width}}]
+            problems = [p for p in bfrt_loader.check(doc, info) if "does not fit" in p]
+            self.assertEqual(problems == [], fits, problems)
+        # A key value past its field's width.
+        info = fake_bfrt_json(doc)
+        spec = next(t for t in info["tables"] if t["name"].endswith("log2_rem.log2"))
+        spec["key"] = [{"name": "x", "type": {"type": "bytes", "width": 16}}]
+        self.assertTrue(any("does not fit its 16 bits" in p for p in bfrt_loader.check(doc, info)))
+
     def test_command_line_check_exit_status(self):
         path, doc = self.docs["trim"]
         good = os.path.join(self.dir.name, "bf-rt.json")
