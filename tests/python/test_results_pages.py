@@ -34,6 +34,7 @@ import e7_report  # noqa: E402
 import e7_tcp_trimmed  # noqa: E402
 import e8_report  # noqa: E402
 import trim_scale  # noqa: E402
+import probe_path_report  # noqa: E402
 
 IMAGE = re.compile(r"^!\[[^\]]*\]\([^)]*\)$")
 
@@ -211,6 +212,18 @@ class E6FromItsRun(unittest.TestCase):
             section_text("e6"), e6_checks.render(e6_checks.RECORD_DIR).strip(),
             "docs/experiments/e6-live-reconfig.md, section e6, is not what its run in docs/runs/e6 "
             "gives; write it again with experiments/e6_live_reconfig.sh --readme")
+
+
+class ProbePathFromItsRuns(unittest.TestCase):
+    def test_the_section_is_what_its_runs_give(self):
+        direct = os.path.join(probe_path_report.RECORDS, "direct")
+        queue = os.path.join(probe_path_report.RECORDS, "queue")
+        self.assertTrue(os.path.exists(os.path.join(queue, "runs.csv")),
+                        "docs/runs/e1-probe-path/queue not recorded")
+        self.assertEqual(
+            section_text("p4-probe-path"), probe_path_report.render(direct, queue).strip(),
+            "p4/README.md, section p4-probe-path, is not what its runs in docs/runs/e1-probe-path "
+            "give; write it again with experiments/lib/probe_path_report.py --record --readme")
 
 
 class TheCheckCanFail(unittest.TestCase):
