@@ -158,35 +158,37 @@ control FbIngress(inout headers_t hdr, inout ig_meta_t md,
             hdr.sb.occupied = 0;
             md.bridge.origin = ORIGIN_CONTROL;
             ig_tm_md.ucast_egress_port = recirc_port;
-        } else if (hdr.sb.isValid() && hdr.sb.kind == SB_SYNC) {
-            // Egress put Qlength[qindex] into sb.depth: copy it and sum the aggregates.
-            queue_info.apply();
-            qlength_write.execute(hdr.sb.qindex);
-            hdr.sb.occupied = hdr.sb.occupied + hdr.sb.depth;
-            if (hdr.sb.depth != 0) {
-                hdr.sb.port_count = hdr.sb.port_count + 1;
-                if (sync_group == GROUP_HIGH) {
-                    hdr.sb.high_count = hdr.sb.high_count + 1;
-                } else {
-                    hdr.sb.low_count = hdr.sb.low_count + 1;
+        } else if (hdr.sb.isValid()) {
+            if (hdr.sb.kind == SB_SYNC) {
+                // Egress put Qlength[qindex] into sb.depth: copy it and sum the aggregates.
+                queue_info.apply();
+                qlength_write.execute(hdr.sb.qindex);
+                hdr.sb.occupied = hdr.sb.occupied + hdr.sb.depth;
+                if (hdr.sb.depth != 0) {
+                    hdr.sb.port_count = hdr.sb.port_count + 1;
+                    if (sync_group == GROUP_HIGH) {
+                        hdr.sb.high_count = hdr.sb.high_count + 1;
+                    } else {
+                        hdr.sb.low_count = hdr.sb.low_count + 1;
+                    }
                 }
-            }
-            if (sync_last_of_port) {
-                n_port_write.execute(sync_port);
-                hdr.sb.port_count = 0;
-            }
-            if (hdr.sb.qindex == hdr.sb.last_qindex) {
-                // Saturating: the walk sums depths read at different times, which can exceed B;
-                // Remaining is then 0, as the C++ clamps it (BufferView::remaining_cells).
-                md.diff = md.capacity |-| hdr.sb.occupied;
-                remaining_write.execute(0);
-                n_high_write.execute(0);
-                n_low_write.execute(0);
-                ig_dprsr_md.drop_ctl = 1;  // the walk is over
-            } else {
-                hdr.sb.qindex = hdr.sb.qindex + 1;  // once more round, for the next queue
-                md.bridge.origin = ORIGIN_CONTROL;
-                ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+                if (sync_last_of_port) {
+                    n_port_write.execute(sync_port);
+                    hdr.sb.port_count = 0;
+                }
+                if (hdr.sb.qindex == hdr.sb.last_qindex) {
+                    // Saturating: the walk sums depths read at different times, which can exceed B;
+                    // Remaining is then 0, as the C++ clamps it (BufferView::remaining_cells).
+                    md.diff = md.capacity |-| hdr.sb.occupied;
+                    remaining_write.execute(0);
+                    n_high_write.execute(0);
+                    n_low_write.execute(0);
+                    ig_dprsr_md.drop_ctl = 1;  // the walk is over
+                } else {
+                    hdr.sb.qindex = hdr.sb.qindex + 1;  // once more round, for the next queue
+                    md.bridge.origin = ORIGIN_CONTROL;
+                    ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+                }
             }
         } else if (hdr.ethernet.isValid()) {
             fwd.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
@@ -233,8 +235,10 @@ control FbEgress(inout headers_t hdr, inout eg_meta_t md,
     apply {
         if (md.meta.origin == ORIGIN_DATA) {
             qlength_write.execute(md.meta.qindex);
-        } else if (hdr.sb.isValid() && hdr.sb.kind == SB_SYNC) {
-            hdr.sb.depth = qlength_read.execute(hdr.sb.qindex);
+        } else if (hdr.sb.isValid()) {
+            if (hdr.sb.kind == SB_SYNC) {  // nested: see the ingress
+                hdr.sb.depth = qlength_read.execute(hdr.sb.qindex);
+            }
         }
     }
 }

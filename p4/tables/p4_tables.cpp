@@ -525,7 +525,11 @@ void fb(Context& c, json& out) {
   // arriving queue to both counts when its Qlength is 0, and a SYNC walk writes each queue's
   // Qlength as it passes but the counts only at its end: a queue the last walk counted and this
   // one has found empty is counted twice, one above the most the counts can be. Those keys get
-  // the entry of the most (a miss would be the default no_room: a drop for nothing).
+  // the entry of the most (a miss would be the default no_room: a drop for nothing). And a queue
+  // that filled after the last walk, with no other congested, reads counts of 0 (Qlength is
+  // written at every dequeue, the counts by the walk): counted as 1, as the software's
+  // max(1, ...) does (policies/fb_factors.cpp); p4testgen found the miss
+  // (tests/p4/testgen_check.py).
   const policies::AlphaTable alphas = policies::resolve_group_alphas(
       c.env, params["alpha_high"].get<double>(), params["alpha_low"].get<double>());
   size_t entries = 0;
@@ -533,9 +537,10 @@ void fb(Context& c, json& out) {
     const bool high =
         !one_group && c.cfg.classes[id].traffic.group == policies::PriorityGroup::kHigh;
     const uint32_t max_np = std::max<uint32_t>(1, per_group[high ? 1 : 0]);
-    for (uint32_t n_p = 1; n_p <= max_np + 1; ++n_p) {
-      for (uint32_t n = 1; n <= c.queues_per_port + 1; ++n) {
-        const double counted = std::min(n_p, max_np) * std::min(n, c.queues_per_port);
+    for (uint32_t n_p = 0; n_p <= max_np + 1; ++n_p) {
+      for (uint32_t n = 0; n <= c.queues_per_port + 1; ++n) {
+        const double counted =
+            std::max(1u, std::min(n_p, max_np)) * std::max(1u, std::min(n, c.queues_per_port));
         const int k = static_cast<int>(std::lround(std::log2(counted / alphas[id])));
         if (k < -kFbMaxLeftShift) {
           fail("[[classes]] '" + c.cfg.classes[id].traffic.name + "': alpha " +

@@ -84,7 +84,7 @@ class Sources:
         if not m:
             raise KeyError(f"control {control} declares no action {action}")
         params = [p.strip() for p in m.group(1).split(",") if p.strip()]
-        return [p.split()[-1] for p in params]
+        return [(p.split()[-2], p.split()[-1]) for p in params]  # (type, name)
 
 
 def number(v):
@@ -94,6 +94,8 @@ def number(v):
 def key_fields(decl):
     m = re.search(r"key\s*=\s*\{(.*?)\}", decl, re.S)
     fields = []
+    if not m:  # a keyless table: its default action only
+        return fields
     for part in m.group(1).split(";"):
         part = part.strip()
         if part:
@@ -128,9 +130,13 @@ def key_text(expr, kind, match):
 
 def action_text(sources, control, action, data):
     short = action.split(".")[-1]
-    params = sources.action_params(control, short)
-    args = ", ".join(str(number(data[p])) for p in params)
-    return f"{short}({args})"
+    if not data:  # also actions a macro declares (fb.p4's shift_right_K), which have no parameters
+        return f"{short}()"
+    args = []
+    for ptype, pname in sources.action_params(control, short):
+        v = data[pname]
+        args.append(("true" if v else "false") if ptype == "bool" else str(number(v)))
+    return f"{short}({', '.join(args)})"
 
 
 def matches(kind, m, v):

@@ -10,10 +10,10 @@
 //   sharebuf-p4-path-decide CONFIG.toml CASES.json    -> one JSON line per case on stdout
 //
 // A case: {"test", "in_port", "frame" (hex), "depth": {"<register index>": cells},
-// "rem": cells (signed)}. Out: {"test", "decision":
-// "admit"|"drop"|"no-route"|"filtered"|"malformed", "port", "queue", "class", "cells", "depth",
-// "remaining", "threshold"} or {"test", "skip": why} for register states the software's counters
-// cannot hold (Rem above B, a depth above B).
+// "rem": cells (signed); fb.p4's "n_high", "n_low" and "n_port": {"<port index>": queues}}. Out:
+// {"test", "decision": "admit"|"drop"|"no-route"|"filtered"|"malformed", "port", "queue", "class",
+// "cells", "depth", "remaining", "threshold"} or {"test", "skip": why} for register states the
+// software's counters cannot hold (Rem above B, a depth above B).
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -66,9 +66,13 @@ json decide(model::SwitchModel& sw, const json& c) {
                             .in_port = in_port});
   const buffer::BufferLayout& layout = sw.buffer().layout();
   const uint32_t capacity = layout.capacity_cells();
-  const std::string qkey = std::to_string(copy.ctx.queue);
-  const json& depths = c.value("depth", json::object());
-  const int64_t depth = depths.contains(qkey) ? depths[qkey].get<int64_t>() : 0;
+  const uint32_t port = layout.port_of(copy.ctx.queue);
+  auto at = [&c](const char* reg, uint32_t index) -> int64_t {
+    const json& r = c.value(reg, json::object());
+    const std::string key = std::to_string(index);
+    return r.contains(key) ? r[key].get<int64_t>() : 0;
+  };
+  const int64_t depth = at("depth", copy.ctx.queue);
   const int64_t rem = c.value("rem", int64_t{capacity});
   out["port"] = fwd.port;
   out["queue"] = copy.ctx.queue;
@@ -79,10 +83,16 @@ json decide(model::SwitchModel& sw, const json& c) {
     return out;
   }
   // The registers as counters: the queue holds its depth, the buffer B - Rem (a negative Rem,
-  // read as 0 by the program, is an occupancy above B: the view's Rem is 0 too).
+  // read as 0 by the program, is an occupancy above B: the view's Rem is 0 too); fb.p4's
+  // congested-queue counts per priority group and per port are the view's active counts.
   buffer::Occupancy occ(layout);
   occ.queue[copy.ctx.queue].v = static_cast<uint32_t>(depth);
   occ.total = static_cast<uint32_t>(capacity - rem);
+  occ.active_in_group[static_cast<uint32_t>(buffer::PriorityGroup::kLow)] =
+      static_cast<int32_t>(c.value("n_low", 0));
+  occ.active_in_group[static_cast<uint32_t>(buffer::PriorityGroup::kHigh)] =
+      static_cast<int32_t>(c.value("n_high", 0));
+  occ.active_on_port[port] = static_cast<int32_t>(at("n_port", port));
   const buffer::BufferView view(occ, layout);
   const policies::Verdict v = sw.policy().admit(copy.ctx, view);
   out["decision"] = v.action == policies::Action::kAccept ? "admit" : "drop";

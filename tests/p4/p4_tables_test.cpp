@@ -241,16 +241,17 @@ TEST(P4Tables, FbShiftsAreWithinASquareRootOfTwoOfEquationThree) {
   }
   for (size_t c = 0; c < cfg.classes.size(); ++c) {
     const int max_np = c == 0 ? 3 : 21;
-    for (int n_p = 1; n_p <= max_np + 1; ++n_p) {
-      for (int n = 1; n <= 9; ++n)
+    // From 0: a queue that filled after the last SYNC walk reads counts of 0 (counted as 1).
+    for (int n_p = 0; n_p <= max_np + 1; ++n_p) {
+      for (int n = 0; n <= 9; ++n)
         EXPECT_TRUE(keys.count({c, n_p, n})) << "class " << c << " n_p " << n_p << " n " << n;
     }
   }
   for (const json& e : shifts["entries"]) {
     const size_t c = e["match"]["md.class_id"]["exact"];
     const double max_np = c == 0 ? 3 : 21;
-    const double n_p = std::min(e["match"]["n_p"]["exact"].get<double>(), max_np);
-    const double n = std::min(e["match"]["n"]["exact"].get<double>(), 8.0);
+    const double n_p = std::max(1.0, std::min(e["match"]["n_p"]["exact"].get<double>(), max_np));
+    const double n = std::max(1.0, std::min(e["match"]["n"]["exact"].get<double>(), 8.0));
     const double alpha = c == 0 ? 0.8 : 0.6;  // tcp is high (0.8), udp* low (0.6)
     const std::string action = e["action"];
     const bool right = action.find("shift_right_") != std::string::npos;

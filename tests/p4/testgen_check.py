@@ -88,14 +88,23 @@ def parse_ptf(path):
     return [PtfTest(parts[i], parts[i + 1]) for i in range(1, len(parts), 2)]
 
 
+# A program's registers as the software's view holds them (sharebuf-p4-path-decide's case keys).
+REGISTERS = {"depth": "depth", "qlength": "depth", "rem": "rem", "remaining": "rem",
+             "n_high": "n_high", "n_low": "n_low", "n_port": "n_port"}
+
+
 def signed32(v):
     return v - (1 << 32) if v & (1 << 31) else v
 
 
-def near_threshold(s):
+def near_threshold(program, s):
     """dt.p4 computes T = alpha x Rem through Q.8 logarithm tables (within 0.7 % of the product,
-    p4/README.md), the software exactly: a decision may differ only that close to T."""
-    return abs(s["depth"] - s["threshold"]) <= max(1, s["threshold"] // 100)
+    p4/README.md), fb.p4 alpha / (N_p x n) x Rem as a power-of-two shift of Rem (within a factor
+    of sqrt 2), the software both exactly: a decision may differ only that close to T."""
+    q, t = s["depth"], s["threshold"]
+    if program == "fb":
+        return t / 1.5 - 1 <= q <= t * 1.5 + 1
+    return abs(q - t) <= max(1, t // 100)
 
 
 def table(t, suffix):
@@ -128,6 +137,33 @@ def dt_domain(t, seed):
             **WELL_FORMED}
 
 
+def fb_domain(t, seed):
+    """What p4testgen explores of fb.p4: Remaining (a bit<32> the walk writes saturating) at the
+    edges (0, 1, B / 2, B - 1, B) and at three values drawn from the seed; a queue's depth in
+    [0, B]; the congested-queue counts no larger than the queues of the group and of the port
+    (what a SYNC walk can count). The Shift table stays whole (exact keys)."""
+    import random
+    rng = random.Random(seed)
+    cap = next(r["value"] for r in t["registers"] if r["register"].endswith(".remaining"))
+    rems = sorted({0, 1, cap // 2, cap - 1, cap, *(rng.randint(2, cap - 2) for _ in range(3))})
+    groups = [e["data"]["group"] for e in table(t, ".queue_info")["entries"]]
+    high, low = groups.count(1), groups.count(0)
+    per_port = max(p["queues"] for p in t["ports"])
+    rem_in = " || ".join(f"md.rem == {v}" for v in rems)
+    return {"FbIngress": [
+        {"after": "md.qdepth = qlength_read.execute(md.qindex);", "assume": f"md.qdepth <= {cap}"},
+        {"after": "md.rem = remaining_read.execute(0);", "assume": rem_in},
+        {"after": "n_p = n_high_read.execute(0);", "assume": f"n_p <= {high}"},
+        {"after": "n_p = n_low_read.execute(0);", "assume": f"n_p <= {low}"},
+        {"after": "n = n_port_read.execute(md.port_index);", "assume": f"n <= {per_port}"}],
+        **WELL_FORMED}
+
+
+DOMAINS = {"dt": dt_domain, "fb": fb_domain}
+ROUNDING = {"dt": "the log tables' rounding (Q within 1 % of T)",
+            "fb": "the Shift table's rounding (Q within a factor 1.5 of T)"}
+
+
 # Frames sharebufd's parser accepts (model/frame_parser.h): p4testgen otherwise fills IPv4's
 # version, header and total length freely, and the software counts such a frame malformed
 # before any policy sees it. The total length stays within the shortest packet p4testgen is
@@ -146,7 +182,8 @@ MIN_PACKET_BITS = 1500 * 8
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--program", required=True, help="dt (the programs whose data path is a policy's)")
+    ap.add_argument("--program", required=True, choices=sorted(DOMAINS),
+                    help="the program (those whose data path decides by a policy's rule)")
     ap.add_argument("--source", help="the program's file (default p4/PROGRAM.p4)")
     ap.add_argument("--config", help="default p4/examples/PROGRAM.toml")
     ap.add_argument("--p4tables", required=True, help="the sharebuf-p4tables binary")
@@ -172,10 +209,9 @@ def main():
     run([a.p4tables, "--config", config, "--program", a.program, "-o", str(tables)],
         stderr=subprocess.DEVNULL)
     t = json.loads(tables.read_text())
-    domain = dt_domain(t, a.seed)
+    domain = DOMAINS[a.program](t, a.seed)
     (work / "domain.json").write_text(json.dumps(domain, indent=1))
-    print(f"Rem as ingress reads it, in {sorted(domain['SbLog2.log2']['values'])} "
-          f"(tests/p4/const_entries.py: the domain p4testgen explores)")
+    print(f"the domain p4testgen explores (tests/p4/const_entries.py): {work / 'domain.json'}")
     run(["/usr/bin/python3", str(HERE / "const_entries.py"), str(source), str(tables),
          str(work / "src"), str(work / "domain.json")])
     defines = [f"-D{k}={v}" for k, v in t["compile"]["defines"].items()]
@@ -203,16 +239,17 @@ def main():
 
     cases = []
     for x in tests:
-        depth, rem = {}, None
-        for name, values in x.registers.items():
-            if name.endswith(".depth"):
-                depth.update({str(i): v for i, v in values.items()})
-            elif name.endswith(".rem"):
-                rem = signed32(values.get(0, 0))
         case = {"test": x.name, "in_port": dev_to_index.get(x.ig_port, -1),
-                "frame": x.packet.hex(), "depth": depth}
-        if rem is not None:
-            case["rem"] = rem
+                "frame": x.packet.hex()}
+        for name, values in x.registers.items():
+            key = REGISTERS.get(name.rsplit(".", 1)[-1])
+            if key in ("depth", "n_port"):
+                case.setdefault(key, {}).update({str(i): v for i, v in values.items()})
+            elif key == "rem":  # dt.p4's is an int<32>, read as 0 below 0; fb.p4's a bit<32>
+                v = values.get(0, 0)
+                case[key] = signed32(v) if a.program == "dt" else v
+            elif key:
+                case[key] = values.get(0, 0)
         cases.append(case)
     (work / "cases.json").write_text(json.dumps(cases, indent=1))
     decided = run([a.decide, config, str(work / "cases.json")], stdout=subprocess.PIPE).stdout
@@ -237,8 +274,8 @@ def main():
             kind = "admit" if x.out_ports == [index_to_dev.get(s["port"])] else None
         else:
             kind = "threshold drop" if not x.out_ports else None
-        if kind is None and want in ("admit", "drop") and near_threshold(s):
-            kind = "the log tables' rounding (Q within 1 % of T)"
+        if kind is None and want in ("admit", "drop") and near_threshold(a.program, s):
+            kind = ROUNDING[a.program]
         if kind is None:
             mismatches.append((x, s, prog))
             kind = "MISMATCH"
