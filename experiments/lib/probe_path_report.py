@@ -98,7 +98,8 @@ def render(direct, queue):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("direct")
     ap.add_argument("queue")
     ap.add_argument("--record", action="store_true")

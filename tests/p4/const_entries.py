@@ -25,11 +25,11 @@ explores only inputs in the domain. {"PARSER_OR_CONTROL": [{"after": STATEMENT, 
 puts testgen_assume(EXPR) right after STATEMENT there (a parser state's extract: the packets
 p4testgen may send).
 """
+import argparse
 import json
 import pathlib
 import re
 import shutil
-import sys
 
 
 def block_end(text, open_brace):
@@ -150,8 +150,15 @@ def matches(kind, m, v):
 
 
 def main():
-    program, tables_json, out = map(pathlib.Path, sys.argv[1:4])
-    domain = json.loads(pathlib.Path(sys.argv[4]).read_text()) if len(sys.argv) > 4 else {}
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("program", type=pathlib.Path, help="the P4 twin (its include/ beside it)")
+    ap.add_argument("tables", type=pathlib.Path, help="the JSON sharebuf-p4tables wrote for it")
+    ap.add_argument("out", type=pathlib.Path, help="where the copy goes")
+    ap.add_argument("domain", type=pathlib.Path, nargs="?", help="DOMAIN.json (above)")
+    a = ap.parse_args()
+    program, tables_json, out = a.program, a.tables, a.out
+    domain = json.loads(a.domain.read_text()) if a.domain else {}
     tables = json.loads(tables_json.read_text())
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(program.parent / "include", out / "include", dirs_exist_ok=True)

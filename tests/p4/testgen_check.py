@@ -181,7 +181,8 @@ MIN_PACKET_BITS = 1500 * 8
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--program", required=True, choices=sorted(DOMAINS),
                     help="the program (those whose data path decides by a policy's rule)")
     ap.add_argument("--source", help="the program's file (default p4/PROGRAM.p4)")
