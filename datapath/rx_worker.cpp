@@ -196,6 +196,14 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   port_ = p;
   // acquire pairs with the release store of a newly published policy.
   policies::Policy& policy = core_.policy();
+  // Published before the burst's time is read, so a worker releasing deflected frames either
+  // sees it or read its own clock first (both seq_cst): no frame that left the recirculation
+  // port after this burst's time returns before the burst is admitted. Releases by another
+  // worker while this one was preempted mid-burst freed the cells the rest of the burst found:
+  // the live switch deflected every refused frame where the replay dropped eleven (CI,
+  // EngineParity.TrimmingTofinoApprox).
+  SwitchCore::RxParking& me = *core_.rx_parking[worker_];
+  me.admitting_ns.store(monotonic_ns(), std::memory_order_seq_cst);
   const uint64_t now = monotonic_ns();
   const uint64_t real_now = realtime_ns();  // the ring stamps' clock (hop_latency.h)
   const buffer::BufferView view = model::ingress_view(policy, core_.buffer(), now);
@@ -220,8 +228,9 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
     total += got;
   }
   policy.end_burst();
+  me.admitting_ns.store(SwitchCore::RxParking::kNotAdmitting, std::memory_order_release);
   if (!per_cpu_) port.rx_owned.store(false, std::memory_order_release);
-  core_.rx_parking[worker_]->frames.fetch_add(total, std::memory_order_relaxed);
+  me.frames.fetch_add(total, std::memory_order_relaxed);
   flush_pending(cache);
   return total;
 }
@@ -410,7 +419,12 @@ void RxWorker::enqueued(uint32_t queue, bool) {
 bool RxWorker::release_deflected(buffer::CellCache& cache) {
   if (!core_.switch_model.tofino().any_deflected()) return false;
   policies::Policy& policy = core_.policy();
-  const bool more = overflow_.release_deflected(policy, cache, monotonic_ns(), *this);
+  // Up to now, or to the earliest burst another worker is admitting: what left after that burst's
+  // time returns after it (the worker admitting it releases it at its next round).
+  uint64_t now = monotonic_ns();
+  for (const auto& w : core_.rx_parking)
+    now = std::min(now, w->admitting_ns.load(std::memory_order_seq_cst));
+  const bool more = overflow_.release_deflected(policy, cache, now, *this);
   // Only when a copy was queued: flush_pending's fence is not free, and this runs every round
   // while a recirculation port holds frames.
   if (pending_ports_ != 0) flush_pending(cache);

@@ -138,6 +138,11 @@ struct SwitchCore {
     // Frames the worker took from rings (its own, parked workers', answers); its own cache line:
     // written by the worker on every burst.
     alignas(64) std::atomic<uint64_t> frames{0};
+    // While the worker admits a burst: a time no later than the burst's (kNotAdmitting between
+    // bursts). No worker releases a deflected frame that left its recirculation port after it
+    // (RxWorker::release_deflected): events act in time order across workers.
+    static constexpr uint64_t kNotAdmitting = UINT64_MAX;
+    std::atomic<uint64_t> admitting_ns{kNotAdmitting};
     int wake_fd = -1;
     std::vector<uint32_t> ports;  // the ports the worker reads
   };
