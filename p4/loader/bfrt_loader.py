@@ -22,7 +22,8 @@ before the registers and tables it feeds are written.
 
 bfrt_python names: tables and registers by their BF-RT path under bfrt.<program>; entries with
 add_with_<action>(**fields), ternary masks as <field>_mask, ranges as <field>_start/_end,
-priorities as MATCH_PRIORITY. A field goes by its last name component (dst_addr) unless two of
+priorities as MATCH_PRIORITY, the pipe a call writes as pipe= (the packet generator's buffer and
+application: its port's pipe only; everything else: every pipe). A field goes by its last name component (dst_addr) unless two of
 an entry's fields share it, then by its full name with '.' and '$' as '_' (bfrt_python's own
 rule); where the method's signature can be read at run time the name it declares wins. This
 has never run against an SDE (p4/README.md): the names follow the SDE's documentation and
@@ -39,6 +40,7 @@ import sys
 
 
 PKTGEN_HEADER_BYTES = 6  # what Tofino's packet generator puts in front of its buffer's bytes
+DEV_PORTS_PER_PIPE = 128  # Tofino 1: dev_port = pipe * 128 + the port's number in its pipe
 
 
 def _int(v):
@@ -180,22 +182,27 @@ def plan(doc):
                              % (len(packet), g["packet_bytes"]))
         op(["tf1", "pktgen", "port_cfg"], "mod", {"dev_port": g["src_port"], "pktgen_enable": True},
            "packet generator on port %d" % g["src_port"])
+        # Each pipe has its own generator (buffer and applications); bfrt_python writes every
+        # pipe unless a call names one, and every pipe's application would then send probes. The
+        # buffer and the application go to the pipe of the generator's port only.
+        pipe = g["src_port"] // DEV_PORTS_PER_PIPE
         # The generator prepends its own 6-byte header to what its buffer holds (Intel's
         # tna_pktgen test writes p[6:] and pkt_len - 6): packet_hex is the packet as ingress
         # parses it, so the buffer gets the bytes after the first 6.
         body = packet[PKTGEN_HEADER_BYTES:]
         op(["tf1", "pktgen", "pkt_buffer"], "mod",
-           {"pkt_buffer_offset": 0, "pkt_buffer_size": len(body), "buffer": body},
+           {"pkt_buffer_offset": 0, "pkt_buffer_size": len(body), "buffer": body, "pipe": pipe},
            "the generated packet, after the generator's header")
         # The generator counts batches and packets per batch from 0.
         op(["tf1", "pktgen", "app_cfg"], "add_with_trigger_timer_periodic",
            {"app_id": g["app_id"], "app_enable": True, "timer_nanosec": g["timer_ns"],
             "pkt_len": len(body), "pkt_buffer_offset": 0, "pipe_local_source_port":
-            g["src_port"] % 128, "increment_source_port": False,
+            g["src_port"] % DEV_PORTS_PER_PIPE, "increment_source_port": False,
             "batch_count_cfg": g["batch_count"] - 1,
             "packets_per_batch_cfg": g["packets_per_batch"] - 1, "ibg": 0, "ibg_jitter": 0,
             "ipg": 0, "ipg_jitter": 0, "batch_counter": 0, "pkt_counter": 0,
-            "trigger_counter": 0}, "packet generator application %d" % g["app_id"])
+            "trigger_counter": 0, "pipe": pipe},
+           "packet generator application %d in pipe %d" % (g["app_id"], pipe))
     return ops
 
 

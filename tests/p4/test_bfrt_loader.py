@@ -157,6 +157,10 @@ class LoaderTest(unittest.TestCase):
                     self.assertEqual(bytes(buf["buffer"]).hex(), g["packet_hex"][12:])
                     self.assertEqual(len(buf["buffer"]), g["packet_bytes"] - 6)
                     self.assertEqual(app["pkt_len"], g["packet_bytes"] - 6)
+                    # One pipe's generator: its port's, written there only (without a pipe,
+                    # bfrt_python writes every pipe and each one's generator sends probes).
+                    self.assertEqual((buf["pipe"], app["pipe"]), (g["src_port"] // 128,) * 2)
+                    self.assertEqual(app["pipe_local_source_port"], g["src_port"] % 128)
                     # The generator starts only after every table and register is written.
                     last_table = max(i for i, (path, _, _) in enumerate(calls) if path[0] == program)
                     first_gen = min(i for i, (path, _, _) in enumerate(calls)
