@@ -70,6 +70,11 @@ class ProteanPolicy final : public Policy {
   }
   // The incast threshold thr[q] in cells as admission uses it now.
   double incast_threshold(uint32_t queue, const BufferView& view) const noexcept;
+  // Sets thr[q] as Algorithm 2 last left it: the state protean.p4's incast_thr register holds,
+  // for a check that decides the program's paths from its registers (tests/p4/testgen_check.py).
+  void set_incast_threshold(uint32_t queue, double cells) noexcept {
+    state_[queue].thr.store(cells, std::memory_order_relaxed);
+  }
 
  private:
   struct QueueState {

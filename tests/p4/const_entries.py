@@ -23,7 +23,10 @@ within the domain, so paths inside it are the program's paths on all its entries
 "assume" the control's apply block starts with testgen_assume(KEY == v1 || ...): p4testgen
 explores only inputs in the domain. {"PARSER_OR_CONTROL": [{"after": STATEMENT, "assume": EXPR}]}
 puts testgen_assume(EXPR) right after STATEMENT there (a parser state's extract: the packets
-p4testgen may send).
+p4testgen may send); {"after": TEXT, "insert": CODE} puts CODE there as it is (protean.p4's
+domain reads registers a second time to state what a probe leaves in them together: p4testgen
+keeps one value per register, and a copy for p4testgen need not fit Tofino's one access per
+pass).
 """
 import argparse
 import json
@@ -198,11 +201,12 @@ def main():
 
     assumes = {}  # (path, control body start) -> statement
     for name, narrow in domain.items():
-        if isinstance(narrow, list):  # {"PARSER_OR_CONTROL": [{"after": STATEMENT, "assume": EXPR}]}
+        if isinstance(narrow, list):  # {"PARSER_OR_CONTROL": [{"after": TEXT, "assume"|"insert": ...}]}
             path, start, end = sources.control(name)
             for a in narrow:
                 at = files[path].index(a["after"], start, end) + len(a["after"])
-                assumes[(path, at)] = f"\n        testgen_assume({a['assume']});"
+                code = a.get("insert") or f"testgen_assume({a['assume']});"
+                assumes[(path, at)] = "\n        " + code
         elif "assume" in narrow:
             path, start, end = sources.control(name.split(".")[0])
             apply = files[path].rindex("\n    apply {", start, end) + len("\n    apply {")

@@ -10,7 +10,8 @@
 //   sharebuf-p4-path-decide CONFIG.toml CASES.json    -> one JSON line per case on stdout
 //
 // A case: {"test", "in_port", "frame" (hex), "depth": {"<register index>": cells},
-// "rem": cells (signed); fb.p4's "n_high", "n_low" and "n_port": {"<port index>": queues}}. Out:
+// "rem": cells (signed); fb.p4's "n_high", "n_low" and "n_port": {"<port index>": queues};
+// protean.p4's "incast_thr": {"<register index>": cells} and "long_thr": cells}. Out:
 // {"test", "decision": "admit"|"drop"|"no-route"|"filtered"|"malformed", "port", "queue", "class",
 // "cells", "depth", "remaining", "threshold"} or {"test", "skip": why} for register states the
 // software's counters cannot hold (Rem above B, a depth above B).
@@ -26,6 +27,7 @@
 #include "config/switch_config_reader.h"
 #include "model/frame_parser.h"
 #include "model/switch_model.h"
+#include "policies/protean.h"
 
 namespace {
 
@@ -94,6 +96,17 @@ json decide(model::SwitchModel& sw, const json& c) {
       static_cast<int32_t>(c.value("n_high", 0));
   occ.active_on_port[port] = static_cast<int32_t>(at("n_port", port));
   const buffer::BufferView view(occ, layout);
+  // protean.p4's incast threshold: what Algorithm 2 last left for the queue.
+  if (auto* protean = dynamic_cast<policies::ProteanPolicy*>(&sw.policy())) {
+    const int64_t thr = at("incast_thr", copy.ctx.queue);
+    protean->set_incast_threshold(copy.ctx.queue, static_cast<double>(thr));
+    out["incast_thr"] = thr;
+    out["long_thr"] = c.value("long_thr", int64_t{0});
+    // An empty queue of the incast role: the software holds it to alpha_incast x the Rem of now
+    // (ProteanPolicy::incast_threshold), the program to what its last probe wrote.
+    out["empty_incast"] =
+        depth == 0 && sw.env().role_of_class(class_id) == policies::ProteanRole::kIncast;
+  }
   const policies::Verdict v = sw.policy().admit(copy.ctx, view);
   out["decision"] = v.action == policies::Action::kAccept ? "admit" : "drop";
   out["depth"] = depth;

@@ -13,11 +13,15 @@ where the software drops, or dropped where the software filters a frame whose de
 on its ingress port. Where they differ by design it says so and does not count it:
 
 - a destination the static MAC table lacks: sharebufd floods it, the twin drops it;
-- Q within 1 % of T, where the twin's T comes from logarithm tables and the software's is exact;
+- Q within 1 % of T (dt.p4) or a factor 1.5 (fb.p4), where the twin's T comes from logarithm
+  or shift tables and the software's is exact (protean.p4's comparisons are exact);
+- protean.p4: a frame for an empty incast-role queue, which the software holds to alpha_incast x
+  the Rem of now and the program to what the queue's last probe wrote;
 - a frame the software's parser refuses (counted malformed, dropped): the twin drops it too,
   or forwards it where its own parser accepts it (noted, not a decision of the policy).
 
-The domain p4testgen explores is narrowed (dt_domain, WELL_FORMED): Rem as ingress reads it at
+The domain p4testgen explores is narrowed (dt_domain, fb_domain, protean_domain, WELL_FORMED;
+each says what it allows): for dt.p4, Rem as ingress reads it at
 its edges and at values drawn from --seed, with the log2 and exp2 tables cut to the entries those
 values reach (a symbolic key over the full 6399-entry ternary table gave no path in 10 minutes);
 depths in [0, B]; frames sharebufd's parser accepts. Within it, every path is the program's.
@@ -90,11 +94,12 @@ def parse_ptf(path):
 
 # A program's registers as the software's view holds them (sharebuf-p4-path-decide's case keys).
 REGISTERS = {"depth": "depth", "qlength": "depth", "rem": "rem", "remaining": "rem",
-             "n_high": "n_high", "n_low": "n_low", "n_port": "n_port"}
+             "n_high": "n_high", "n_low": "n_low", "n_port": "n_port",
+             "incast_thr": "incast_thr", "long_thr": "long_thr"}
 
 
 def signed32(v):
-    return v - (1 << 32) if v & (1 << 31) else v
+    return v - (1 << 32) if v >= 0 and v & (1 << 31) else v
 
 
 def near_threshold(program, s):
@@ -102,6 +107,8 @@ def near_threshold(program, s):
     p4/README.md), fb.p4 alpha / (N_p x n) x Rem as a power-of-two shift of Rem (within a factor
     of sqrt 2), the software both exactly: a decision may differ only that close to T."""
     q, t = s["depth"], s["threshold"]
+    if program == "protean":  # the same integer comparisons on the same registers: exact
+        return False
     if program == "fb":
         return t / 1.5 - 1 <= q <= t * 1.5 + 1
     return abs(q - t) <= max(1, t // 100)
@@ -159,7 +166,68 @@ def fb_domain(t, seed):
         **WELL_FORMED}
 
 
-DOMAINS = {"dt": dt_domain, "fb": fb_domain}
+def ternary_lookup(entries, v):
+    """A ternary table's action data for key v (first match in priority order), None for none."""
+    for e in sorted(entries, key=lambda e: e.get("priority", 0)):
+        (m,) = e["match"].values()
+        mask = int(str(m["mask"]), 0)
+        if v & mask == int(str(m["value"]), 0) & mask:
+            return e["data"]
+    return None
+
+
+def protean_domain(t, seed):
+    """What p4testgen explores of protean.p4's data path: the registers a data packet's decision
+    reads, in states the probes leave. Rem (an int<32>: negative while the latest depths come
+    from different batches) at the edges (-1, 0, 1, B / 2, B - 1, B) and at three values drawn
+    from the seed, one of them negative; long_thr what the probe that wrote Rem wrote with it,
+    alpha_long x max(Rem, 0) through the program's own log2 and exp2 tables (computed here from
+    the generated entries: the program's arithmetic, not the software's); a queue's depth in
+    [0, B]; its incast threshold anything the exp2 tables can hold (at most 2^31 - 1, item 2's
+    clamp), since it depends on the gradient egress measured. The copy reads rem, long_thr and
+    incast_thr a second time to say so (p4testgen keeps one value per register). The log2 and
+    exp2 tables lose their entries in the copy: only probes apply them (from the pktgen and
+    recirculation ports, which --port-ranges does not offer), and their 55 000 const entries
+    would only slow p4testgen down."""
+    import random
+    rng = random.Random(seed)
+    cap = next(r["value"] for r in t["registers"] if r["register"].endswith(".rem"))
+    rems = sorted({-1, 0, 1, cap // 2, cap - 1, cap, -rng.randint(2, cap),
+                   *(rng.randint(2, cap - 2) for _ in range(2))})
+    log_long = table(t, ".protean_params")["default_action"]["data"]["log_long"]
+    log2 = table(t, "ProteanIngress.log2_rem.log2")["entries"]
+    exp_long = {int(str(e["match"]["t"]["exact"]), 0): e["data"]["value"]
+                for e in table(t, "ProteanIngress.exp_long.exp2")["entries"]}
+
+    def long_thr(rem):  # rem_update's rv, SbLog2, log_long_of, SbExpCells
+        found = ternary_lookup(log2, max(rem, 0))
+        log_b = signed32(found["value"]) if found else LOG_OF_ZERO
+        k = log_long + log_b
+        return 0 if k < 0 else exp_long.get(k, 0)
+    pairs = " || ".join(f"(tg_rem == {r} && tg_long == {long_thr(r)})" for r in rems)
+    peek = ("RegisterAction<{t}, bit<{w}>, {t}>({reg}) tg_{reg}_peek = {{ "
+            "void apply(inout {t} value, out {t} rv) {{ rv = value; }} }};")
+    return {
+        "SbLog2.log2": {"values": []}, "SbExpCells.exp2": {"values": []},
+        "SbExpGradient.exp2": {"values": []},
+        "ProteanIngress": [
+            {"after": "SB_STEP(probe_qindex, md.qindex = hdr.sb.qindex;)",
+             "insert": " ".join([peek.format(t="int<32>", w=1, reg="rem"),
+                                 peek.format(t="bit<32>", w=1, reg="long_thr"),
+                                 peek.format(t="bit<32>", w=16, reg="incast_thr")])},
+            {"after": "md.qdepth = depth_read.execute(md.qindex);",
+             "insert": "int<32> tg_rem = tg_rem_peek.execute(0); "
+                       "bit<32> tg_long = tg_long_thr_peek.execute(0); "
+                       "bit<32> tg_thr = tg_incast_thr_peek.execute(md.qindex); "
+                       f"testgen_assume(md.qdepth <= {cap} && tg_thr <= 2147483647 && ({pairs}));"}],
+        **WELL_FORMED}
+
+
+EMPTY_INCAST = ("an empty incast queue: the software's threshold is alpha_incast x the Rem of now, "
+                "the program's what the queue's last probe wrote (alpha_incast x the Rem then)")
+LOG_OF_ZERO = -(1 << 30)  # p4/include/log_arith.p4: SbLog2's default (no bit set)
+
+DOMAINS = {"dt": dt_domain, "fb": fb_domain, "protean": protean_domain}
 ROUNDING = {"dt": "the log tables' rounding (Q within 1 % of T)",
             "fb": "the Shift table's rounding (Q within a factor 1.5 of T)"}
 
@@ -244,11 +312,11 @@ def main():
                 "frame": x.packet.hex()}
         for name, values in x.registers.items():
             key = REGISTERS.get(name.rsplit(".", 1)[-1])
-            if key in ("depth", "n_port"):
+            if key in ("depth", "n_port", "incast_thr"):
                 case.setdefault(key, {}).update({str(i): v for i, v in values.items()})
-            elif key == "rem":  # dt.p4's is an int<32>, read as 0 below 0; fb.p4's a bit<32>
+            elif key == "rem":  # dt.p4's and protean.p4's are int<32> (read as 0 below 0)
                 v = values.get(0, 0)
-                case[key] = signed32(v) if a.program == "dt" else v
+                case[key] = v if a.program == "fb" else signed32(v)
             elif key:
                 case[key] = values.get(0, 0)
         cases.append(case)
@@ -277,11 +345,14 @@ def main():
             kind = "threshold drop" if not x.out_ports else None
         if kind is None and want in ("admit", "drop") and near_threshold(a.program, s):
             kind = ROUNDING[a.program]
+        if kind is None and s.get("empty_incast"):
+            kind = EMPTY_INCAST
         if kind is None:
             mismatches.append((x, s, prog))
             kind = "MISMATCH"
         counts[kind] = counts.get(kind, 0) + 1
-        detail = {k: s[k] for k in ("error", "port", "queue", "class", "depth", "remaining", "threshold") if k in s}
+        detail = {k: s[k] for k in ("error", "port", "queue", "class", "depth", "remaining",
+                                    "threshold", "incast_thr", "long_thr") if k in s}
         print(f"  {x.name:7} program: {prog:8} software: {want or '-':9} {kind}  {json.dumps(detail)}")
     print("summary: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     for x, s, prog in mismatches:
