@@ -95,22 +95,27 @@ control TrimIngress(inout headers_t hdr, inout ig_meta_t md,
             value = md.t1_ns;
         }
     };
-    // 1 while now is before the register's time, on the 32-bit nanosecond clock that wraps every
-    // 4.29 s: the time left, value - now, is counted modulo 2^32 and must lie in (0, the longest
-    // period]; a register found past its time is set to now, so it never falls a whole wrap
-    // behind while its port sees traffic (a strict now < value, as in the paper's switch.p4
-    // version, turned a port pessimistic for up to 4.29 s after every wrap). SB_T_WINDOW_NS:
-    // max(T0, T1), from sharebuf-p4tables' compile definitions.
+    // 1 while now is not past the register's time (the paper's `now() <= t0_reg`), on the 32-bit
+    // nanosecond clock that wraps every 4.29 s: the time left, value - now, is counted modulo 2^32
+    // and must lie in [0, the longest period]; a register found past its time is set to just
+    // behind now, so it never falls a whole wrap behind while its port sees traffic (a plain
+    // now <= value, as in the paper's switch.p4 version, turned a port pessimistic for up to
+    // 4.29 s after every wrap), and a packet in the same nanosecond finds it past too.
+    // SB_T_WINDOW_NS: max(T0, T1), from sharebuf-p4tables' compile definitions. Until
+    // 2026-11-29 the time left had to be above 0 and a register past its time was set to now:
+    // a packet exactly at t0 found the port half-pessimistic where the paper and the software
+    // (IngressPortState) keep it pessimistic (tests/p4/p4_tables_test.cpp,
+    // TrimPortStateOnTheGeneratedEntriesIsTheSoftwares).
 #ifndef SB_T_WINDOW_NS
 #define SB_T_WINDOW_NS 1000000
 #endif
     RegisterAction<bit<32>, bit<16>, bit<1>>(t0_reg) t0_active = {
         void apply(inout bit<32> value, out bit<1> rv) {
             bit<32> left = value - md.now;
-            if (left != 0 && left <= SB_T_WINDOW_NS) {
+            if (left <= SB_T_WINDOW_NS) {
                 rv = 1;
             } else {
-                value = md.now;
+                value = md.now - 1;
                 rv = 0;
             }
         }
@@ -118,10 +123,10 @@ control TrimIngress(inout headers_t hdr, inout ig_meta_t md,
     RegisterAction<bit<32>, bit<16>, bit<1>>(t1_reg) t1_active = {
         void apply(inout bit<32> value, out bit<1> rv) {
             bit<32> left = value - md.now;
-            if (left != 0 && left <= SB_T_WINDOW_NS) {
+            if (left <= SB_T_WINDOW_NS) {
                 rv = 1;
             } else {
-                value = md.now;
+                value = md.now - 1;
                 rv = 0;
             }
         }

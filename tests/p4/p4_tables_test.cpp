@@ -14,9 +14,11 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "buffer/buffer_state.h"
 #include "config/switch_config_reader.h"
+#include "model/ingress_meters.h"
 #include "model/overflow_step.h"
 #include "model/tofino_approx.h"
 #include "policies/protean.h"
@@ -345,6 +347,73 @@ TEST(P4Tables, TrimMetersRunAtTheSoftwaresRatesThePapersByDefault) {
       ++seen[inst];
     }
     EXPECT_EQ(seen.size(), 3u);
+  }
+}
+
+// trim.p4's port state, emulated as the program computes it on its generated entries: 32-bit
+// registers on the 32-bit nanosecond clock, a NOTIFY writing t0_reg = now + t0_ns and
+// t1_reg = now + t1_ns (trim_params), every data packet running t0_active and t1_active (time
+// left modulo 2^32 within SB_T_WINDOW_NS; a register past its time moved to just behind now),
+// the state picking the meter. p4testgen cannot run it (its Tofino target makes every meter
+// green), so this is the check that the program's arithmetic is the software's: against
+// IngressPortState (model/ingress_meters.h, the paper's pseudo-code, section 4: pessimistic
+// while now <= t0_reg) on notifications and packets at random times and at each boundary,
+// across the clock's wrap at 2^32 ns. (What the 32-bit clock cannot tell: a port idle for
+// about 4.29 s less the window; the packets here come more often.)
+TEST(P4Tables, TrimPortStateOnTheGeneratedEntriesIsTheSoftwares) {
+  const model::SwitchConfig cfg = example("trim");
+  const json tables = generate_p4_tables(cfg, {.program = "trim"});
+  const json& params = table(tables, "pipe.TrimIngress.trim_params")["default_action"]["data"];
+  const auto t0_ns = params["t0_ns"].get<uint32_t>();
+  const auto t1_ns = params["t1_ns"].get<uint32_t>();
+  const auto window = tables["compile"]["defines"]["SB_T_WINDOW_NS"].get<uint32_t>();
+  struct Program {  // one egress port's registers in one pipe
+    uint32_t t0 = 0, t1 = 0;
+    static bool active(uint32_t& reg, uint32_t now, uint32_t window) {  // t0_active, t1_active
+      const uint32_t left = reg - now;
+      if (left <= window) return true;
+      reg = now - 1;
+      return false;
+    }
+    model::PortTrimState on_data(uint32_t now, uint32_t window) {
+      const bool in_t0 = active(t0, now, window);
+      const bool in_t1 = active(t1, now, window);
+      return in_t0   ? model::PortTrimState::kPessimistic
+             : in_t1 ? model::PortTrimState::kHalfPessimistic
+                     : model::PortTrimState::kOptimistic;
+    }
+  };
+  const model::IngressMeterSettings s{.t0_ns = cfg.trim.t0_ns, .t1_ns = cfg.trim.t1_ns};
+  std::mt19937_64 rng(11);
+  for (int run = 0; run < 20; ++run) {
+    Program program;
+    model::IngressPortState software;
+    // The 32-bit clock wraps within the run: it starts 40 ms before 2^32 (and a few runs at 0).
+    uint64_t now = run < 3 ? 1 : (uint64_t{1} << 32) - 40'000'000 + rng() % 1'000'000;
+    std::vector<uint64_t> boundaries;
+    for (int step = 0; step < 4000; ++step) {
+      const uint64_t r = rng() % 100;
+      if (r < 3) {  // a NOTIFY
+        program.t0 = static_cast<uint32_t>(now) + t0_ns;
+        program.t1 = static_cast<uint32_t>(now) + t1_ns;
+        software.notify(now, s);
+        boundaries = {now + t0_ns - 1, now + t0_ns, now + t0_ns + 1,
+                      now + t1_ns - 1, now + t1_ns, now + t1_ns + 1};
+      } else {
+        const model::PortTrimState p = program.on_data(static_cast<uint32_t>(now), window);
+        ASSERT_EQ(p, software.state(now))
+            << "at " << now << " ns (run " << run << ", step " << step << ")";
+      }
+      // The next event: at a boundary of the last notification, or up to 3 ms later.
+      if (!boundaries.empty() && rng() % 4 == 0) {
+        std::erase_if(boundaries, [&](uint64_t b) { return b <= now; });
+        if (!boundaries.empty()) {
+          now = boundaries.front();
+          continue;
+        }
+      }
+      now += 1 + rng() % 3'000'000;
+    }
   }
 }
 
