@@ -33,7 +33,8 @@ control TrimIngress(inout headers_t hdr, inout ig_meta_t md,
     SbForward() fwd;
 
     MirrorId_t notify_session = 0;
-    // T0, and T0 + T1 (the half-pessimistic time after it), in ns.
+    // T0 and T1 in ns, both counted from the notification (pessimistic until T0, half until T1:
+    // the software's t0 and max(t0, t1)); the defaults are the software's, 6 and 12 us.
     action set_params(bit<32> t0_ns, bit<32> t1_ns, MirrorId_t notify) {
         md.t0_ns = t0_ns;
         md.t1_ns = t1_ns;
@@ -41,7 +42,7 @@ control TrimIngress(inout headers_t hdr, inout ig_meta_t md,
     }
     table trim_params {
         actions = { set_params; }
-        default_action = set_params(6000, 18000, 0);
+        default_action = set_params(6000, 12000, 0);
         size = 1;
     }
 
