@@ -5,6 +5,8 @@
 #include <cmath>
 #include <mutex>
 
+#include "common/data_files.h"
+
 namespace sharebuf::policies {
 
 CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
@@ -35,7 +37,7 @@ CredencePolicy::CredencePolicy(const Params& params, const PolicyEnv& env)
       oracle_ == Oracle::kForest || (oracle_ == Oracle::kFlip && flip_over_forest_);
   if (const auto model = reader.text("model")) model_path_ = *model;
   if (needs_forest) {
-    if (model_path_.empty()) model_path_ = SHAREBUF_DEFAULT_MODEL;
+    if (model_path_.empty()) model_path_ = common::data_file("credence-forest.json");
     forest_ = RandomForest::from_file(model_path_);
   }
   nlohmann::json values = reader.values();

@@ -7,9 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#ifndef SHAREBUF_DATA_DIR
-#define SHAREBUF_DATA_DIR "data"
-#endif
+#include "common/data_files.h"
 
 namespace sharebuf::sim {
 using common::FlowSizeCdf;
@@ -155,9 +153,8 @@ ReplayScenario websearch(const ScenarioOptions& o) {
   ReplayScenario s = base("websearch", n, b, kGbps);
   const double ms = o.duration_ms > 0 ? o.duration_ms : 200;
   s.end_ns = static_cast<uint64_t>(ms * kMs);
-  const std::string cdf_path = o.cdf_path.empty()
-                                   ? std::string(SHAREBUF_DATA_DIR) + "/websearch-flow-size-cdf.txt"
-                                   : o.cdf_path;
+  const std::string cdf_path =
+      o.cdf_path.empty() ? common::data_file("websearch-flow-size-cdf.txt") : o.cdf_path;
   const FlowSizeCdf cdf = FlowSizeCdf::load(cdf_path);
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> u(0, 1);

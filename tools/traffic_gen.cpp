@@ -44,12 +44,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/data_files.h"
 #include "common/flow_size_cdf.h"
 #include "common/units.h"
-
-#ifndef SHAREBUF_DATA_DIR
-#define SHAREBUF_DATA_DIR "data"
-#endif
 
 namespace {
 
@@ -317,7 +314,7 @@ struct Options {
   int dscp = -1;
   int large_dscp = -1;  // websearch: flows of 100 KB and more
   uint64_t seed = 1;
-  std::string csv, cdf = std::string(SHAREBUF_DATA_DIR) + "/websearch-flow-size-cdf.txt";
+  std::string csv, cdf = sharebuf::common::data_file("websearch-flow-size-cdf.txt");
 };
 
 Options parse_options(int argc, char** argv) {

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "common/bounded_input.h"
+#include "common/data_files.h"
 #include "common/units.h"
 #include "config/overrides.h"
 #include "config/switch_config_reader.h"
@@ -396,7 +397,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
         common::read_regular_file(path, kMaxScenarioBytes, "the scenario file");
     toml::table root = parse_scenario(text, path, overrides);
     Builder b{path, text, overrides, root, s};
-    b.read(SHAREBUF_DATA_DIR);
+    b.read(common::data_dir("websearch-flow-size-cdf.txt"));
     std::ostringstream effective;
     effective << "# " << path;
     for (const std::string& o : overrides)
