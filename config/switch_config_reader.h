@@ -5,9 +5,10 @@
 // is an error, never a silent default. The live switch, the replay, ns-3 and the P4 table
 // generator all read a switch through here; none of them needs the daemon (mgmt/) for it.
 //
-// sharebufd's own parts of the same file — [switch] stats_file, [control], [log] — belong to the
-// daemon: it passes DaemonSections to read them (mgmt/config_loader.h). Without DaemonSections
-// they are accepted (a daemon's file may be replayed or simulated as it is) and not read.
+// sharebufd's own parts of the same file — [switch] stats_file, [control], [log], [metrics] —
+// belong to the daemon: it passes DaemonSections to read them (mgmt/config_loader.h). Without
+// DaemonSections they are accepted (a daemon's file may be replayed or simulated as it is) and not
+// read.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,7 @@ namespace sharebuf::config {
 inline constexpr size_t kMaxConfigBytes = 4 << 20;
 
 // The top-level tables that are sharebufd's, not the switch's.
-inline constexpr const char* kDaemonTables[] = {"control", "log"};
+inline constexpr const char* kDaemonTables[] = {"control", "log", "metrics"};
 
 struct DaemonSections {
   // Reads [switch]'s daemon keys from its reader (what it leaves unread is an error).

@@ -185,6 +185,7 @@ nlohmann::json SwitchControl::stats() const {
 
 nlohmann::json SwitchControl::stats_from_other_thread() const {
   // The report reads the active policy: announce it, as the workers do (datapath/epochs.h).
+  const std::lock_guard<std::mutex> one_reader(core_.aux_mutex);
   core_.epochs.enter(core_.aux_slot());
   nlohmann::json out = stats();
   core_.epochs.idle(core_.aux_slot());

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "buffer/shared_buffer.h"
@@ -107,6 +108,9 @@ struct SwitchCore {
   uint32_t aux_slot() const noexcept {
     return static_cast<uint32_t>(ports.size()) + model::rx_workers(config());
   }
+  // One reader at a time in the aux slot (SIGUSR1's stats, the [metrics] listener's scrapes):
+  // an epoch slot announces one thread. Forwarding threads never take it.
+  mutable std::mutex aux_mutex;
   // Replaces the active policy live (control thread only): the new one is installed on the
   // current occupancy, then published; RX workers pick it up at their next batch, egress workers
   // at their next burst. The old one is retired and freed by reclaim() once no worker can hold

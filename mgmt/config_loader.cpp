@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 #include <toml++/toml.h>
 
@@ -13,6 +14,7 @@
 #include "config/overrides.h"
 #include "config/switch_config_reader.h"
 #include "config/toml_reader.h"
+#include "mgmt/metrics_server.h"
 
 namespace sharebuf::mgmt {
 using common::parse_duration_ns;
@@ -84,6 +86,18 @@ void read_control(const toml::table& t, const std::string& file, DaemonConfig& c
   r.finish();
 }
 
+// [metrics]: present means on; the listen address defaults to loopback.
+void read_metrics(const toml::table& t, const std::string& file, DaemonConfig& cfg) {
+  TableReader r(t, file, "[metrics]");
+  cfg.metrics_listen = r.string("listen").value_or(std::string(kDefaultMetricsListen));
+  try {
+    parse_listen_address(cfg.metrics_listen);
+  } catch (const std::invalid_argument& e) {
+    r.fail("listen", e.what());
+  }
+  r.finish();
+}
+
 // [log]
 void read_log(const toml::table& t, const std::string& file, DaemonConfig& cfg) {
   TableReader r(t, file, "[log]");
@@ -94,13 +108,15 @@ void read_log(const toml::table& t, const std::string& file, DaemonConfig& cfg) 
 
 DaemonConfig parse_config_table(const toml::table& root, const std::string& file) {
   DaemonConfig cfg;
-  // The switch from config/, sharebufd's own keys here: [switch] stats_file, [control], [log].
+  // The switch from config/, sharebufd's own keys here: [switch] stats_file, [control], [log],
+  // [metrics].
   config::DaemonSections mine;
   mine.switch_keys = [&cfg](TableReader& r) {
     cfg.stats_file = r.string("stats_file").value_or("");
   };
   mine.tables = {{"control", [&](const toml::table& t) { read_control(t, file, cfg); }},
-                 {"log", [&](const toml::table& t) { read_log(t, file, cfg); }}};
+                 {"log", [&](const toml::table& t) { read_log(t, file, cfg); }},
+                 {"metrics", [&](const toml::table& t) { read_metrics(t, file, cfg); }}};
   cfg.sw = config::read_switch_config(root, file, &mine);
   return cfg;
 }

@@ -1,5 +1,6 @@
 // sharebufd's configuration: the switch (read by config/switch_config_reader.h, as every engine
-// reads it) and the daemon's own keys in the same file — [switch] stats_file, [control], [log].
+// reads it) and the daemon's own keys in the same file — [switch] stats_file, [control], [log],
+// [metrics].
 // Every key is documented in docs/configuration.md; every error names the file, line, column and
 // key; unknown keys are errors (a typo must never silently fall back to a default).
 #pragma once
@@ -50,6 +51,10 @@ struct ControlConfig {
 // machine knows. nullopt if it is neither.
 std::optional<uint32_t> lookup_group(const std::string& name);
 
+// [metrics] listen when the table is there without it: loopback only, so that nothing beyond this
+// machine reads the switch unless the operator says so.
+inline constexpr std::string_view kDefaultMetricsListen = "127.0.0.1:9464";
+
 struct DaemonConfig {
   model::SwitchConfig sw;
   std::string log_level = "info";
@@ -57,6 +62,7 @@ struct DaemonConfig {
   std::string control_socket;   // [control] socket; empty = /run/sharebuf/<name>.sock
   bool control_enabled = true;  // [control] enabled
   ControlConfig control;        // the rest of [control]
+  std::string metrics_listen;   // [metrics] listen (mgmt/metrics_server.h); empty: no [metrics]
   std::string source_text;      // the TOML text it was parsed from
 };
 

@@ -34,6 +34,8 @@
 #include "mgmt/config_loader.h"
 #include "mgmt/config_reload.h"
 #include "mgmt/control_server.h"
+#include "mgmt/metrics_server.h"
+#include "mgmt/metrics_text.h"
 #include "mgmt/stderr_sink.h"
 #include "mgmt/text_table.h"
 #include "model/trim_params.h"
@@ -149,10 +151,25 @@ int run(const DaemonConfig& cfg, const sharebuf::mgmt::CommandLineOverrides& ove
         control, cfg.control_socket.empty() ? sharebuf::mgmt::default_socket_path(cfg.sw.name)
                                             : cfg.control_socket);
   }
+  // Bound before the switch starts, so that an address in use stops the daemon before it
+  // forwards a frame.
+  std::unique_ptr<sharebuf::mgmt::MetricsServer> metrics;
+  if (!cfg.metrics_listen.empty()) {
+    metrics = std::make_unique<sharebuf::mgmt::MetricsServer>(
+        sharebuf::mgmt::parse_listen_address(cfg.metrics_listen), [&sc, log_sink] {
+          nlohmann::json stats = sc.stats_from_other_thread();
+          stats["daemon"] = {{"log_lines_lost", log_sink->lost()}};
+          return sharebuf::mgmt::openmetrics_text(stats);
+        });
+  }
   sw.start();
   if (server) {
     server->start();
     spdlog::info("control socket {}", server->path());
+  }
+  if (metrics) {
+    metrics->start();
+    spdlog::info("metrics on http://{}/metrics", metrics->address());
   }
   const nlohmann::json status = sc.status();
   spdlog::info("sharebufd '{}' running: {} ports, {} queues, buffer {} cells of {} B, policy {}",
@@ -223,6 +240,7 @@ int run(const DaemonConfig& cfg, const sharebuf::mgmt::CommandLineOverrides& ove
       last_report = now;
     }
   }
+  if (metrics) metrics->stop();
   if (server) server->stop();
   sw.stop();
   // Report with the queues as they were at the stop, then free every frame.
