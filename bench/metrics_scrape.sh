@@ -19,6 +19,7 @@ source "$here/../scripts/testbed.sh"
 
 usage() { sb_usage "$0"; }
 build=$TB_ROOT/build reps=3 seconds=10 out=
+args="$*"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -30,7 +31,6 @@ while [ $# -gt 0 ]; do
   esac
 done
 export SHAREBUFD=$build/mgmt/sharebufd
-args="$*"
 
 tb_init
 tb_create 2
