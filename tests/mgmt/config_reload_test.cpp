@@ -121,6 +121,15 @@ TEST_F(Reload, KeysThatTakeARestartAreNamedAndKeepTheirRunningValues) {
   EXPECT_THAT(now, HasSubstr("alpha = 4.0"));
 }
 
+// The [metrics] listener is bound at start: a new or changed address waits for a restart.
+TEST_F(Reload, AMetricsAddressTakesARestart) {
+  std::ofstream(path) << testing::kControlConfig << "[metrics]\nlisten = \"127.0.0.1:9100\"\n";
+  const ReloadReport r = reload_config(f.ctx);
+  EXPECT_EQ(r.error, "");
+  EXPECT_THAT(r.restart, ElementsAre(HasSubstr("metrics")));
+  EXPECT_THAT(effective_config_toml(f.ctx), ::testing::Not(HasSubstr("9100")));
+}
+
 TEST_F(Reload, TheCommandLineStaysOverTheFile) {
   f.ctx.overrides.log_level = "warn";
   f.ctx.config.log_level = "warn";
