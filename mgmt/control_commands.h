@@ -20,13 +20,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/version.h"
 #include "datapath/clocks.h"
 #include "datapath/switch_control.h"
 #include "mgmt/config_loader.h"
 
 namespace sharebuf::mgmt {
 
-inline constexpr std::string_view kVersion = "0.1.0";
+inline constexpr std::string_view kVersion = common::kVersion;
 inline constexpr size_t kMaxRequestBytes = 1 << 20;
 inline constexpr uint64_t kMinWatchIntervalUs = 100;
 

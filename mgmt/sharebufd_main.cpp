@@ -30,6 +30,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/safe_output.h"
+#include "common/version.h"
 #include "datapath/switch.h"
 #include "mgmt/config_loader.h"
 #include "mgmt/config_reload.h"
@@ -266,7 +267,9 @@ int main(int argc, char** argv) {
   // for the main loop (a stop then stops at once) instead of killing the process.
   const sigset_t signals = daemon_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  CLI::App app{"sharebufd: user-space Ethernet switch with a shared cell buffer"};
+  // Named, not argv[0]: the usage line reads the same from any path (and in the man page).
+  CLI::App app{"sharebufd: user-space Ethernet switch with a shared cell buffer", "sharebufd"};
+  app.set_version_flag("--version", "sharebufd " + std::string(sharebuf::common::kVersion));
   std::string config_path;
   std::string log_level;
   std::string stats_file;

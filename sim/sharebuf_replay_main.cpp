@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/version.h"
 #include "config/overrides.h"
 #include "config/switch_config_reader.h"
 #include "config/switch_config_writer.h"
@@ -523,7 +524,9 @@ int main(int argc, char** argv) {
   CLI::App app{
       "sharebuf-replay: replay arrivals through sharebuf's shared buffer under several policies "
       "(simulated clock and line-rate egress, the live switch's policies and schedulers; "
-      "deterministic)"};
+      "deterministic)",
+      "sharebuf-replay"};
+  app.set_version_flag("--version", "sharebuf-replay " + std::string(sharebuf::common::kVersion));
   Options o;
   add_options(app, o);
   CLI11_PARSE(app, argc, argv);

@@ -24,6 +24,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/version.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -115,7 +116,9 @@ int main(int argc, char** argv) {
   bool check = false, quiet = false;
   CLI::App app{
       "sharebuf-sim: sharebuf's shared buffer and policies as the switches of an ns-3 network "
-      "(a star or a leaf-spine fabric), from a scenario file (docs/ns3.md)."};
+      "(a star or a leaf-spine fabric), from a scenario file (docs/ns3.md).",
+      "sharebuf-sim"};
+  app.set_version_flag("--version", "sharebuf-sim " + std::string(sharebuf::common::kVersion));
   app.add_option("scenario", scenario_path, "scenario file (TOML)")->required();
   app.add_option("--set", overrides,
                  "override a scenario key: key.path=value (TOML value, or a string), e.g. "
