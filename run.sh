@@ -23,7 +23,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libtomlplusplus-dev
   libnl-3-dev libnl-route-3-dev libpcap-dev
-  iproute2 ethtool iperf3 iputils-ping procps python3 jq strace
+  iproute2 ethtool iperf3 iputils-ping procps python3 jq strace help2man man-db systemd
   libcpp-httplib-dev prometheus
   clang-format clang libclang-rt-14-dev shellcheck
   python3-matplotlib python3-sklearn
@@ -211,6 +211,12 @@ netns_tests() {
   ctest --test-dir "$1" --output-on-failure -L "$label"
 }
 
+# The Debian package made, installed with dpkg, checked and purged (tests/package/).
+package_tests() {
+  log "the Debian package (cpack -G DEB, dpkg -i, dpkg --purge; skipped unless root)"
+  ctest --test-dir "$1" --output-on-failure -L '^package$'
+}
+
 case "${1:-}" in
   deps)
     deps
@@ -239,6 +245,7 @@ case "${1:-}" in
     sim_tests build
     p4_tests build
     netns_tests build
+    package_tests build
     # Sanitizer builds skip the benchmarks (they measure nothing useful there) and sharebuf-sim
     # (ns-3's libraries are not built with the sanitizers).
     build build-asan -DSHAREBUF_ASAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
