@@ -6,7 +6,7 @@
 #   ./run.sh build     install and build (build/)
 #   ./run.sh bench     install, build, run the microbenchmarks and update docs/benchmarks.md's table
 #   ./run.sh deps      install the Debian packages only
-#   ./run.sh ns3-debug build ns-3 with asserts from Debian's source package (about 15 minutes), so
+#   ./run.sh ns3-debug build ns-3 with asserts from Debian's source package (about 3 minutes), so
 #                      the sim tests also run against it (ctest label ns3debug)
 #   ./run.sh ns3-mpi   build ns-3 with its distributed simulator (MPI) from the same source package
 #                      (about 4 minutes on 2 cores) and sharebuf-sim-mpi on it (ctest label mpi)
