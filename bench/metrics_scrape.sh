@@ -101,5 +101,11 @@ if [ -n "$out" ]; then
     echo '```'
     cat "$report"
     echo '```'
+    echo
+    echo "The switch's effective configuration (\`sharebufctl config\` at the end of the run):"
+    echo
+    echo '```toml'
+    tb_ctl --json config | jq -r .toml
+    echo '```'
   } >"$out"
 fi
