@@ -27,6 +27,8 @@ namespace {
 
 using model::ClassConfig;
 using model::PortConfig;
+using model::RouteConfig;
+using model::StaticMacConfig;
 using model::SwitchConfig;
 
 std::pair<uint32_t, uint8_t> parse_prefix(TableReader& r, std::string_view key) {
@@ -187,6 +189,7 @@ PortConfig read_port(TableReader& r, const SwitchConfig& sw) {
   }
   p.trim_dscp_toward = static_cast<int>(
       r.integer("trim_dscp_toward", trim_spec(kTrimPortParams, "trim_dscp_toward")).value_or(-1));
+  p.fabric = r.choice("role", "edge", {"edge", "fabric"}) == "fabric";
   r.finish();
   return p;
 }
@@ -396,6 +399,51 @@ void read_static_macs(TableReader& top, const std::string& file, SwitchConfig& s
   }
 }
 
+// [[routes]]: MAC -> one port (`port`) or an ECMP group (`ports`), each an interface of the
+// [[ports]]. A MAC has one route and is not also a static MAC (which would win is not obvious).
+void read_routes(TableReader& top, const std::string& file, SwitchConfig& sw) {
+  int index = 0;
+  auto port_index = [&](TableReader& r, std::string_view key, const std::string& name) {
+    const auto it = std::find_if(sw.ports.begin(), sw.ports.end(),
+                                 [&](const PortConfig& p) { return p.name == name; });
+    if (it == sw.ports.end()) r.fail(key, "no port with interface '" + name + "'");
+    return static_cast<uint16_t>(it - sw.ports.begin());
+  };
+  for (const toml::table* t : tables_of(top, "routes")) {
+    TableReader r(*t, file, "[[routes]] #" + std::to_string(++index));
+    const auto mac = r.string("mac");
+    if (!mac) r.fail_table("key 'mac' is required");
+    const auto parsed = model::parse_mac(*mac);
+    if (!parsed) r.fail("mac", "must look like 02:00:00:00:00:01, got '" + *mac + "'");
+    if ((*parsed >> 40) & 1u)
+      r.fail("mac", "'" + *mac + "' is a group address; routes are unicast");
+    RouteConfig route{*parsed, {}};
+    const auto one = r.string("port");
+    const toml::node* many = r.get("ports");
+    if (one.has_value() == (many != nullptr)) {
+      r.fail_table("give 'port' (one interface) or 'ports' (an ECMP group of interfaces)");
+    }
+    if (one) route.ports.push_back(port_index(r, "port", *one));
+    if (many != nullptr) {
+      const toml::array* a = many->as_array();
+      if (a == nullptr || a->empty()) r.fail("ports", "must be a non-empty list of interfaces");
+      for (const toml::node& e : *a) {
+        if (!e.is_string()) r.fail("ports", "must be a list of interface names");
+        const uint16_t p = port_index(r, "ports", e.as_string()->get());
+        if (std::find(route.ports.begin(), route.ports.end(), p) != route.ports.end())
+          r.fail("ports", "interface '" + sw.ports[p].name + "' is listed twice");
+        route.ports.push_back(p);
+      }
+    }
+    for (const RouteConfig& o : sw.routes)
+      if (o.mac == route.mac) r.fail("mac", "a second route for " + *mac);
+    for (const StaticMacConfig& m : sw.static_macs)
+      if (m.mac == route.mac) r.fail("mac", *mac + " is a [[static_macs]] entry too");
+    sw.routes.push_back(std::move(route));
+    r.finish();
+  }
+}
+
 }  // namespace
 
 SwitchConfig read_switch_config(const toml::table& root, const std::string& file,
@@ -422,6 +470,7 @@ SwitchConfig read_switch_config(const toml::table& root, const std::string& file
   if (trimming != nullptr) read_trimming(*trimming, file, sw);
   read_ports(top, trimming, file, sw);
   read_static_macs(top, file, sw);
+  read_routes(top, file, sw);
   // sharebufd's own tables: its reader's, or (no daemon) accepted as tables and not read.
   for (const char* name : kDaemonTables) {
     const toml::table* t = section(name);

@@ -1,6 +1,6 @@
 // The switch's configuration from TOML: every table that describes the switch — [switch],
-// [buffer], [policy], [[classes]], [classify], [trimming], [[ports]], [[static_macs]] — read
-// strictly into a model::SwitchConfig, every error naming file, line, column and key (e.g.
+// [buffer], [policy], [[classes]], [classify], [trimming], [[ports]], [[static_macs]], [[routes]] —
+// read strictly into a model::SwitchConfig, every error naming file, line, column and key (e.g.
 // `sw.toml:12:9: [[ports]] #2 key 'rate': '100 Mbitz': unknown rate unit (...)`); an unknown key
 // is an error, never a silent default. The live switch, the replay, ns-3 and the P4 table
 // generator all read a switch through here; none of them needs the daemon (mgmt/) for it.

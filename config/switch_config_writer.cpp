@@ -161,6 +161,7 @@ std::string write_switch_config(const SwitchConfig& c) {
     t.insert("storm_pps", static_cast<int64_t>(p.storm_pps));
     t.insert("trim_queue", int64_t{p.trim_queue});
     if (p.trim_dscp_toward >= 0) t.insert("trim_dscp_toward", int64_t{p.trim_dscp_toward});
+    t.insert("role", p.fabric ? "fabric" : "edge");
     ports.push_back(std::move(t));
   }
   root.insert("ports", std::move(ports));
@@ -173,6 +174,18 @@ std::string write_switch_config(const SwitchConfig& c) {
     macs.push_back(std::move(t));
   }
   if (!macs.empty()) root.insert("static_macs", std::move(macs));
+
+  toml::array routes;
+  for (const model::RouteConfig& r : c.routes) {
+    toml::table t;
+    t.insert("mac", model::format_mac(r.mac));
+    toml::array names;
+    for (uint16_t p : r.ports)
+      names.push_back(c.ports.at(p).name);
+    t.insert("ports", std::move(names));
+    routes.push_back(std::move(t));
+  }
+  if (!routes.empty()) root.insert("routes", std::move(routes));
 
   std::ostringstream out;
   out << root << "\n";

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -348,10 +349,12 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
     admit_copy(fw.port, frame, parsed, class_id, ce, policy, view, now_ns, cache);
     return;
   }
-  // Unknown unicast, broadcast, multicast: one copy per other port, each admitted on its own.
+  // Unknown unicast, broadcast, multicast: one copy per other port (none to a fabric port), each
+  // admitted on its own, in port order.
   c.flooded.fetch_add(1, std::memory_order_relaxed);
-  for (uint32_t out = 0; out < core_.ports.size(); ++out) {
-    if (out != port_) admit_copy(out, frame, parsed, class_id, ce, policy, view, now_ns, cache);
+  for (uint64_t to = fw.flood; to != 0; to &= to - 1) {
+    const auto out = static_cast<uint32_t>(std::countr_zero(to));
+    admit_copy(out, frame, parsed, class_id, ce, policy, view, now_ns, cache);
   }
 }
 

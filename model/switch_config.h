@@ -109,11 +109,21 @@ struct PortConfig {
   // get toward this port (-1: [trimming] trim_dscp).
   uint32_t trim_queue = 0;
   int trim_dscp_toward = -1;
+  // role = "fabric": a link to another switch of a fabric (model/fabric_table.h): frames arriving
+  // here teach the MAC table nothing and no flooded copy leaves here; only routes cross it.
+  bool fabric = false;
 };
 
 struct StaticMacConfig {
   MacAddress mac = 0;
   uint16_t port = 0;
+};
+
+// [[routes]]: frames for `mac` leave through `ports` — one port, or an ECMP group whose member a
+// flow's hash picks (model/fabric_table.h).
+struct RouteConfig {
+  MacAddress mac = 0;
+  std::vector<uint16_t> ports;
 };
 
 // How RX work is split over threads ([switch] rx_mode). kPerPort: one RX worker per port (or
@@ -139,6 +149,7 @@ struct SwitchConfig {
   std::vector<RuleConfig> rules;
   std::vector<PortConfig> ports;
   std::vector<StaticMacConfig> static_macs;
+  std::vector<RouteConfig> routes;
   TrimConfig trim;
   uint64_t mac_ageing_ns = 300'000'000'000ull;
   uint32_t mac_table_size = 4096;

@@ -13,6 +13,7 @@ SwitchModel::SwitchModel(const SwitchConfig& config, const Options& options)
       env_(policy_env(config, buffer_.layout())),
       classifier_(config),
       macs_(config.mac_table_size, config.mac_ageing_ns),
+      fabric_(config),
       trim_(config),
       tofino_(rx_workers(config), meter_line_rates(config)) {
   env_.oracle_labels = options.oracle_labels;
@@ -62,14 +63,26 @@ OverflowStep SwitchModel::overflow_step(uint32_t worker, bool synthetic) {
                       config_.trim.seed * 0x9E3779B97F4A7C15ull + worker + 1);
 }
 
-Forward forward_frame(MacTable& macs, const ParsedFrame& parsed, uint16_t in_port, uint64_t now_ns,
-                      uint32_t ports) noexcept {
-  if (!parsed.src_is_group()) macs.learn(mac_from_bytes(parsed.src_mac), in_port, now_ns);
-  if (parsed.dst_is_group()) return {Forward::Kind::kFlood, 0};
-  const uint16_t out = macs.lookup(mac_from_bytes(parsed.dst_mac), now_ns);
-  if (out == in_port) return {Forward::Kind::kFiltered, out};
-  if (out != MacTable::kNoPort && out < ports) return {Forward::Kind::kUnicast, out};
-  return {Forward::Kind::kFlood, 0};
+Forward forward_frame(MacTable& macs, const FabricTable& fabric, const ParsedFrame& parsed,
+                      uint16_t in_port, uint64_t now_ns, uint32_t ports) noexcept {
+  if (!parsed.src_is_group() && !fabric.is_fabric(in_port))
+    macs.learn(mac_from_bytes(parsed.src_mac), in_port, now_ns);
+  const auto flood = [&]() -> Forward {
+    const uint64_t to = fabric.flood_mask(in_port, ports);
+    if (to == 0) return {Forward::Kind::kFiltered, in_port, 0};
+    return {Forward::Kind::kFlood, 0, to};
+  };
+  if (parsed.dst_is_group()) return flood();
+  const MacAddress dst = mac_from_bytes(parsed.dst_mac);
+  uint16_t out = MacTable::kNoPort;
+  if (const std::span<const uint16_t> group = fabric.route(dst); !group.empty()) {
+    out = group.size() == 1 ? group[0] : FabricTable::pick(group, flow_hash(parsed));
+  } else {
+    out = macs.lookup(dst, now_ns);
+  }
+  if (out == in_port) return {Forward::Kind::kFiltered, out, 0};
+  if (out != MacTable::kNoPort && out < ports) return {Forward::Kind::kUnicast, out, 0};
+  return flood();
 }
 
 }  // namespace sharebuf::model

@@ -1,11 +1,11 @@
 // SwitchModel: the switch every engine runs, assembled once from a SwitchConfig — the shared buffer
 // (with trimming's header reserve), the policy environment and the policy slot, the classifier,
-// the MAC table, trimming's settings and its Tofino approximation, and per port the scheduler,
-// the departure clock and the probe charge — with its ingress step: forwarding (forward()), the
-// class's queue on the egress port, the ECN decision and the arrival's context (copy_to()), and
-// counting the mark of an admitted copy (admitted()). The admission and overflow step is
-// OverflowStep (overflow_step(): one per thread), the departure step model/departure_step.h over
-// its ports' schedulers.
+// the MAC table and the fabric's routes, trimming's settings and its Tofino approximation, and per
+// port the scheduler, the departure clock and the probe charge — with its ingress step: forwarding
+// (forward()), the class's queue on the egress port, the ECN decision and the arrival's context
+// (copy_to()), and counting the mark of an admitted copy (admitted()). The admission and overflow
+// step is OverflowStep (overflow_step(): one per thread), the departure step model/departure_step.h
+// over its ports' schedulers.
 //
 // The live datapath (datapath/switch_core.h), the replay (sim/replay.h) and ns-3
 // (sim/ns3/switch_facade.h) each construct one from the same configuration and add only what is
@@ -28,6 +28,7 @@
 #include "model/admission_step.h"
 #include "model/classifier.h"
 #include "model/departure_clock.h"
+#include "model/fabric_table.h"
 #include "model/frame_parser.h"
 #include "model/mac_table.h"
 #include "model/overflow_step.h"
@@ -42,15 +43,19 @@
 namespace sharebuf::model {
 
 // Forwarding of a frame that arrived at `in_port` of a switch with `ports` ports: its source is
-// learned in `macs`, its destination looked up. kFiltered: the destination is on the ingress port;
-// kFlood: unknown unicast, broadcast or multicast: one copy for every other port.
+// learned in `macs` (unless it came in on a fabric port), its destination looked up in the
+// fabric's routes (an ECMP group's member picked by the frame's flow hash), then in `macs`.
+// kFiltered: the destination is on the ingress port, or a flood would reach no port; kFlood:
+// unknown unicast, broadcast or multicast: one copy for every port in `flood` (every other port
+// that is not a fabric port).
 struct Forward {
   enum class Kind : uint8_t { kUnicast, kFlood, kFiltered };
   Kind kind = Kind::kFlood;
-  uint16_t port = 0;  // kUnicast: the egress port
+  uint16_t port = 0;   // kUnicast: the egress port
+  uint64_t flood = 0;  // kFlood: bit p set for each egress port
 };
-Forward forward_frame(MacTable& macs, const ParsedFrame& parsed, uint16_t in_port, uint64_t now_ns,
-                      uint32_t ports) noexcept;
+Forward forward_frame(MacTable& macs, const FabricTable& fabric, const ParsedFrame& parsed,
+                      uint16_t in_port, uint64_t now_ns, uint32_t ports) noexcept;
 
 class SwitchModel {
  public:
@@ -88,6 +93,7 @@ class SwitchModel {
   Classifier& classifier() noexcept { return classifier_; }
   const Classifier& classifier() const noexcept { return classifier_; }
   MacTable& macs() noexcept { return macs_; }
+  const FabricTable& fabric() const noexcept { return fabric_; }
   TrimSettings& trim() noexcept { return trim_; }
   const TrimSettings& trim() const noexcept { return trim_; }
   TofinoApprox& tofino() noexcept { return tofino_; }
@@ -108,10 +114,10 @@ class SwitchModel {
 
   // --- The ingress step ---
 
-  // Forwarding (forward_frame) in this switch's MAC table.
+  // Forwarding (forward_frame) in this switch's routes and MAC table.
   using Forward = model::Forward;
   Forward forward(const ParsedFrame& parsed, uint16_t in_port, uint64_t now_ns) noexcept {
-    return forward_frame(macs_, parsed, in_port, now_ns, ports());
+    return forward_frame(macs_, fabric_, parsed, in_port, now_ns, ports());
   }
 
   // A frame's copy toward an egress port: its class's queue there (clamped to the port's last),
@@ -175,6 +181,7 @@ class SwitchModel {
   std::unique_ptr<policies::Policy> policy_owner_;
   Classifier classifier_;
   MacTable macs_;
+  FabricTable fabric_;
   TrimSettings trim_;
   TofinoApprox tofino_;
   std::vector<Port> ports_;

@@ -241,6 +241,7 @@ std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inpu
   model::MacTable macs(config.mac_table_size, config.mac_ageing_ns);
   for (const StaticMacConfig& m : config.static_macs)
     macs.add_static(m.mac, m.port);
+  const model::FabricTable fabric(config);
   const uint32_t ports = layout.num_ports();
   std::vector<ReplayArrival> out;
   const uint64_t t0 = frames.empty() ? 0 : frames.front().time_ns;
@@ -255,12 +256,20 @@ std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inpu
     const std::optional<uint16_t> in = inputs[f.input].in_port;
     model::Forward fw;
     if (in) {
-      fw = model::forward_frame(macs, parsed, *in, t, ports);
-    } else if (!parsed.dst_is_group()) {
-      // Its ingress unknown: nothing learned; a known destination is unicast, else flooded.
-      const uint16_t out_port = macs.lookup(mac_from_bytes(parsed.dst_mac), t);
-      if (out_port != model::MacTable::kNoPort && out_port < ports)
-        fw = {model::Forward::Kind::kUnicast, out_port};
+      fw = model::forward_frame(macs, fabric, parsed, *in, t, ports);
+    } else {
+      // Its ingress unknown: nothing learned; a routed or known destination is unicast, else
+      // flooded to every port that is not a fabric port.
+      fw.flood = fabric.flood_mask(model::MacTable::kNoPort, ports);
+      if (!parsed.dst_is_group()) {
+        const MacAddress dst = mac_from_bytes(parsed.dst_mac);
+        const std::span<const uint16_t> group = fabric.route(dst);
+        const uint16_t out_port = !group.empty()
+                                      ? model::FabricTable::pick(group, flow_hash(parsed))
+                                      : macs.lookup(dst, t);
+        if (out_port != model::MacTable::kNoPort && out_port < ports)
+          fw = {model::Forward::Kind::kUnicast, out_port, 0};
+      }
     }
     if (fw.kind == model::Forward::Kind::kFiltered) {
       ++stats.filtered;
@@ -281,10 +290,10 @@ std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inpu
       copy_to(fw.port);
       continue;
     }
-    // Flooded: one copy per other port, in port order (as the RX worker admits them).
+    // Flooded: one copy per port of the flood, in port order (as the RX worker admits them).
     ++stats.flooded;
     for (uint32_t p = 0; p < ports; ++p)
-      if (!in || p != *in) copy_to(p);
+      if ((fw.flood >> p) & 1u) copy_to(p);
   }
   return out;
 }

@@ -222,13 +222,24 @@ uint8_t role_code(policies::ProteanRole r) {
 // Forwarding, classification and frame cells: every program's SbForward.
 void forwarding(Context& c) {
   const std::string fwd = "fwd.";
-  for (const model::StaticMacConfig& m : c.cfg.static_macs) {
+  auto to_port = [&](model::MacAddress mac, uint16_t port) {
     c.add(c.ig(fwd + "forward"),
-          entry({{"hdr.ethernet.dst_addr", {{"exact", hex(m.mac)}}}}, c.ingress + ".fwd.to_port",
-                {{"port", c.dev_ports[m.port]},
-                 {"port_index", m.port},
-                 {"qbase", m.port * c.queues_per_port}}));
+          entry({{"hdr.ethernet.dst_addr", {{"exact", hex(mac)}}}}, c.ingress + ".fwd.to_port",
+                {{"port", c.dev_ports[port]},
+                 {"port_index", port},
+                 {"qbase", port * c.queues_per_port}}));
+  };
+  // A route to one port is a static MAC there; an ECMP group needs an action selector the
+  // programs do not have (the software switches pick a member by flow hash).
+  for (const model::RouteConfig& r : c.cfg.routes) {
+    if (r.ports.size() != 1)
+      fail("[[routes]] " + model::format_mac(r.mac) + ": an ECMP group of " +
+           std::to_string(r.ports.size()) +
+           " ports; the P4 programs forward to one port per MAC (give the route one port)");
+    to_port(r.mac, r.ports[0]);
   }
+  for (const model::StaticMacConfig& m : c.cfg.static_macs)
+    to_port(m.mac, m.port);
   // One entry per mapped DSCP (priority 1), then each port's default class (priority 2).
   const bool one_group = c.queues_per_port == 1;  // FB's single-queue mode: one group
   auto class_data = [&](size_t id) {

@@ -31,6 +31,7 @@ void expect_round_trip(const model::SwitchConfig& a) {
     EXPECT_EQ(b.ports[p].num_queues, a.ports[p].num_queues);
     EXPECT_EQ(b.ports[p].weights, a.ports[p].weights);
     EXPECT_EQ(b.ports[p].default_class, a.ports[p].default_class);
+    EXPECT_EQ(b.ports[p].fabric, a.ports[p].fabric);
   }
   ASSERT_EQ(b.classes.size(), a.classes.size());
   for (size_t c = 0; c < a.classes.size(); ++c) {
@@ -42,6 +43,11 @@ void expect_round_trip(const model::SwitchConfig& a) {
   EXPECT_EQ(b.trim.tofino_approx, a.trim.tofino_approx);
   EXPECT_EQ(b.rules.size(), a.rules.size());
   EXPECT_EQ(b.static_macs.size(), a.static_macs.size());
+  ASSERT_EQ(b.routes.size(), a.routes.size());
+  for (size_t r = 0; r < a.routes.size(); ++r) {
+    EXPECT_EQ(b.routes[r].mac, a.routes[r].mac);
+    EXPECT_EQ(b.routes[r].ports, a.routes[r].ports);
+  }
 }
 
 TEST(SwitchConfigWriter, TheExamplesReadBackUnchanged) {
@@ -105,9 +111,17 @@ trim_dscp_toward = 9
 interface = "b"
 rate = "1Gbit"
 queues = 2
+[[ports]]
+interface = "c"
+rate = "1Gbit"
+queues = 2
+role = "fabric"
 [[static_macs]]
 mac = "02:00:00:00:00:0b"
 port = "b"
+[[routes]]
+mac = "02:00:00:00:00:0c"
+ports = ["c", "a"]
 )",
                                                     "all.toml");
   expect_round_trip(c);
@@ -115,6 +129,8 @@ port = "b"
   EXPECT_THAT(text, HasSubstr("alpha_high = 4.0"));
   EXPECT_THAT(text, HasSubstr("dst = '198.18.0.0/24'"));
   EXPECT_THAT(text, HasSubstr("mac = '02:00:00:00:00:0b'"));
+  EXPECT_THAT(text, HasSubstr("role = 'fabric'"));
+  EXPECT_THAT(text, HasSubstr("ports = [ 'c', 'a' ]"));
 }
 
 // A switch built in code (a replay scenario) has the reader's defaults written out, its default

@@ -65,6 +65,41 @@ TEST(RxWorker, LearnsFloodsUnknownForwardsKnownFiltersLocal) {
 }
 
 // Every frame that arrives is counted once: forwarded, or under the reason it was not.
+// A leaf of a fabric: m0 and m1 face hosts, m2 and m3 are uplinks with an ECMP route to host 9.
+// Floods stay on the host ports, the route spreads flows over both uplinks, a flow keeps its
+// uplink, and what arrives from an uplink for an unknown host goes only to host ports.
+TEST(RxWorker, ALeafFloodsToHostsOnlyAndSpreadsRoutedFlowsOverItsUplinks) {
+  MemorySwitch sw(kNoPark + ports_toml(2) +
+                  "[[ports]]\ninterface = \"m2\"\nrole = \"fabric\"\n"
+                  "[[ports]]\ninterface = \"m3\"\nrole = \"fabric\"\n"
+                  "[[routes]]\nmac = \"02:00:00:00:00:09\"\nports = [\"m2\", \"m3\"]\n");
+  sw.start();
+  ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 2)));  // unknown host 2: m1 only, no uplink
+  ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 1; }));
+  constexpr uint16_t kFlows = 64;
+  for (uint16_t flow = 0; flow < kFlows; ++flow)
+    for (int again = 0; again < 2; ++again)
+      ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 9, 64, flow)));
+  ASSERT_TRUE(
+      eventually([&] { return sw.port(2).sent_count() + sw.port(3).sent_count() == 2 * kFlows; }));
+  ASSERT_TRUE(sw.port(2).inject(udp_frame(9, 5)));  // from a spine to unknown host 5: hosts only
+  ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == 1; }));
+  ASSERT_TRUE(eventually([&] { return sw.port(1).sent_count() == 2; }));
+  sw.stop();
+  std::map<uint16_t, int> uplink;  // flow -> 2 or 3, the same for both of its frames
+  for (int p : {2, 3}) {
+    for (const auto& f : sw.port(p).sent()) {
+      const auto [it, fresh] = uplink.emplace(frame_number(f), p);
+      EXPECT_EQ(it->second, p) << "flow " << frame_number(f) << " took both uplinks";
+    }
+  }
+  EXPECT_EQ(uplink.size(), kFlows);
+  EXPECT_GT(sw.port(2).sent_count(), kFlows / 2) << "both uplinks carry flows";
+  EXPECT_GT(sw.port(3).sent_count(), kFlows / 2);
+  EXPECT_EQ(sw.port(2).sent_count() + sw.port(3).sent_count(), 2u * kFlows) << "nothing flooded up";
+  EXPECT_EQ(sw.counters(2).flooded.load(), 1u);
+}
+
 TEST(RxWorker, CountsTruncatedMalformedAndRingDrops) {
   MemorySwitch sw(kNoPark + ports_toml(2, "rx_ring_frames = 64\n"));
   ASSERT_TRUE(sw.port(0).inject(udp_frame(1, 2, 1600)));           // longer than the slot

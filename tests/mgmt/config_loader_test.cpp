@@ -129,6 +129,26 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_NO_THROW(validate_config(sw));
 }
 
+const std::string kTwoPorts =
+    "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n[[ports]]\ninterface = \"b\"\n";
+
+TEST(ConfigLoader, RoutesAndPortRoles) {
+  const DaemonConfig c = parse_config(kTwoPorts +
+                                          "[[ports]]\ninterface = \"up\"\nrole = \"fabric\"\n"
+                                          "[[routes]]\nmac = \"02:00:00:00:00:09\"\n"
+                                          "ports = [\"up\", \"b\"]\n"
+                                          "[[routes]]\nmac = \"02:00:00:00:00:0a\"\n"
+                                          "port = \"a\"\n",
+                                      "fabric.toml");
+  ASSERT_EQ(c.sw.ports.size(), 3u);
+  EXPECT_FALSE(c.sw.ports[0].fabric);
+  EXPECT_TRUE(c.sw.ports[2].fabric);
+  ASSERT_EQ(c.sw.routes.size(), 2u);
+  EXPECT_EQ(c.sw.routes[0].mac, 0x020000000009u);
+  EXPECT_EQ(c.sw.routes[0].ports, (std::vector<uint16_t>{2, 1}));
+  EXPECT_EQ(c.sw.routes[1].ports, (std::vector<uint16_t>{0}));
+}
+
 TEST(ConfigLoader, RxIoDefaultsToAfPacket) {
   const std::string ports = "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n";
   EXPECT_EQ(parse_config(ports, "c.toml").sw.rx_io, model::RxIo::kAfPacket);
@@ -433,6 +453,32 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"watch floor",
        with_ports("[control]\nmin_watch_interval = \"1us\"\n"),
        {"key 'min_watch_interval'", "100us"}},
+      {"port role",
+       "[buffer]\nsize = 10\n[[ports]]\ninterface = \"a\"\nrole = \"uplink\"\n",
+       {"bad.toml:5:", "key 'role'", "edge, fabric"}},
+      {"route to no port",
+       kTwoPorts + "[[routes]]\nmac = \"02:00:00:00:00:09\"\nports = [\"a\", \"z\"]\n",
+       {"bad.toml:9:", "[[routes]] #1", "key 'ports'", "no port with interface 'z'"}},
+      {"route with port and ports",
+       kTwoPorts + "[[routes]]\nmac = \"02:00:00:00:00:09\"\nport = \"a\"\nports = [\"b\"]\n",
+       {"[[routes]] #1", "give 'port'"}},
+      {"route with neither",
+       kTwoPorts + "[[routes]]\nmac = \"02:00:00:00:00:09\"\n",
+       {"[[routes]] #1", "give 'port'"}},
+      {"route for a group address",
+       kTwoPorts + "[[routes]]\nmac = \"01:00:5e:00:00:01\"\nport = \"a\"\n",
+       {"bad.toml:8:", "group address"}},
+      {"route listing a port twice",
+       kTwoPorts + "[[routes]]\nmac = \"02:00:00:00:00:09\"\nports = [\"a\", \"a\"]\n",
+       {"key 'ports'", "listed twice"}},
+      {"two routes for one MAC",
+       kTwoPorts + "[[routes]]\nmac = \"02:00:00:00:00:09\"\nport = \"a\"\n"
+                   "[[routes]]\nmac = \"02:00:00:00:00:09\"\nport = \"b\"\n",
+       {"[[routes]] #2", "a second route"}},
+      {"a route and a static MAC",
+       kTwoPorts + "[[static_macs]]\nmac = \"02:00:00:00:00:09\"\nport = \"a\"\n"
+                   "[[routes]]\nmac = \"02:00:00:00:00:09\"\nport = \"b\"\n",
+       {"[[routes]] #1", "[[static_macs]] entry too"}},
   };
   for (const BadCase& c : cases) {
     try {

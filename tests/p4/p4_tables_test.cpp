@@ -525,5 +525,27 @@ TEST(P4Tables, WhatTheProgramsCannotRepresentIsRefusedByName) {
   EXPECT_EQ(error("fb", fb_ports, {0, 127}), "");
 }
 
+// A route to one port is a forward entry like a static MAC; an ECMP group is refused by name
+// (the programs have no action selector), not silently forwarded to its first member.
+TEST(P4Tables, ARouteIsAForwardEntryAndAnEcmpGroupIsRefused) {
+  model::SwitchConfig cfg = example("dt");
+  const size_t before =
+      table(generate_p4_tables(cfg, {.program = "dt"}), "pipe.DtIngress.fwd.forward")["entries"]
+          .size();
+  cfg.routes.push_back({0x020000000042ull, {1}});
+  const json one = generate_p4_tables(cfg, {.program = "dt"});
+  const json& entries = table(one, "pipe.DtIngress.fwd.forward")["entries"];
+  ASSERT_EQ(entries.size(), before + 1);
+  EXPECT_EQ(entries[0]["match"]["hdr.ethernet.dst_addr"]["exact"], "0x20000000042");
+  EXPECT_EQ(entries[0]["data"]["port_index"], 1);
+  cfg.routes.back().ports = {0, 1};
+  try {
+    generate_p4_tables(cfg, {.program = "dt"});
+    ADD_FAILURE() << "an ECMP route was accepted";
+  } catch (const P4TablesError& e) {
+    EXPECT_NE(std::string(e.what()).find("ECMP group of 2 ports"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace sharebuf::p4
