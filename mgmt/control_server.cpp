@@ -488,7 +488,10 @@ void ControlServer::read_clients(const std::vector<short>& revents, uint64_t now
     // Gone for good while held back by its budget: poll() would report the hang-up every round
     // until the budget refills, and no one is left to read a reply.
     if ((re & POLLHUP) && !c.polled_in && !c.is_operator && c.pending_out() == 0) c.dead = true;
-    if (!c.dead && c.polled_in && (re & (POLLIN | POLLHUP))) {
+    // The budget is checked per client, not only before poll(): a round of 64 peers each sending
+    // kReadPerRound cost a slow build (TSan under two CPU hogs) over 300 ms at once, a debt that
+    // kept every other peer, another uid's first request too, waiting 6 s for the refill.
+    if (!c.dead && c.polled_in && may_work(c) && (re & (POLLIN | POLLHUP))) {
       const uint64_t t0 = datapath::monotonic_ns();
       char buf[65536];
       // The other peers read no further than their uid's share (plan()).

@@ -555,11 +555,22 @@ TEST_F(HostileFixture, OneUidsStalledRequestsLeaveAnotherUidAnswered) {
             << " of them unread\n";
   constexpr uint32_t kOtherUser = 4243;
   size_t answered = 0;
+  std::string unanswered;
   for (int i = 0; i < 12; ++i) {
     Client reader(path, kOtherUser);
-    answered += reader.request(R"({"cmd":"status"})")["ok"] == true;
+    const auto t0 = std::chrono::steady_clock::now();
+    const json reply = reader.request(R"({"cmd":"status"})");
+    if (reply.is_object() && reply.value("ok", false)) {
+      ++answered;
+    } else {
+      unanswered += "\n  request " + std::to_string(i) + " after " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::steady_clock::now() - t0)
+                                       .count()) +
+                    " ms: " + (reply.is_discarded() ? "(not JSON)" : reply.dump());
+    }
   }
-  EXPECT_EQ(answered, 12u);
+  EXPECT_EQ(answered, 12u) << "unanswered:" << unanswered;
   EXPECT_TRUE(operator_status());
 }
 
