@@ -24,7 +24,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libspdlog-dev libtomlplusplus-dev
   libnl-3-dev libnl-route-3-dev libpcap-dev
   iproute2 ethtool iperf3 iputils-ping procps python3 jq strace help2man man-db systemd
-  libcpp-httplib-dev prometheus
+  libcpp-httplib-dev prometheus mininet
   clang-format clang libclang-rt-14-dev shellcheck
   python3-matplotlib python3-sklearn
   libns3-dev libgsl-dev
