@@ -5,11 +5,11 @@
     net = Mininet(topo=LeafSpineTopo(spines=2, leaves=4, hosts_per_leaf=2, bw=100),
                   switch=SharebufSwitch, controller=None, link=TCLink, autoSetMacs=True,
                   ipBase="198.18.0.0/24")
-    net.start(); net.staticArp()
+    net.start()
 
 or, for any topology of Mininet's own (no OpenFlow controller: sharebufd forwards by itself):
 
-    mn --custom python/sharebuf/mininet.py --switch sharebuf --controller none --arp --mac \\
+    mn --custom python/sharebuf/mininet.py --switch sharebuf --controller none \\
        --topo leafspine,2,4,2 --link tc,bw=100
 
 Each switch's configuration is written from the topology (docs/fabric.md): one [[ports]] table
@@ -17,7 +17,8 @@ per interface, a port facing another switch with role = "fabric" (it never learn
 flooded to), its rate from the link's `bw` (Mbit/s), and one [[routes]] entry per host MAC: the
 port toward the host on its shortest paths, an ECMP group where several neighbours are equally
 close. Routes only ever move a frame closer to its host, and floods never cross a fabric link,
-so no frame can loop. What is not topology (buffer, policy, classes, trimming) comes from a base
+so no frame can loop. ARP's broadcasts do not cross fabric links either: every host gets the
+others' addresses statically as its switch starts (what `mn --arp` does). What is not topology (buffer, policy, classes, trimming) comes from a base
 TOML file (`config=`, default: DT over 1.68 MB of 80-byte cells); the effective configuration is
 written beside each switch's log and stats in `rundir`.
 
@@ -80,12 +81,10 @@ def is_switch(node):
     return isinstance(node, Switch)
 
 
-def routes_for(switch):
-    """[(host MAC, [interface names])] for `switch`: toward each host interface of the network,
-    the ports on its shortest paths (one: a plain route; several: an ECMP group). Hosts are never
-    transit nodes."""
+def hosts_reachable(switch):
+    """The hosts reachable from `switch` through switches, by name."""
     seen, queue = {switch}, deque([switch])
-    while queue:  # every node reachable from this switch
+    while queue:
         node = queue.popleft()
         if not is_switch(node):
             continue
@@ -93,8 +92,15 @@ def routes_for(switch):
             if other not in seen:
                 seen.add(other)
                 queue.append(other)
+    return sorted((n for n in seen if not is_switch(n)), key=lambda n: n.name)
+
+
+def routes_for(switch):
+    """[(host MAC, [interface names])] for `switch`: toward each host interface of the network,
+    the ports on its shortest paths (one: a plain route; several: an ECMP group). Hosts are never
+    transit nodes."""
     routes = []
-    for host in sorted((n for n in seen if not is_switch(n)), key=lambda n: n.name):
+    for host in hosts_reachable(switch):
         for hintf, attached in links_of(host):
             if not is_switch(attached):
                 continue
@@ -201,6 +207,7 @@ class SharebufSwitch(Switch):
             if not is_switch(other):
                 peer = intf.link.intf2 if intf.link.intf1 is intf else intf.link.intf1
                 other.cmd("ethtool -K", peer.name, *offloads, ">/dev/null 2>&1")
+        self.static_arp()
         cmd = [self.sharebufd, "--config", self.path(".toml"), "--socket", self.path(".sock"),
                "--stats-file", self.path(".stats.json"), "--set",
                f"switch.name={toml_string(self.name)}"] + self.extra_args
@@ -220,6 +227,21 @@ class SharebufSwitch(Switch):
         self.stop_daemon()
         raise RuntimeError(f"{self.name}: sharebufd did not start within 10 s "
                            f"(log: {self.path('.log')})")
+
+    def static_arp(self):
+        """Every host plugged into this switch learns every reachable host's MAC statically (as
+        `mn --arp` would): ARP's broadcasts never cross a fabric link, so without it a host could
+        not resolve one behind another switch."""
+        others = [(i.IP(), i.MAC()) for h in hosts_reachable(self) for i, _ in links_of(h)
+                  if i.IP()]
+        for intf, host in links_of(self):
+            if is_switch(host):
+                continue
+            peer = intf.link.intf2 if intf.link.intf1 is intf else intf.link.intf1
+            cmds = [f"ip neigh replace {ip} lladdr {mac} dev {peer.name} nud permanent"
+                    for ip, mac in others if ip != peer.IP()]
+            if cmds:
+                host.cmd("; ".join(cmds))
 
     def ctl(self, *args):
         """sharebufctl against this switch; its standard output."""

@@ -4,7 +4,8 @@ leafspine,...` builds it (Mininet's own customClass and buildTopo over the modul
 and `topos`). Checks: every host reaches every other; a TCP transfer between leaves runs near
 the link rate with its 16 flows spread over both spines (ECMP) and nothing dropped in the
 fabric; a broadcast reaches the other host of its leaf and never a spine (no flooding on fabric
-ports); every switch's effective configuration and stats file are written.
+ports) and ARP needs no broadcast across the fabric (the hosts' addresses are static, from
+the switches); every switch's effective configuration and stats file are written.
 """
 
 import argparse
@@ -52,8 +53,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
         net.build()
-        net.start()
-        net.staticArp()
+        net.start()  # no staticArp(): the switches give the hosts each other's addresses
         run_checks(net, args, custom["links_of"])
     finally:
         net.stop()
@@ -105,7 +105,7 @@ def run_checks(net, args, links_of):
     # uplink carries; one host link (100 Mbit/s) is the bottleneck when they spread.
     if rx_bps < 50e6:
         fail(f"{rx_bps / 1e6:.1f} Mbit/s across the fabric (expected above 50)")
-    if min(tx.values()) < 0.1 * total:
+    if min(tx.values()) < 0.02 * total:  # one flow of 16 carries about 6 %
         fail(f"ECMP put {min(tx.values())} of {total} bytes on one uplink")
     for s in net.switches:
         for name, x in port_stats(s).items():
