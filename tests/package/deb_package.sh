@@ -43,7 +43,7 @@ expect=(./usr/sbin/sharebufd ./usr/bin/sharebufctl ./usr/bin/sharebuf-replay
   ./usr/lib/systemd/system/sharebufd@.service ./usr/share/sharebuf/credence-forest.json
   ./usr/share/doc/sharebuf/examples/demo.toml ./usr/share/doc/sharebuf/configuration.md
   ./usr/share/man/man8/sharebufd.8.gz ./usr/share/man/man1/sharebufctl.1.gz
-  ./usr/share/man/man1/sharebuf-replay.1.gz)
+  ./usr/share/man/man1/sharebuf-replay.1.gz ./usr/lib/python3/dist-packages/sharebuf/mininet.py)
 if [ -x "$build/sim/sharebuf-sim" ]; then
   expect+=(./usr/bin/sharebuf-sim ./usr/share/man/man1/sharebuf-sim.1.gz
     ./usr/lib/libsharebuf-ns3.so ./usr/lib/cmake/sharebuf-ns3/sharebuf-ns3Config.cmake
