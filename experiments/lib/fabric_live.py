@@ -1,0 +1,246 @@
+"""One fabric, live and simulated: experiments/e8/live-fabric.toml run as a Mininet leaf-spine of
+sharebufd switches with real Linux DCTCP hosts (python/sharebuf/mininet.py) and as sharebuf-sim's
+ns-3 fabric, per policy, into OUT/<policy>-<rate>mbit/{live,sim}/.
+
+Per policy: a Mininet network is built; an idle ping across the fabric gives the base RTT, and
+the ns-3 links get the one-way delay that reproduces it; a 1 ms sharebuf-sim run with --record
+writes each switch's configuration from the scenario's [switches] tables, and each live sharebufd
+runs exactly that (its [[ports]] replaced by the Mininet interfaces, with roles and routes); every
+host runs a sharebuf-tg server, a web-search client to the hosts of the other leaves at the
+scenario's load, and one query client per other leaf at a third of the scenario's rate each (a
+Poisson process split three ways: the responders' leaf drawn per query, as in ns-3) asking its two
+hosts for the burst; the switches' effective configurations and stats files are kept; then
+sharebuf-sim runs the scenario for the same time with the measured delay and the same policy.
+OUT/<policy>-<rate>mbit/run.json records what was set. experiments/lib/fabric_report.py makes the table.
+"""
+
+import argparse
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import tomllib
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+POLICIES = {
+    "dt": '{name = "dt", alpha = 0.5}',
+    "abm": '{name = "abm", alpha = 0.5, first_rtt_alpha = 64}',
+    "credence": ('{name = "credence", oracle = "forest", model = "' +
+                 os.path.join(ROOT, "data", "credence-forest.json") + '", base_rtt_us = RTT}'),
+}
+
+
+def log(msg):
+    print(f"[fabric_live {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def switch_bases(sim, scenario, policy, out):
+    """Each switch's configuration without its ports, from a 1 ms sharebuf-sim --record."""
+    rec = os.path.join(out, "sim-configs")
+    subprocess.run([sim, scenario, "--quiet", "--set", 'run.duration="1ms"', "--set",
+                    f"switches.policy={policy}", "--record", rec, "--out",
+                    os.path.join(rec, "run")], check=True, stdout=subprocess.DEVNULL)
+    bases = {}
+    for name in ("leaf", "spine"):
+        with open(os.path.join(rec, f"{name}0", "switch.toml"), encoding="utf-8") as f:
+            text = f.read()
+        head, _, ports = text.partition("[[ports]]")
+        if re.search(r"^\[(?!\[ports\]\])", ports, re.M):
+            raise RuntimeError(f"{name}0/switch.toml has tables after its [[ports]]")
+        path = os.path.join(out, f"{name}-base.toml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(head)
+        bases[name] = path
+    return bases
+
+
+def cpu_times():
+    """(total, idle + iowait) jiffies of all CPUs, from /proc/stat."""
+    with open("/proc/stat", encoding="ascii") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return sum(fields), fields[3] + fields[4]
+
+
+def ping_rtt_us(src, dst):
+    out = src.cmd(f"ping -c 60 -i 0.02 -q -W 1 {dst.IP()} >/dev/null; "
+                  f"ping -c 100 -i 0.01 -W 1 {dst.IP()}")
+    rtts = [float(x) for x in re.findall(r"time=([0-9.]+) ms", out)]
+    if len(rtts) < 50:
+        raise RuntimeError(f"idle ping across the fabric: {len(rtts)} of 100 answered")
+    return statistics.median(rtts) * 1000.0, rtts
+
+
+def run_live(args, scenario, policy_name, policy, bases, out, rtt_out):
+    from mininet.link import TCLink
+    from mininet.log import setLogLevel
+    from mininet.net import Mininet
+    from sharebuf.mininet import LeafSpineTopo, SharebufSwitch
+
+    topo_cfg, wl = scenario["topology"], scenario["workload"]
+    rate_mbit = args.host_rate or int(re.match(r"(\d+)Mbit", topo_cfg["host_rate"]).group(1))
+    spines, leaves, per_leaf = topo_cfg["spines"], topo_cfg["leaves"], topo_cfg["hosts_per_leaf"]
+
+    class Topo(LeafSpineTopo):
+        def addSwitch(self, name, **opts):  # leaves and spines get their own bases
+            role = "spine" if name.startswith(f"{args.prefix}s") else "leaf"
+            return LeafSpineTopo.addSwitch(self, name, config=bases[role], **opts)
+
+    rundir = os.path.join(out, "switches")
+    os.makedirs(rundir, exist_ok=True)
+    setLogLevel("warning")
+
+    def switch(name, **params):
+        return SharebufSwitch(name, rundir=rundir, **params)
+
+    net = Mininet(topo=Topo(spines=spines, leaves=leaves, hosts_per_leaf=per_leaf,
+                            prefix=args.prefix, bw=rate_mbit),
+                  switch=switch, controller=None, link=TCLink, autoSetMacs=True,
+                  ipBase="198.18.0.0/24")
+    procs = []
+    try:
+        net.start()
+        hosts = [net.get(f"{args.prefix}h{i + 1}") for i in range(leaves * per_leaf)]
+        leaf_of = [i // per_leaf for i in range(len(hosts))]
+        tr = scenario["transport"]
+        for h in hosts:
+            h.cmd(f"sysctl -qw net.ipv4.tcp_congestion_control={tr['cc']} net.ipv4.tcp_ecn=1 "
+                  "net.ipv4.tcp_reflect_tos=1")
+            h.cmd(f"ip route replace 198.18.0.0/24 dev {h.defaultIntf().name} "
+                  f"rto_min {tr['rto_min']} initcwnd {tr['initial_cwnd']}")
+        rtt_us, rtts = ping_rtt_us(hosts[0], hosts[-1])
+        rtt_out["rtt_us"] = rtt_us
+        rtt_out["rtt_us_all"] = rtts
+        log(f"{policy_name}: idle RTT h1 -> h{len(hosts)} {rtt_us:.0f} us (median of 100)")
+        seconds = args.seconds
+        tg = args.tg
+        cdf = os.path.join(ROOT, "data", "websearch-flow-size-cdf.txt")
+        buffer_bytes = args.leaf_buffer_bytes
+        size = int(buffer_bytes * float(wl["incast"]["size"].rstrip("%")) / 100)
+        for i, h in enumerate(hosts):
+            procs.append(h.popen([tg, "server", "--port", "5500", "--duration",
+                                  str(seconds + 30)], stdout=subprocess.DEVNULL,
+                                 stderr=open(os.path.join(out, f"h{i + 1}-server.log"), "w")))
+        time.sleep(1)
+        for i, h in enumerate(hosts):
+            others = [f"{hosts[j].IP()}:5500" for j in range(len(hosts)) if leaf_of[j] != leaf_of[i]]
+            procs.append(h.popen(
+                [tg, "websearch", "--servers", ",".join(others), "--load",
+                 str(wl["websearch"]["load"]), "--link-rate", f"{rate_mbit}Mbit", "--cdf", cdf,
+                 "--duration", str(seconds), "--timeout", "10", "--seed", str(100 + i),
+                 "--csv", os.path.join(out, f"h{i + 1}-websearch.csv")],
+                stdout=open(os.path.join(out, f"h{i + 1}-websearch.txt"), "w"),
+                stderr=subprocess.STDOUT))
+            for leaf in range(leaves):
+                if leaf == leaf_of[i]:
+                    continue
+                servers = [f"{hosts[j].IP()}:5500" for j in range(len(hosts)) if leaf_of[j] == leaf]
+                procs.append(h.popen(
+                    [tg, "query", "--servers", ",".join(servers), "--size", str(size), "--rate",
+                     str(wl["incast"]["rate"] / (leaves - 1)), "--pool", "1", "--duration",
+                     str(seconds), "--timeout", "10", "--seed", str(1000 + 10 * i + leaf),
+                     "--csv", os.path.join(out, f"h{i + 1}-query-leaf{leaf + 1}.csv")],
+                    stdout=open(os.path.join(out, f"h{i + 1}-query-leaf{leaf + 1}.txt"), "w"),
+                    stderr=subprocess.STDOUT))
+        log(f"{policy_name}: live workload for {seconds} s ({len(procs)} processes)")
+        cpu0 = cpu_times()
+        deadline = time.monotonic() + seconds + 25
+        for p in procs[len(hosts):]:
+            try:
+                p.wait(timeout=max(1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.terminate()
+        cpu1 = cpu_times()
+        # The machine's share busy while the workload ran (all CPUs): where it nears 1, the
+        # switches run late and catch up in bursts (shaper_catchup_bytes in their stats).
+        rtt_out["cpu_busy"] = 1 - (cpu1[1] - cpu0[1]) / max(1, cpu1[0] - cpu0[0])
+        for s in net.switches:
+            with open(os.path.join(rundir, f"{s.name}.effective.toml"), "w") as f:
+                f.write(s.ctl("config"))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        net.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--scenario", default=os.path.join(ROOT, "experiments/e8/live-fabric.toml"))
+    ap.add_argument("--policies", default="dt,abm,credence")
+    ap.add_argument("--seconds", type=int, default=30, help="workload time, live and simulated")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--prefix", default="fl", help="Mininet name prefix (unique per run)")
+    ap.add_argument("--host-rate", type=int, default=0, metavar="MBIT",
+                    help="every link's rate, live and in ns-3, over the scenario's host_rate")
+    ap.add_argument("--skip-live", action="store_true")
+    ap.add_argument("--skip-sim", action="store_true")
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    sim = os.path.join(args.build, "sim", "sharebuf-sim")
+    args.tg = os.path.join(args.build, "tools", "sharebuf-tg")
+    os.environ.setdefault("SHAREBUFD", os.path.join(args.build, "mgmt", "sharebufd"))
+    os.environ.setdefault("SHAREBUFCTL", os.path.join(args.build, "mgmt", "sharebufctl"))
+    with open(args.scenario, "rb") as f:
+        scenario = tomllib.load(f)
+    size = scenario["switches"]["buffer"]["size"]
+    args.leaf_buffer_bytes = float(size.rstrip("KB")) * 1000 if size.endswith("KB") else float(size)
+    rate = args.host_rate or int(re.match(r"(\d+)Mbit", scenario["topology"]["host_rate"]).group(1))
+    for name in args.policies.split(","):
+        out = os.path.join(args.out, f"{name}-{rate}mbit")
+        os.makedirs(out, exist_ok=True)
+        record = {"policy": name, "scenario": os.path.relpath(args.scenario, ROOT),
+                  "seconds": args.seconds, "host_rate_mbit": rate}
+        run_path = os.path.join(out, "run.json")
+        if os.path.exists(run_path):
+            with open(run_path, encoding="utf-8") as f:
+                record = json.load(f)
+        if not args.skip_live:
+            # Credence's EWMAs over the fabric's base RTT: a first pass measures it.
+            policy = POLICIES[name].replace("RTT", str(int(record.get("rtt_us", 300))))
+            bases = switch_bases(sim, args.scenario, policy, os.path.join(out, "live"))
+            rtt = {}
+            run_live(args, scenario, name, policy, bases, os.path.join(out, "live"), rtt)
+            record.update(rtt)
+            record["policy_live"] = policy
+            with open(run_path, "w", encoding="utf-8") as f:
+                json.dump(record, f, indent=1)
+        if not args.skip_sim:
+            rtt_us = record["rtt_us"]
+            # Four links each way; a 84-byte ping frame's serialisation at each of the 8 hops.
+            per_hop_ser_us = 84 * 8 / rate
+            delay_us = max(1.0, (rtt_us - 8 * per_hop_ser_us) / 8)
+            policy = record.get("policy_live", POLICIES[name].replace("RTT", str(int(rtt_us))))
+            # Arrivals for `seconds` in both (ns-3 starts none after run.flows_until of its run,
+            # the live clients none after --duration), then as long as a live client waits for
+            # what it started (sharebuf-tg --timeout 10) to finish.
+            total = args.seconds + 10
+            sets = [f'topology.delay="{delay_us:.1f}us"', f"switches.policy={policy}",
+                    f'topology.host_rate="{rate}Mbit"', f'run.duration="{total}s"',
+                    f"run.flows_until={args.seconds / total:.6f}"]
+            log(f"{name}: sharebuf-sim {args.seconds} s with " + " ".join(sets))
+            cmd = [sim, args.scenario, "--quiet", "--out", os.path.join(out, "sim")]
+            for s in sets:
+                cmd += ["--set", s]
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            record["sim_sets"] = sets
+            record["policy_sim"] = policy
+            with open(run_path, "w", encoding="utf-8") as f:
+                json.dump(record, f, indent=1)
+    log("done")
+
+
+if __name__ == "__main__":
+    main()
