@@ -12,7 +12,8 @@ Recorded so far, each by its report's render() and record():
 - E4: experiments/lib/e4_report.py, docs/runs/e4/; E5: e5_report.py, docs/runs/e5/;
 - E6: experiments/lib/e6_checks.py, docs/runs/e6/;
 - E1's and E2's FCT sections: experiments/lib/fct_report.py, docs/runs/<section>/;
-- the fidelity page: experiments/lib/agreement.py, docs/runs/agreement/.
+- the fidelity page: experiments/lib/agreement.py, docs/runs/agreement/;
+- the live fabric beside ns-3: experiments/lib/fabric_report.py, docs/runs/fabric/.
 Sections without a record are named in a skip, not checked (their runs predate the records)."""
 import os
 import re
@@ -33,6 +34,7 @@ import e7_agreement  # noqa: E402
 import e7_report  # noqa: E402
 import e7_tcp_trimmed  # noqa: E402
 import e8_report  # noqa: E402
+import fabric_report  # noqa: E402
 import trim_scale  # noqa: E402
 import probe_path_report  # noqa: E402
 
@@ -212,6 +214,15 @@ class E6FromItsRun(unittest.TestCase):
             section_text("e6"), e6_checks.render(e6_checks.RECORD_DIR).strip(),
             "docs/experiments/e6-live-reconfig.md, section e6, is not what its run in docs/runs/e6 "
             "gives; write it again with experiments/e6_live_reconfig.sh --readme")
+
+
+class FabricFromItsRun(unittest.TestCase):
+    def test_the_section_is_what_its_run_gives(self):
+        self.assertTrue(os.path.isdir(fabric_report.RECORD), "docs/runs/fabric not recorded")
+        self.assertEqual(
+            section_text("fabric"), fabric_report.render(fabric_report.RECORD).strip(),
+            "docs/fabric.md, section fabric, is not what its run in docs/runs/fabric gives; "
+            "write it again with experiments/fabric_live_vs_sim.sh --readme")
 
 
 class ProbePathFromItsRuns(unittest.TestCase):
