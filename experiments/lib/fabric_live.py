@@ -185,7 +185,11 @@ def main():
     ap.add_argument("--prefix", default="fl", help="Mininet name prefix (unique per run)")
     ap.add_argument("--host-rate", type=int, default=0, metavar="MBIT",
                     help="every link's rate, live and in ns-3, over the scenario's host_rate")
-    ap.add_argument("--skip-live", action="store_true")
+    ap.add_argument("--sim-set", action="append", default=[], metavar="KEY=VALUE",
+                    help="one more sharebuf-sim --set (repeatable; recorded in run.json), e.g. "
+                         "transport.syn_retries=12")
+    ap.add_argument("--skip-live", action="store_true",
+                    help="only the ns-3 side, with the RTT a previous live run recorded in OUT")
     ap.add_argument("--skip-sim", action="store_true")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
@@ -229,7 +233,7 @@ def main():
             total = args.seconds + 10
             sets = [f'topology.delay="{delay_us:.1f}us"', f"switches.policy={policy}",
                     f'topology.host_rate="{rate}Mbit"', f'run.duration="{total}s"',
-                    f"run.flows_until={args.seconds / total:.6f}"]
+                    f"run.flows_until={args.seconds / total:.6f}"] + args.sim_set
             log(f"{name}: sharebuf-sim {args.seconds} s with " + " ".join(sets))
             cmd = [sim, args.scenario, "--quiet", "--out", os.path.join(out, "sim")]
             for s in sets:

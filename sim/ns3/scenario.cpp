@@ -238,6 +238,7 @@ struct Builder {
         r.with_unit("initial_rtt", common::parse_duration_ns).value_or(s.initial_rtt_ns);
     if (s.initial_rtt_ns < 1000 || s.initial_rtt_ns > 10'000'000'000ull)
       r.fail("initial_rtt", "must be between 1us and 10s");
+    s.syn_retries = static_cast<uint32_t>(r.integer("syn_retries", 1, 30).value_or(6));
     s.socket_buffer_bytes = bytes(r, "socket_buffer").value_or(s.socket_buffer_bytes);
     if (s.socket_buffer_bytes < 16'384 || s.socket_buffer_bytes > (1u << 30))
       r.fail("socket_buffer", "must be between 16KB and 1GiB");

@@ -55,6 +55,10 @@ struct Scenario {
   uint32_t delayed_ack = 1;
   uint64_t initial_rtt_ns = 100'000;
   uint64_t socket_buffer_bytes = 1'000'000;
+  // SYNs sent before a connection gives up (ns-3's ConnCount; the wait doubles from rto_min).
+  // ns-3's default 6 gives up after about 63 rto_min; Linux (tcp_syn_retries) keeps trying for
+  // minutes.
+  uint32_t syn_retries = 6;
 
   // [workload.websearch]: every host starts flows at Poisson times.
   struct WebSearch {

@@ -62,6 +62,7 @@ void configure_transport(const Scenario& s) {
   // A lost SYN is retried after rto_min, not ns-3's 3 s.
   Config::SetDefault("ns3::TcpSocket::ConnTimeout",
                      TimeValue(NanoSeconds(static_cast<int64_t>(s.rto_min_ns))));
+  Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(s.syn_retries));
   Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(s.initial_cwnd));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.segment_bytes));
   Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(s.delayed_ack));
