@@ -380,21 +380,33 @@ void read_ports(TableReader& top, const toml::table* trimming, const std::string
   }
 }
 
+// The table's required `mac` key, a MAC address.
+model::MacAddress mac_key(TableReader& r) {
+  const auto mac = r.string("mac");
+  if (!mac) r.fail_table("key 'mac' is required");
+  const auto parsed = model::parse_mac(*mac);
+  if (!parsed) r.fail("mac", "must look like 02:00:00:00:00:01, got '" + *mac + "'");
+  return *parsed;
+}
+
+// The index of the [[ports]] table with interface `name` (named by `key` when there is none).
+uint16_t port_index(TableReader& r, std::string_view key, const std::string& name,
+                    const SwitchConfig& sw) {
+  const auto it = std::find_if(sw.ports.begin(), sw.ports.end(),
+                               [&](const PortConfig& p) { return p.name == name; });
+  if (it == sw.ports.end()) r.fail(key, "no port with interface '" + name + "'");
+  return static_cast<uint16_t>(it - sw.ports.begin());
+}
+
 // [[static_macs]]: MAC -> one of the [[ports]].
 void read_static_macs(TableReader& top, const std::string& file, SwitchConfig& sw) {
   int index = 0;
   for (const toml::table* t : tables_of(top, "static_macs")) {
     TableReader r(*t, file, "[[static_macs]] #" + std::to_string(++index));
-    const auto mac = r.string("mac");
-    if (!mac) r.fail_table("key 'mac' is required");
-    const auto parsed = model::parse_mac(*mac);
-    if (!parsed) r.fail("mac", "must look like 02:00:00:00:00:01, got '" + *mac + "'");
+    const model::MacAddress mac = mac_key(r);
     const auto port = r.string("port");
     if (!port) r.fail_table("key 'port' (an interface of a [[ports]] table) is required");
-    const auto it = std::find_if(sw.ports.begin(), sw.ports.end(),
-                                 [&](const PortConfig& p) { return p.name == *port; });
-    if (it == sw.ports.end()) r.fail("port", "no port with interface '" + *port + "'");
-    sw.static_macs.push_back({*parsed, static_cast<uint16_t>(it - sw.ports.begin())});
+    sw.static_macs.push_back({mac, port_index(r, "port", *port, sw)});
     r.finish();
   }
 }
@@ -403,42 +415,33 @@ void read_static_macs(TableReader& top, const std::string& file, SwitchConfig& s
 // [[ports]]. A MAC has one route and is not also a static MAC (which would win is not obvious).
 void read_routes(TableReader& top, const std::string& file, SwitchConfig& sw) {
   int index = 0;
-  auto port_index = [&](TableReader& r, std::string_view key, const std::string& name) {
-    const auto it = std::find_if(sw.ports.begin(), sw.ports.end(),
-                                 [&](const PortConfig& p) { return p.name == name; });
-    if (it == sw.ports.end()) r.fail(key, "no port with interface '" + name + "'");
-    return static_cast<uint16_t>(it - sw.ports.begin());
-  };
   for (const toml::table* t : tables_of(top, "routes")) {
     TableReader r(*t, file, "[[routes]] #" + std::to_string(++index));
-    const auto mac = r.string("mac");
-    if (!mac) r.fail_table("key 'mac' is required");
-    const auto parsed = model::parse_mac(*mac);
-    if (!parsed) r.fail("mac", "must look like 02:00:00:00:00:01, got '" + *mac + "'");
-    if ((*parsed >> 40) & 1u)
-      r.fail("mac", "'" + *mac + "' is a group address; routes are unicast");
-    RouteConfig route{*parsed, {}};
+    const model::MacAddress mac = mac_key(r);
+    const std::string text = model::format_mac(mac);
+    if ((mac >> 40) & 1u) r.fail("mac", "'" + text + "' is a group address; routes are unicast");
+    RouteConfig route{mac, {}};
     const auto one = r.string("port");
     const toml::node* many = r.get("ports");
     if (one.has_value() == (many != nullptr)) {
       r.fail_table("give 'port' (one interface) or 'ports' (an ECMP group of interfaces)");
     }
-    if (one) route.ports.push_back(port_index(r, "port", *one));
+    if (one) route.ports.push_back(port_index(r, "port", *one, sw));
     if (many != nullptr) {
       const toml::array* a = many->as_array();
       if (a == nullptr || a->empty()) r.fail("ports", "must be a non-empty list of interfaces");
       for (const toml::node& e : *a) {
         if (!e.is_string()) r.fail("ports", "must be a list of interface names");
-        const uint16_t p = port_index(r, "ports", e.as_string()->get());
+        const uint16_t p = port_index(r, "ports", e.as_string()->get(), sw);
         if (std::find(route.ports.begin(), route.ports.end(), p) != route.ports.end())
           r.fail("ports", "interface '" + sw.ports[p].name + "' is listed twice");
         route.ports.push_back(p);
       }
     }
     for (const RouteConfig& o : sw.routes)
-      if (o.mac == route.mac) r.fail("mac", "a second route for " + *mac);
+      if (o.mac == route.mac) r.fail("mac", "a second route for " + text);
     for (const StaticMacConfig& m : sw.static_macs)
-      if (m.mac == route.mac) r.fail("mac", *mac + " is a [[static_macs]] entry too");
+      if (m.mac == route.mac) r.fail("mac", text + " is a [[static_macs]] entry too");
     sw.routes.push_back(std::move(route));
     r.finish();
   }
