@@ -4,6 +4,7 @@
 //   sharebuf-tg fixed  --servers IP[:PORT],... --flows M --size BYTES [options]
 //   sharebuf-tg query  --servers IP[:PORT],... --size BYTES [--count N] [--rate Q/s] [--pool K]
 //   sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate 100Mbit [--cdf FILE]
+//   sharebuf-tg schedule --file CSV [--pool K] [--start-at UNIX_S] (--duration: every flow's end)
 //   [options] options: --duration S (no new flow or query starts after it; default 10), --timeout S
 //   (a started flow gets this long; default 5), --dscp N, --dscp-large N (websearch: flows of
 //   100 KB or more), --csv FILE, --seed N
@@ -19,7 +20,12 @@
 // (--pool per server, opened in advance; more are opened if they run out); with only --count,
 // one after another on one connection per server; `websearch` opens a new connection per flow, with
 // Poisson arrivals at `load` times the link rate and sizes from the web-search CDF, to random
-// servers. Any failed connection makes the run exit non-zero, saying which and why.
+// servers; `schedule` runs the flows a file lists (start_ms,kind,query,server,bytes: another
+// engine's arrivals, e.g. sharebuf-sim's), each at its time on a new connection (or, for query
+// responses, --pool K pooled ones), rows with the same query id >= 0 making one query, whose
+// completion time runs from its start_ms. Every flow's connect time goes in the CSV (connect_ms;
+// 0 on a pooled connection). Any failed connection makes the run exit non-zero, saying which
+// and why.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -37,6 +43,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -149,6 +156,7 @@ struct FlowRecord {
   uint64_t bytes = 0;
   uint64_t start_ns = 0;
   uint64_t fct_ns = 0;
+  uint64_t connect_ns = 0;  // the handshake before it (0: on a connection already open)
   int64_t query = -1;
   bool ok = false;
   std::string why;
@@ -242,15 +250,18 @@ class ConnectionPool {
     if (fd >= 0) opened_.fetch_add(1, std::memory_order_relaxed);
     return fd;
   }
-  int take(size_t server, std::string& why) {
+  // An idle connection, else a new one (`opened` says which).
+  int take(size_t server, std::string& why, bool& opened) {
     {
       std::lock_guard l(mu_);
+      opened = false;
       if (!idle_[server].empty()) {
         const int fd = idle_[server].back();
         idle_[server].pop_back();
         return fd;
       }
     }
+    opened = true;
     return open(server, why);
   }
   void put(size_t server, int fd) {
@@ -266,6 +277,47 @@ class ConnectionPool {
   std::vector<std::vector<int>> idle_;
   std::atomic<uint64_t> opened_{0};
 };
+
+// One response on a new connection, the handshake timed (connect_ns).
+FlowRecord fetch_fresh(const Endpoint& e, uint64_t bytes, int dscp, uint64_t deadline_ns) {
+  std::string why;
+  const uint64_t c0 = now_ns();
+  const int fd = connect_to(e, dscp, why);
+  if (fd < 0) {
+    FlowRecord r;
+    r.why = why;
+    r.server = e.text;
+    r.bytes = bytes;
+    return r;
+  }
+  FlowRecord r = exchange(fd, e, bytes, deadline_ns);
+  r.connect_ns = r.start_ns - c0;
+  close(fd);
+  return r;
+}
+
+// One response on a pooled connection of `server` (a new one, timed, when none is idle).
+FlowRecord fetch_pooled(ConnectionPool& pool, size_t server, const Endpoint& e, uint64_t bytes,
+                        uint64_t deadline_ns) {
+  std::string why;
+  const uint64_t c0 = now_ns();
+  bool opened = false;
+  const int fd = pool.take(server, why, opened);
+  if (fd < 0) {
+    FlowRecord r;
+    r.server = e.text;
+    r.bytes = bytes;
+    r.why = why;
+    return r;
+  }
+  FlowRecord r = exchange(fd, e, bytes, deadline_ns);
+  if (opened) r.connect_ns = r.start_ns - c0;
+  if (r.ok)
+    pool.put(server, fd);
+  else
+    close(fd);  // a half-read response would corrupt the next one
+  return r;
+}
 
 struct Summary {
   static void print(const char* what, std::vector<double> v_ms) {
@@ -292,14 +344,20 @@ constexpr const char* kUsage =
     "[--pool K]\n"
     "  sharebuf-tg websearch --servers IP[:PORT],... --load X --link-rate RATE [--cdf "
     "FILE]\n"
+    "  sharebuf-tg schedule --file CSV [--pool K] [--start-at UNIX_S]\n"
     "  query: with --rate, open-loop Poisson arrivals (queries overlap), --pool K idle "
     "connections per server opened in advance (default 8)\n"
+    "  schedule: the flows CSV lists (header start_ms,kind,query,server,bytes), each at its "
+    "time from --start-at (CLOCK_REALTIME seconds; default now) on a new connection; rows "
+    "with one query id >= 0 make a query (QCT from its start_ms); --pool K: query responses "
+    "on K pooled connections per server instead (default 0); each flow gets --timeout, or "
+    "with --duration S until S after the schedule's zero\n"
     "options: --duration S (default 10), --dscp N, --dscp-large N (websearch: DSCP of "
     "flows >= 100 KB; default --dscp), --csv FILE, --seed N, --timeout S (per flow, "
     "default 5)\n"
     "Responses carry the DSCP when the server's netns has net.ipv4.tcp_reflect_tos=1.\n"
     "Flow = a response of BYTES from a server; FCT from the request write to the last byte "
-    "read.\n"
+    "read; the CSV's connect_ms is the handshake before it (0 on a pooled connection).\n"
     "Exit status: 0, 1 if any flow failed (reason printed), 2 for bad arguments.\n";
 
 // The command line.
@@ -307,8 +365,12 @@ struct Options {
   std::string mode;
   uint16_t port = 5500;
   double duration = 10;
+  bool duration_set = false;
   std::vector<Endpoint> servers;
   uint64_t flows = 1, size = 0, count = 0, pool_size = 8;
+  bool pool_set = false;
+  std::string file;     // schedule
+  double start_at = 0;  // schedule: CLOCK_REALTIME seconds of the schedule's zero (0: now)
   double rate = 0, load = 0, timeout = 5;
   uint64_t link_bps = 0;
   int dscp = -1;
@@ -331,9 +393,10 @@ Options parse_options(int argc, char** argv) {
     try {
       if (a == "--port")
         o.port = static_cast<uint16_t>(std::stoi(v()));
-      else if (a == "--duration")
+      else if (a == "--duration") {
         o.duration = std::stod(v());
-      else if (a == "--servers")
+        o.duration_set = true;
+      } else if (a == "--servers")
         servers_text = v();
       else if (a == "--flows")
         o.flows = std::stoull(v());
@@ -343,8 +406,13 @@ Options parse_options(int argc, char** argv) {
         o.count = std::stoull(v());
       else if (a == "--rate")
         o.rate = std::stod(v());
-      else if (a == "--pool")
+      else if (a == "--pool") {
         o.pool_size = std::stoull(v());
+        o.pool_set = true;
+      } else if (a == "--file")
+        o.file = v();
+      else if (a == "--start-at")
+        o.start_at = std::stod(v());
       else if (a == "--load")
         o.load = std::stod(v());
       else if (a == "--link-rate")
@@ -368,6 +436,11 @@ Options parse_options(int argc, char** argv) {
     }
   }
   if (o.mode == "server") return o;
+  if (o.mode == "schedule") {
+    if (o.file.empty()) die("schedule needs --file", 2);
+    if (!o.pool_set) o.pool_size = 0;
+    return o;
+  }
   if (o.mode != "fixed" && o.mode != "query" && o.mode != "websearch")
     die("unknown mode '" + o.mode + "'", 2);
   for (size_t s = 0, e; s < servers_text.size(); s = e + 1) {
@@ -414,16 +487,7 @@ void run_fixed(const Options& o, Run& run) {
   for (uint64_t f = 0; f < o.flows; ++f) {
     ts.emplace_back([&, f] {
       const Endpoint& e = o.servers[f % o.servers.size()];
-      std::string why;
-      const int fd = connect_to(e, o.dscp, why);
-      FlowRecord r;
-      if (fd < 0) {
-        r.why = why;
-        r.server = e.text;
-      } else {
-        r = exchange(fd, e, o.size, now_ns() + run.timeout_ns);
-        close(fd);
-      }
+      FlowRecord r = fetch_fresh(e, o.size, o.dscp, now_ns() + run.timeout_ns);
       r.kind = "fixed";
       run.record(r);
     });
@@ -468,21 +532,8 @@ void run_queries(const Options& o, Run& run) {
     std::vector<FlowRecord> rs(o.servers.size());
     std::vector<std::thread> ts;
     for (size_t s = 0; s < o.servers.size(); ++s) {
-      ts.emplace_back([&, s] {
-        std::string why;
-        const int fd = pool.take(s, why);
-        if (fd < 0) {
-          rs[s].server = o.servers[s].text;
-          rs[s].bytes = per;
-          rs[s].why = why;
-          return;
-        }
-        rs[s] = exchange(fd, o.servers[s], per, now_ns() + run.timeout_ns);
-        if (rs[s].ok)
-          pool.put(s, fd);
-        else
-          close(fd);  // a half-read response would corrupt the next one
-      });
+      ts.emplace_back(
+          [&, s] { rs[s] = fetch_pooled(pool, s, o.servers[s], per, now_ns() + run.timeout_ns); });
     }
     for (auto& t : ts)
       t.join();
@@ -551,19 +602,157 @@ void run_websearch(const Options& o, Run& run) {
     const Endpoint& e = o.servers[rng() % o.servers.size()];
     const uint64_t bytes = sizes.quantile(u(rng));
     ts.emplace_back([&, bytes, &e = e] {
-      std::string why;
-      const int fd = connect_to(e, bytes < 100'000 ? o.dscp : o.large_dscp, why);
-      FlowRecord r;
-      if (fd < 0) {
-        r.why = why;
-        r.server = e.text;
-        r.bytes = bytes;
-      } else {
-        r = exchange(fd, e, bytes, run.end + run.timeout_ns);
-        close(fd);
-      }
+      FlowRecord r =
+          fetch_fresh(e, bytes, bytes < 100'000 ? o.dscp : o.large_dscp, run.end + run.timeout_ns);
       r.kind = bytes < 100'000 ? "short" : bytes >= 1'000'000 ? "long" : "medium";
       run.record(r);
+    });
+  }
+  for (auto& t : ts)
+    t.join();
+}
+
+// A schedule's flow: at start_ns after the schedule's zero, `bytes` from `server`.
+struct Scheduled {
+  uint64_t start_ns = 0;
+  std::string kind;
+  int64_t query = -1;
+  size_t server = 0;  // index into the schedule's servers
+  uint64_t bytes = 0;
+};
+
+// Reads start_ms,kind,query,server,bytes rows; errors name the file and line.
+std::vector<Scheduled> read_schedule(const std::string& path, std::vector<Endpoint>& servers,
+                                     uint16_t default_port) {
+  std::ifstream in(path);
+  if (!in) die("cannot read " + path + ": " + std::strerror(errno), 2);
+  const std::string header = "start_ms,kind,query,server,bytes";
+  std::string line;
+  if (!std::getline(in, line) || line != header)
+    die(path + ":1: the header must be '" + header + "'", 2);
+  std::vector<Scheduled> flows;
+  for (size_t n = 2; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    for (size_t s = 0, e;; s = e + 1) {
+      e = line.find(',', s);
+      f.push_back(line.substr(s, e == std::string::npos ? std::string::npos : e - s));
+      if (e == std::string::npos) break;
+    }
+    const std::string where = path + ":" + std::to_string(n) + ": ";
+    if (f.size() != 5) die(where + "expected 5 fields, found " + std::to_string(f.size()), 2);
+    Scheduled x;
+    try {
+      const double ms = std::stod(f[0]);
+      if (!(ms >= 0)) throw std::invalid_argument("negative");
+      x.start_ns = static_cast<uint64_t>(ms * 1e6);
+      x.query = std::stoll(f[2]);
+      x.bytes = std::stoull(f[4]);
+    } catch (const std::exception&) {
+      die(where + "start_ms, query and bytes must be numbers (start_ms >= 0)", 2);
+    }
+    if (x.bytes == 0) die(where + "bytes must be at least 1", 2);
+    x.kind = f[1];
+    const Endpoint e = parse_endpoint(f[3], default_port);
+    auto it = std::find_if(servers.begin(), servers.end(),
+                           [&](const Endpoint& s) { return s.text == e.text; });
+    x.server = static_cast<size_t>(it - servers.begin());
+    if (it == servers.end()) servers.push_back(e);
+    flows.push_back(x);
+  }
+  std::stable_sort(flows.begin(), flows.end(),
+                   [](const Scheduled& a, const Scheduled& b) { return a.start_ns < b.start_ns; });
+  return flows;
+}
+
+// Runs a schedule's flows at their times (each flow or query in a thread of its own, so a slow
+// one delays nothing else); a query's QCT runs from its start to its last response.
+void run_schedule(const Options& o, Run& run) {
+  std::vector<Endpoint> servers;
+  const std::vector<Scheduled> flows = read_schedule(o.file, servers, o.port);
+  std::map<int64_t, std::vector<size_t>> queries;
+  for (size_t i = 0; i < flows.size(); ++i)
+    if (flows[i].query >= 0) queries[flows[i].query].push_back(i);
+  for (const auto& [q, members] : queries)
+    for (size_t i : members)
+      if (flows[i].start_ns != flows[members.front()].start_ns)
+        die(o.file + ": the responses of query " + std::to_string(q) + " start at different times",
+            2);
+  ConnectionPool pool(servers, o.dscp);
+  if (o.pool_size > 0) {  // query responses' connections, opened before the clock starts
+    std::vector<bool> used(servers.size());
+    for (const auto& [q, members] : queries)
+      for (size_t i : members)
+        used[flows[i].server] = true;
+    std::vector<std::string> errors(servers.size());
+    std::vector<std::thread> ts;
+    for (size_t s = 0; s < servers.size(); ++s)
+      if (used[s])
+        ts.emplace_back([&, s] {
+          for (uint64_t k = 0; k < o.pool_size; ++k) {
+            const int fd = pool.open(s, errors[s]);
+            if (fd < 0) return;
+            pool.put(s, fd);
+          }
+        });
+    for (auto& t : ts)
+      t.join();
+    for (const std::string& why : errors)
+      if (!why.empty()) die(why);
+  }
+  if (o.start_at > 0) {
+    const auto zero = std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::duration<double>(o.start_at)));
+    if (std::chrono::system_clock::now() > zero + std::chrono::seconds(1))
+      std::fprintf(stderr, "sharebuf-tg: --start-at is %.1f s in the past; starting now\n",
+                   std::chrono::duration<double>(std::chrono::system_clock::now() - zero).count());
+    std::this_thread::sleep_until(zero);
+  }
+  run.start = now_ns();
+  run.end = run.start + (flows.empty() ? 0 : flows.back().start_ns);
+  auto one = [&](size_t i, uint64_t deadline) {
+    const Scheduled& x = flows[i];
+    FlowRecord r = x.query >= 0 && o.pool_size > 0
+                       ? fetch_pooled(pool, x.server, servers[x.server], x.bytes, deadline)
+                       : fetch_fresh(servers[x.server], x.bytes, o.dscp, deadline);
+    r.kind = x.kind;
+    r.query = x.query;
+    return r;
+  };
+  std::vector<std::thread> ts;
+  std::vector<bool> started(flows.size());
+  for (size_t i = 0; i < flows.size(); ++i) {
+    if (started[i]) continue;
+    const uint64_t at = run.start + flows[i].start_ns;
+    while (now_ns() < at)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    // As a simulation ends every flow at its end: with --duration, every flow has until then.
+    const uint64_t deadline =
+        o.duration_set ? run.start + static_cast<uint64_t>(o.duration * 1e9) : at + run.timeout_ns;
+    if (flows[i].query < 0) {
+      started[i] = true;
+      ts.emplace_back([&, i, deadline] { run.record(one(i, deadline)); });
+      continue;
+    }
+    const std::vector<size_t>& members = queries[flows[i].query];
+    for (size_t m : members)
+      started[m] = true;
+    ts.emplace_back([&, members, at, deadline, q = flows[i].query] {
+      std::vector<FlowRecord> rs(members.size());
+      std::vector<std::thread> parts;
+      for (size_t k = 0; k < members.size(); ++k)
+        parts.emplace_back([&, k] { rs[k] = one(members[k], deadline); });
+      for (auto& t : parts)
+        t.join();
+      const uint64_t qct = now_ns() - at;
+      bool all_ok = true;
+      for (auto& r : rs) {
+        all_ok = all_ok && r.ok;
+        run.record(r);
+      }
+      std::lock_guard l(run.mu);
+      if (all_ok) run.queries.emplace_back(q, qct);
     });
   }
   for (auto& t : ts)
@@ -573,11 +762,12 @@ void run_websearch(const Options& o, Run& run) {
 void write_csv(const std::string& csv, const Run& run) {
   std::ofstream out(csv);
   if (!out) die("cannot write " + csv);
-  out << "id,kind,query,server,bytes,start_ms,fct_ms,ok\n";
+  out << "id,kind,query,server,bytes,start_ms,fct_ms,ok,connect_ms\n";
   for (const auto& r : run.records)
     out << r.id << ',' << r.kind << ',' << r.query << ',' << r.server << ',' << r.bytes << ','
         << static_cast<double>(r.start_ns - run.start) / 1e6 << ','
-        << static_cast<double>(r.fct_ns) / 1e6 << ',' << (r.ok ? 1 : 0) << '\n';
+        << static_cast<double>(r.fct_ns) / 1e6 << ',' << (r.ok ? 1 : 0) << ','
+        << static_cast<double>(r.connect_ns) / 1e6 << '\n';
   if (!run.queries.empty()) {
     std::ofstream qo(csv + ".queries.csv");
     qo << "query,qct_ms\n";
@@ -628,6 +818,8 @@ int main(int argc, char** argv) {
     run_fixed(o, run);
   } else if (o.mode == "query") {
     run_queries(o, run);
+  } else if (o.mode == "schedule") {
+    run_schedule(o, run);
   } else {
     run_websearch(o, run);
   }

@@ -269,6 +269,25 @@ def open_loop(flows_csv):
     return all(f["ok"] == "1" for f in flows) and len(flows) >= 14 and overlaps >= 5
 
 
+def schedule(schedule_csv, flows_csv):
+    """traffic_gen_fct: every scheduled flow ran, on a new connection (a handshake timed), its
+    request written at its time, and the two rows of query 7 made one query."""
+    wanted = sorted((r["kind"], int(r["bytes"])) for r in csv.DictReader(open(schedule_csv)))
+    flows = list(csv.DictReader(open(flows_csv)))
+    ran = sorted((f["kind"], int(f["bytes"])) for f in flows)
+    late = [float(f["start_ms"]) - float(f["connect_ms"]) - at for f in flows
+            for at in [{"short": 0, "query": 300, "long": 600}[f["kind"]]]]
+    queries = list(csv.DictReader(open(flows_csv + ".queries.csv")))
+    print(f"schedule: ran {ran}, started {[round(x, 1) for x in late]} ms after their times, "
+          f"connect_ms {[f['connect_ms'] for f in flows]}, queries {queries}")
+    return (ran == wanted and all(f["ok"] == "1" for f in flows)
+            and all(-1 <= x <= 50 for x in late)
+            and all(float(f["connect_ms"]) > 0 for f in flows)
+            and [q["query"] for q in queries] == ["7"]
+            and float(queries[0]["qct_ms"]) >= max(float(f["fct_ms"]) for f in flows
+                                                   if f["kind"] == "query"))
+
+
 def trim_push_out(run_dir):
     """trim_push_out: LQD's pushed-out frames get trimmed; trim_newest cuts queued frames, once
     per overflow at probability 1 and about half the time at 0.5."""
@@ -375,7 +394,7 @@ def trimmed_receiver(rx_json):
 CHECKS = {f.__name__.replace("_", "-"): f for f in (
     within, tcp_rate, median_status_ms, median_in_range, watch_policies, capture_frames, hop_latency,
     record_replay, returned_headers, returned_again, tcp_kept_order, rx_workers, per_cpu_workers,
-    shaper_rates, tcp_goodput, timeline_protean, fixed_fct, open_loop, trim_push_out,
+    shaper_rates, tcp_goodput, timeline_protean, fixed_fct, open_loop, schedule, trim_push_out,
     trim_transport, drop_set_live, trimmed_receiver)}
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sharebuf-tg against a known shaped link: a flow of S bytes through a port shaped to R bit/s
 # cannot finish faster than S*8/R (and here should not take much longer); query mode runs closed
-# loop with --count and open loop with --rate (queries overlap); websearch runs and reports; a connection to a closed port fails the run with the reason.
+# loop with --count and open loop with --rate (queries overlap); websearch runs and reports; a schedule runs its flows at their times and its queries as one; a connection to a closed port fails the run with the reason.
 source "$(dirname "$0")/lib.sh"
 tg="$TB_ROOT/build/tools/sharebuf-tg"
 [ -x "$tg" ] || fail "sharebuf-tg not built"
@@ -31,9 +31,20 @@ printf '1000 0\n100000 1\n' >"$TB_DIR/cdf.txt"
 tb_exec 1 "$tg" websearch --servers "$(tb_ip 2)" --load 0.3 --link-rate 10Mbit --duration 3 --timeout 20 \
   --cdf "$TB_DIR/cdf.txt" --csv "$TB_DIR/w.csv" >"$TB_DIR/w.out" || fail "websearch mode failed"
 [ "$(wc -l <"$TB_DIR/w.csv")" -ge 6 ] || fail "websearch made fewer than 5 flows"
+# A schedule (another engine's arrivals): flows at their times on new connections, two rows of
+# query 7 making one query; a bad row is refused with its line.
+srv="$(tb_ip 2):5500"
+printf 'start_ms,kind,query,server,bytes\n0,short,-1,%s,20000\n300,query,7,%s,50000\n300,query,7,%s,50000\n600,long,-1,%s,200000\n' \
+  "$srv" "$srv" "$srv" "$srv" >"$TB_DIR/sched.csv"
+tb_exec 1 "$tg" schedule --file "$TB_DIR/sched.csv" --timeout 20 --csv "$TB_DIR/s.csv" \
+  --start-at "$(date +%s.%N | awk '{ printf "%.3f", $1 + 0.5 }')" >"$TB_DIR/s.out" || fail "schedule mode failed"
+netns_check schedule "$TB_DIR/sched.csv" "$TB_DIR/s.csv" || fail "the schedule did not run as listed"
+printf 'start_ms,kind,query,server,bytes\n0,short,-1,%s,0\n' "$srv" >"$TB_DIR/bad.csv"
+if tb_exec 1 "$tg" schedule --file "$TB_DIR/bad.csv" 2>"$TB_DIR/bad.out"; then fail "a 0-byte row was run"; fi
+grep -q "bad.csv:2: bytes" "$TB_DIR/bad.out" || fail "the bad row is not named: $(cat "$TB_DIR/bad.out")"
 if tb_exec 1 "$tg" fixed --servers "$(tb_ip 2):5999" --flows 1 --size 1000 2>"$TB_DIR/err.out"; then
   fail "a flow to a closed port succeeded"
 fi
 grep -q "Connection refused" "$TB_DIR/err.out" || fail "the failure does not say why: $(cat "$TB_DIR/err.out")"
-cat "$TB_DIR/q.out" "$TB_DIR/o.out" "$TB_DIR/w.out"
+cat "$TB_DIR/q.out" "$TB_DIR/o.out" "$TB_DIR/w.out" "$TB_DIR/s.out"
 echo PASS
