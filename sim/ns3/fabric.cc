@@ -97,7 +97,8 @@ Fabric::Fabric(const Scenario& s, const FabricPartition& partition) : s_(s), par
     if (!switches_[i].local()) continue;
     Ptr<FabricRouting> routing = ns3::DynamicCast<FabricRouting>(
         switches_[i].node->GetObject<ns3::Ipv4>()->GetRoutingProtocol());
-    routing->SetSalt(static_cast<uint32_t>(i) * 0x9e3779b1u);
+    // ecmp_seed: the same flows placed on other paths (the placement's share of a result).
+    routing->SetSalt(static_cast<uint32_t>(i) * 0x9e3779b1u + s.ecmp_seed * 0x85ebca6bu);
     for (uint32_t h = 0; h < s.hosts; ++h) {
       std::vector<uint32_t> out;
       if (!s.leaf_spine) {

@@ -97,8 +97,9 @@ struct Builder {
         r.fail_table("a leaf-spine fabric needs spines, leaves and hosts_per_leaf");
       s.hosts = s.leaves * s.hosts_per_leaf;
       if (s.hosts > 4096) r.fail("hosts_per_leaf", "leaves x hosts_per_leaf is over 4096 hosts");
+      s.ecmp_seed = static_cast<uint32_t>(r.integer("ecmp_seed", 0, 0xffffffff).value_or(0));
     } else {
-      for (const char* k : {"spines", "leaves", "hosts_per_leaf", "fabric_rate"})
+      for (const char* k : {"spines", "leaves", "hosts_per_leaf", "fabric_rate", "ecmp_seed"})
         refuse(r, k, "is for kind = \"leaf-spine\"");
       s.hosts = static_cast<uint32_t>(r.integer("hosts", 2, 1024).value_or(0));
       if (s.hosts == 0) r.fail_table("a star needs 'hosts'");
@@ -239,6 +240,9 @@ struct Builder {
     if (s.initial_rtt_ns < 1000 || s.initial_rtt_ns > 10'000'000'000ull)
       r.fail("initial_rtt", "must be between 1us and 10s");
     s.syn_retries = static_cast<uint32_t>(r.integer("syn_retries", 1, 30).value_or(6));
+    s.syn_timeout_ns = r.with_unit("syn_timeout", common::parse_duration_ns).value_or(0);
+    if (s.syn_timeout_ns != 0 && (s.syn_timeout_ns < 1000 || s.syn_timeout_ns > 10'000'000'000ull))
+      r.fail("syn_timeout", "must be between 1us and 10s");
     s.socket_buffer_bytes = bytes(r, "socket_buffer").value_or(s.socket_buffer_bytes);
     if (s.socket_buffer_bytes < 16'384 || s.socket_buffer_bytes > (1u << 30))
       r.fail("socket_buffer", "must be between 16KB and 1GiB");

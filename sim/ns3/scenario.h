@@ -36,6 +36,7 @@ struct Scenario {
   uint32_t spines = 0, leaves = 0, hosts_per_leaf = 0;
   uint64_t host_rate_bps = 0;    // host <-> switch links
   uint64_t fabric_rate_bps = 0;  // leaf <-> spine links
+  uint32_t ecmp_seed = 0;        // mixed into every switch's ECMP hash (another flow placement)
   uint64_t delay_ns = 0;         // every link's one-way propagation delay
   // host_rate x hosts_per_leaf / (fabric_rate x spines) for a fabric, 1 for a star.
   double oversubscription = 1;
@@ -55,10 +56,13 @@ struct Scenario {
   uint32_t delayed_ack = 1;
   uint64_t initial_rtt_ns = 100'000;
   uint64_t socket_buffer_bytes = 1'000'000;
-  // SYNs sent before a connection gives up (ns-3's ConnCount; the wait doubles from rto_min).
-  // ns-3's default 6 gives up after about 63 rto_min; Linux (tcp_syn_retries) keeps trying for
-  // minutes.
+  // SYNs sent before a connection gives up (ns-3's ConnCount; the wait doubles from
+  // syn_timeout). ns-3's default 6 gives up after about 63 syn_timeouts; Linux (tcp_syn_retries
+  // 6 from a 1 s TCP_TIMEOUT_INIT) keeps trying for 127 s.
   uint32_t syn_retries = 6;
+  // The first SYN and SYN-ACK retransmission timeout (ns-3's ConnTimeout); 0: rto_min. Linux
+  // waits 1 s (TCP_TIMEOUT_INIT), whatever the route's rto_min.
+  uint64_t syn_timeout_ns = 0;
 
   // [workload.websearch]: every host starts flows at Poisson times.
   struct WebSearch {

@@ -59,9 +59,11 @@ void configure_transport(const Scenario& s) {
   Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MicroSeconds(1)));
   Config::SetDefault("ns3::RttEstimator::InitialEstimation",
                      TimeValue(NanoSeconds(static_cast<int64_t>(s.initial_rtt_ns))));
-  // A lost SYN is retried after rto_min, not ns-3's 3 s.
+  // A lost SYN or SYN-ACK is retried after syn_timeout (default rto_min), not ns-3's 3 s
+  // (TcpSocketBase::SendEmptyPacket doubles it per retry, ReTxTimeout resends).
   Config::SetDefault("ns3::TcpSocket::ConnTimeout",
-                     TimeValue(NanoSeconds(static_cast<int64_t>(s.rto_min_ns))));
+                     TimeValue(NanoSeconds(static_cast<int64_t>(
+                         s.syn_timeout_ns != 0 ? s.syn_timeout_ns : s.rto_min_ns))));
   Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(s.syn_retries));
   Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(s.initial_cwnd));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(s.segment_bytes));
@@ -229,6 +231,7 @@ int main(int argc, char** argv) {
         {"simulated_s", static_cast<double>(s.duration_ns) / 1e9},
         {"hosts", s.hosts},
         {"oversubscription", s.oversubscription},
+        {"ecmp_seed", s.ecmp_seed},
         {"traffic",
          nlohmann::json::parse(traffic.SummaryJson(static_cast<int64_t>(s.duration_ns)))},
         {"switches", nlohmann::json::parse(stats.Merge(switches))}};

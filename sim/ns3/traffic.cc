@@ -376,6 +376,8 @@ void Traffic::OnUdpRecv(ns3::Ptr<ns3::Socket> socket) {
 
 void Traffic::Delivered(uint32_t id, uint64_t bytes) {
   Flow& f = flows_[id];
+  if (f.received == 0 && bytes > 0)
+    f.first_byte_ns = ns3::Simulator::Now().GetNanoSeconds() - f.start_ns;
   f.received += bytes;
   if (f.fct_ns >= 0 || f.bytes == 0 || f.received < f.bytes) return;
   f.fct_ns = ns3::Simulator::Now().GetNanoSeconds() - f.start_ns;
@@ -383,12 +385,12 @@ void Traffic::Delivered(uint32_t id, uint64_t bytes) {
 }
 
 std::string Traffic::LocalResults() const {
-  // id received fct_ns, a line per flow this rank received.
+  // id received fct_ns first_byte_ns, a line per flow this rank received.
   std::string out;
   for (const Flow& f : flows_) {
     if (!Local(f.dst)) continue;
     out += std::to_string(f.id) + ' ' + std::to_string(f.received) + ' ' +
-           std::to_string(f.fct_ns) + '\n';
+           std::to_string(f.fct_ns) + ' ' + std::to_string(f.first_byte_ns) + '\n';
   }
   return out;
 }
@@ -400,9 +402,11 @@ void Traffic::MergeResults(const std::string& results) {
     const unsigned long long id = std::strtoull(p, &end, 10);
     const unsigned long long received = std::strtoull(end, &end, 10);
     const long long fct = std::strtoll(end, &end, 10);
+    const long long first = std::strtoll(end, &end, 10);
     if (end == p || id >= flows_.size()) throw std::runtime_error("bad results from a rank");
     flows_[id].received = received;
     flows_[id].fct_ns = fct;
+    flows_[id].first_byte_ns = first;
     p = end;
     while (*p == '\n')
       ++p;
@@ -443,7 +447,7 @@ double Traffic::Slowdown(const Flow& f) const {
 
 void Traffic::WriteFlowsCsv(const std::string& path) const {
   std::ofstream out(path);
-  out << "id,kind,src,dst,bytes,received,start_ns,fct_ns,slowdown,query\n";
+  out << "id,kind,src,dst,bytes,received,start_ns,fct_ns,slowdown,query,first_byte_ns\n";
   char buf[32];
   for (const Flow& f : flows_) {
     out << f.id << ',' << KindName(f.kind) << (f.udp ? "-udp" : "") << ',' << f.src << ',' << f.dst
@@ -452,7 +456,7 @@ void Traffic::WriteFlowsCsv(const std::string& path) const {
       std::snprintf(buf, sizeof buf, "%.4f", Slowdown(f));
       out << buf;
     }
-    out << ',' << f.query << '\n';
+    out << ',' << f.query << ',' << f.first_byte_ns << '\n';
   }
   if (!out) throw std::runtime_error("cannot write " + path);
 }

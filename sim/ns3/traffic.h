@@ -51,6 +51,9 @@ class Traffic {
     uint64_t bytes = 0;  // 0: endless (fixed flows)
     int64_t start_ns = 0;
     int64_t fct_ns = -1;  // -1: not complete when the simulation ended
+    // From start_ns to the first byte delivered (-1: none): the handshake and one trip; 1 s or
+    // more when a SYN or SYN-ACK was lost at a Linux-like syn_timeout.
+    int64_t first_byte_ns = -1;
     uint64_t received = 0;
     int32_t query = -1;
   };

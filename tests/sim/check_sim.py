@@ -150,6 +150,21 @@ def fabric(summary, flows_csv):
     return ok
 
 
+def ecmp_seed(out, seeded):
+    """The same scenario with another topology.ecmp_seed: the same flows, the spines' shares of
+    them different."""
+    def load(d):
+        s = json.load(open(os.path.join(d, "summary.json")))
+        flows = sorted((f["src"], f["dst"], f["bytes"], f["start_ns"])
+                       for f in csv.DictReader(open(os.path.join(d, "flows.csv"))))
+        return s, flows, {x["name"]: x["received"] for x in s["switches"] if x["role"] == "spine"}
+    (a, fa, sa), (b, fb, sb) = load(out), load(seeded)
+    ok = report(fa == fb, f"the same {len(fa)} flows with either seed")
+    ok &= report(b["ecmp_seed"] == 1 and sa != sb,
+                 f"the spines' frames differ: seed 0 {sa}, seed 1 {sb}")
+    return ok
+
+
 def websearch(summary, flows_csv, queries_csv):
     """Background flows and queries start and complete and are reported by bucket."""
     s = json.load(open(summary))["traffic"]
@@ -280,6 +295,7 @@ CHECKS = {
     "agreement-all": (agreement_all, ["name", "record_dir"]),
     "trim-agreement": (trim_agreement, ["name", "switch_record_dir"]),
     "fabric": (fabric, ["summary_json", "flows_csv"]),
+    "ecmp-seed": (ecmp_seed, ["out_dir", "seeded_dir"]),
     "websearch": (websearch, ["summary_json", "flows_csv", "queries_csv"]),
     "classes": (classes, ["summary_json", "occupancy_csv"]),
     "classes-fabric": (classes_fabric, ["occupancy_csv"]),

@@ -3,7 +3,8 @@
 # small buffer): a 100 KB TCP flow between every ordered pair of hosts completes (routing
 # reaches every host), per-flow ECMP spreads flows over both spines, each switch's counters
 # balance (received = admitted + refused), and incast queries bigger than a leaf's buffer
-# complete after the leaf's DT threshold refused some of their packets.
+# complete after the leaf's DT threshold refused some of their packets; another ecmp_seed places
+# the same flows on other spines.
 set -euo pipefail
 sim=${SHAREBUF_SIM:?SHAREBUF_SIM: the sharebuf-sim binary}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,3 +41,6 @@ TOML
 } >"$dir/fabric.toml"
 "$sim" --quiet "$dir/fabric.toml" --out "$dir/out" >/dev/null
 /usr/bin/python3 "$here/check_sim.py" fabric "$dir/out/summary.json" "$dir/out/flows.csv"
+# Another ECMP seed: the same flows, other paths.
+"$sim" --quiet "$dir/fabric.toml" --out "$dir/seeded" --set topology.ecmp_seed=1 >/dev/null
+/usr/bin/python3 "$here/check_sim.py" ecmp-seed "$dir/out" "$dir/seeded"

@@ -82,6 +82,8 @@ TEST_F(ScenarioFile, FabricMakesLeavesThenSpinesWithTheirPortsAndRates) {
   EXPECT_EQ(s.switches[3].name, "spine0");
   // 4 hosts x 10 Gbit/s against 2 uplinks x 40 Gbit/s.
   EXPECT_DOUBLE_EQ(s.oversubscription, 0.5);
+  EXPECT_EQ(s.ecmp_seed, 0u);
+  EXPECT_EQ(load_scenario(write(kFabric), {"topology.ecmp_seed=7"}).ecmp_seed, 7u);
   // Each switch's configuration is sharebufd's: read it back as sharebufd would.
   const model::SwitchConfig leaf = config::parse_switch_config(s.switches[0].config_toml, "leaf0");
   ASSERT_EQ(leaf.ports.size(), 6u);
@@ -110,6 +112,18 @@ TEST_F(ScenarioFile, OverridesApplyBeforeValidation) {
   // An override the policy refuses is refused with the override's name.
   const std::string e = error(kFabric, {"switches.policy.alpha=-1"});
   EXPECT_NE(e.find("--set switches.policy.alpha"), std::string::npos) << e;
+}
+
+TEST_F(ScenarioFile, SynTimeoutIsRtoMinUnlessSetAndBounded) {
+  const Scenario d = load_scenario(write(kFabric), {});
+  EXPECT_EQ(d.syn_timeout_ns, 0u);  // ns-3's ConnTimeout then takes rto_min
+  EXPECT_EQ(d.syn_retries, 6u);
+  const Scenario linux_like =
+      load_scenario(write(kFabric), {"transport.syn_timeout=1s", "transport.syn_retries=6"});
+  EXPECT_EQ(linux_like.syn_timeout_ns, 1'000'000'000u);
+  const std::string e = error(kFabric, {"transport.syn_timeout=20s"});
+  EXPECT_NE(e.find("syn_timeout"), std::string::npos) << e;
+  EXPECT_NE(e.find("between 1us and 10s"), std::string::npos) << e;
 }
 
 TEST_F(ScenarioFile, OverrideValuesAreTomlOrStrings) {
@@ -171,6 +185,9 @@ to = 0
 duration = "1ms"
 )";
   EXPECT_NE(error(star).find("key 'spines': is for kind = \"leaf-spine\""), std::string::npos);
+  std::string seeded = star;
+  seeded.replace(seeded.find("spines = 2"), 10, "ecmp_seed = 3");
+  EXPECT_NE(error(seeded).find("key 'ecmp_seed': is for kind = \"leaf-spine\""), std::string::npos);
   std::string ok = star;
   ok.replace(ok.find("spines = 2\n"), 11, "");
   const Scenario s = load_scenario(write(ok), {});
