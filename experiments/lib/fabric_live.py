@@ -5,16 +5,20 @@ ns-3 fabric, per policy, into OUT/<policy>-<rate>mbit/{live,sim}/.
 Per policy: a Mininet network is built; an idle ping across the fabric gives the base RTT, and
 the ns-3 links get the one-way delay that reproduces it; a 1 ms sharebuf-sim run with --record
 writes each switch's configuration from the scenario's [switches] tables, and each live sharebufd
-runs exactly that (its [[ports]] replaced by the Mininet interfaces, with roles and routes); every
-host runs a sharebuf-tg server, a web-search client to the hosts of the other leaves at the
-scenario's load, and one query client per other leaf at a third of the scenario's rate each (a
-Poisson process split three ways: the responders' leaf drawn per query, as in ns-3) asking its two
-hosts for the burst; the switches' effective configurations and stats files are kept; then
-sharebuf-sim runs the scenario for the same time with the measured delay and the same policy.
-OUT/<policy>-<rate>mbit/run.json records what was set. experiments/lib/fabric_report.py makes the table.
+runs exactly that (its [[ports]] replaced by the Mininet interfaces, with roles and routes). With
+--arrivals ns3 (the default) sharebuf-sim then runs the scenario for the same time with the
+measured delay and the same policy, and every live host replays the flows ns-3 delivered to it
+(sharebuf-tg schedule: same start times, sizes and senders, a new connection per flow, the
+clients' zero one wall-clock instant). With --arrivals own every host runs a web-search client to
+the hosts of the other leaves at the scenario's load and one query client per other leaf at a
+third of the scenario's rate (a Poisson process split three ways: the responders' leaf drawn per
+query, as in ns-3) asking its two hosts for the burst on pooled connections, and ns-3 runs after.
+The switches' effective configurations and stats files are kept; OUT/<policy>-<rate>mbit/run.json
+records what was set. experiments/lib/fabric_report.py makes the table.
 """
 
 import argparse
+import csv
 import json
 import os
 import re
@@ -76,7 +80,31 @@ def ping_rtt_us(src, dst):
     return statistics.median(rtts) * 1000.0, rtts
 
 
-def run_live(args, scenario, policy_name, policy, bases, out, rtt_out):
+def write_schedules(flows_csv, hosts, out):
+    """sharebuf-tg schedules from ns-3's flows.csv: a flow from host src to host dst is, live, a
+    response src's server sends to a client on dst; one file per client host, h<N>-schedule.in.csv.
+    Returns {host index: path}."""
+    rows = {}
+    with open(flows_csv, newline="") as fh:
+        for r in csv.DictReader(fh):
+            if r["kind"] not in ("background", "incast"):
+                continue
+            b = int(r["bytes"])
+            kind = ("query" if r["kind"] == "incast" else
+                    "short" if b < 100_000 else "long" if b >= 1_000_000 else "medium")
+            rows.setdefault(int(r["dst"]), []).append(
+                f"{int(r['start_ns']) / 1e6:.6f},{kind},{r['query']},{hosts[int(r['src'])].IP()}:5500,{b}")
+    paths = {}
+    for dst, lines in rows.items():
+        paths[dst] = os.path.join(out, f"h{dst + 1}-schedule.in.csv")
+        with open(paths[dst], "w", encoding="utf-8") as f:
+            f.write("start_ms,kind,query,server,bytes\n" + "\n".join(lines) + "\n")
+    return paths
+
+
+def run_live(args, scenario, policy_name, policy, bases, out, rtt_out, before_traffic):
+    """before_traffic(rtt) runs once the idle RTT is known; it returns ns-3's flows.csv whose
+    arrivals the hosts replay, or None for the live clients' own Poisson arrivals."""
     from mininet.link import TCLink
     from mininet.log import setLogLevel
     from mininet.net import Mininet
@@ -117,6 +145,7 @@ def run_live(args, scenario, policy_name, policy, bases, out, rtt_out):
         rtt_out["rtt_us"] = rtt_us
         rtt_out["rtt_us_all"] = rtts
         log(f"{policy_name}: idle RTT h1 -> h{len(hosts)} {rtt_us:.0f} us (median of 100)")
+        flows_csv = before_traffic(rtt_out)
         seconds = args.seconds
         tg = args.tg
         cdf = os.path.join(ROOT, "data", "websearch-flow-size-cdf.txt")
@@ -124,10 +153,24 @@ def run_live(args, scenario, policy_name, policy, bases, out, rtt_out):
         size = int(buffer_bytes * float(wl["incast"]["size"].rstrip("%")) / 100)
         for i, h in enumerate(hosts):
             procs.append(h.popen([tg, "server", "--port", "5500", "--duration",
-                                  str(seconds + 30)], stdout=subprocess.DEVNULL,
+                                  str(seconds + 40)], stdout=subprocess.DEVNULL,
                                  stderr=open(os.path.join(out, f"h{i + 1}-server.log"), "w")))
         time.sleep(1)
-        for i, h in enumerate(hosts):
+        if flows_csv:
+            # Every client's zero at one wall-clock instant: the hosts' flows keep ns-3's
+            # relative timing across hosts too.
+            start_at = time.time() + 2
+            schedules = write_schedules(flows_csv, hosts, out)
+            rtt_out["arrivals_flows"] = sum(
+                sum(1 for _ in open(p, encoding="utf-8")) - 1 for p in schedules.values())
+            for i, path in sorted(schedules.items()):
+                procs.append(hosts[i].popen(
+                    [tg, "schedule", "--file", path, "--start-at", f"{start_at:.3f}", "--pool",
+                     str(args.query_pool), "--duration", str(seconds + 10),
+                     "--csv", os.path.join(out, f"h{i + 1}-schedule.csv")],
+                    stdout=open(os.path.join(out, f"h{i + 1}-schedule.txt"), "w"),
+                    stderr=subprocess.STDOUT))
+        for i, h in enumerate(hosts if not flows_csv else []):
             others = [f"{hosts[j].IP()}:5500" for j in range(len(hosts)) if leaf_of[j] != leaf_of[i]]
             procs.append(h.popen(
                 [tg, "websearch", "--servers", ",".join(others), "--load",
@@ -149,7 +192,7 @@ def run_live(args, scenario, policy_name, policy, bases, out, rtt_out):
                     stderr=subprocess.STDOUT))
         log(f"{policy_name}: live workload for {seconds} s ({len(procs)} processes)")
         cpu0 = cpu_times()
-        deadline = time.monotonic() + seconds + 25
+        deadline = time.monotonic() + seconds + 30
         for p in procs[len(hosts):]:
             try:
                 p.wait(timeout=max(1, deadline - time.monotonic()))
@@ -174,6 +217,29 @@ def run_live(args, scenario, policy_name, policy, bases, out, rtt_out):
         net.stop()
 
 
+def run_sim(args, sim, name, rate, record, out):
+    """sharebuf-sim on the scenario with the live fabric's delay; what it set goes in `record`."""
+    rtt_us = record["rtt_us"]
+    # Four links each way; a 84-byte ping frame's serialisation at each of the 8 hops.
+    per_hop_ser_us = 84 * 8 / rate
+    delay_us = max(1.0, (rtt_us - 8 * per_hop_ser_us) / 8)
+    policy = record.get("policy_live", POLICIES[name].replace("RTT", str(int(rtt_us))))
+    # Arrivals for `seconds` in both (ns-3 starts none after run.flows_until of its run,
+    # the live clients none after --duration), then as long as a live client waits for
+    # what it started (sharebuf-tg --timeout 10) to finish.
+    total = args.seconds + 10
+    sets = [f'topology.delay="{delay_us:.1f}us"', f"switches.policy={policy}",
+            f'topology.host_rate="{rate}Mbit"', f'run.duration="{total}s"',
+            f"run.flows_until={args.seconds / total:.6f}"] + args.sim_set
+    log(f"{name}: sharebuf-sim {args.seconds} s with " + " ".join(sets))
+    cmd = [sim, args.scenario, "--quiet", "--out", os.path.join(out, "sim")]
+    for s in sets:
+        cmd += ["--set", s]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    record["sim_sets"] = sets
+    record["policy_sim"] = policy
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -191,6 +257,16 @@ def main():
     ap.add_argument("--skip-live", action="store_true",
                     help="only the ns-3 side, with the RTT a previous live run recorded in OUT")
     ap.add_argument("--skip-sim", action="store_true")
+    ap.add_argument("--arrivals", choices=("ns3", "own"), default="ns3",
+                    help="ns3 (default): ns-3 runs first and the live hosts replay its flows "
+                         "(sharebuf-tg schedule: same times, sizes, hosts; a new connection per "
+                         "flow, as ns-3 opens one); own: each engine draws its own Poisson "
+                         "arrivals (live: websearch and query clients, responses on pooled "
+                         "connections)")
+    ap.add_argument("--query-pool", type=int, default=0, metavar="K",
+                    help="with --arrivals ns3: incast responses on K pooled connections per "
+                         "responder opened before the run (no handshake per response) instead "
+                         "of a new connection each (default 0, as ns-3)")
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     sim = os.path.join(args.build, "sim", "sharebuf-sim")
@@ -211,38 +287,43 @@ def main():
         if os.path.exists(run_path):
             with open(run_path, encoding="utf-8") as f:
                 record = json.load(f)
+        sim_done = False
+
+        def simulate():
+            run_sim(args, sim, name, rate, record, out)
+            with open(run_path, "w", encoding="utf-8") as f:
+                json.dump(record, f, indent=1)
+
         if not args.skip_live:
             # Credence's EWMAs over the fabric's base RTT: a first pass measures it.
             policy = POLICIES[name].replace("RTT", str(int(record.get("rtt_us", 300))))
             bases = switch_bases(sim, args.scenario, policy, os.path.join(out, "live"))
-            rtt = {}
-            run_live(args, scenario, name, policy, bases, os.path.join(out, "live"), rtt)
-            record.update(rtt)
             record["policy_live"] = policy
+            record["arrivals"] = args.arrivals
+            record["query_pool"] = args.query_pool if args.arrivals == "ns3" else 1
+
+            def before_traffic(rtt):
+                nonlocal sim_done
+                record.update(rtt)
+                if args.arrivals != "ns3":
+                    return None
+                if not args.skip_sim:
+                    simulate()
+                    sim_done = True
+                flows = os.path.join(out, "sim", "flows.csv")
+                if not os.path.exists(flows):
+                    sys.exit(f"fabric_live: {flows} is missing (--arrivals ns3 with --skip-sim "
+                             "needs a previous run's)")
+                return flows
+
+            rtt = {}
+            run_live(args, scenario, name, policy, bases, os.path.join(out, "live"), rtt,
+                     before_traffic)
+            record.update(rtt)
             with open(run_path, "w", encoding="utf-8") as f:
                 json.dump(record, f, indent=1)
-        if not args.skip_sim:
-            rtt_us = record["rtt_us"]
-            # Four links each way; a 84-byte ping frame's serialisation at each of the 8 hops.
-            per_hop_ser_us = 84 * 8 / rate
-            delay_us = max(1.0, (rtt_us - 8 * per_hop_ser_us) / 8)
-            policy = record.get("policy_live", POLICIES[name].replace("RTT", str(int(rtt_us))))
-            # Arrivals for `seconds` in both (ns-3 starts none after run.flows_until of its run,
-            # the live clients none after --duration), then as long as a live client waits for
-            # what it started (sharebuf-tg --timeout 10) to finish.
-            total = args.seconds + 10
-            sets = [f'topology.delay="{delay_us:.1f}us"', f"switches.policy={policy}",
-                    f'topology.host_rate="{rate}Mbit"', f'run.duration="{total}s"',
-                    f"run.flows_until={args.seconds / total:.6f}"] + args.sim_set
-            log(f"{name}: sharebuf-sim {args.seconds} s with " + " ".join(sets))
-            cmd = [sim, args.scenario, "--quiet", "--out", os.path.join(out, "sim")]
-            for s in sets:
-                cmd += ["--set", s]
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-            record["sim_sets"] = sets
-            record["policy_sim"] = policy
-            with open(run_path, "w", encoding="utf-8") as f:
-                json.dump(record, f, indent=1)
+        if not args.skip_sim and not sim_done:
+            simulate()
     log("done")
 
 

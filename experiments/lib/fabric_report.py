@@ -22,7 +22,8 @@ import doc_section  # noqa: E402
 import stats  # noqa: E402
 
 # What the table reads, relative to a policy's folder (and the configurations that say what ran).
-KEPT = ("run.json", "live/h*-query-*.csv", "live/h*-websearch.csv", "live/switches/*.stats.json",
+KEPT = ("run.json", "live/h*-query-*.csv", "live/h*-websearch.csv", "live/h*-schedule.csv",
+        "live/h*-schedule.csv.queries.csv", "live/switches/*.stats.json",
         "live/switches/*.effective.toml", "sim/summary.json", "sim/queries.csv",
         "sim/flows.csv", "sim/scenario.toml")
 
@@ -43,14 +44,28 @@ def live_side(d):
             with open(q, newline="") as fh:
                 queries += [float(r["qct_ms"]) for r in csv.DictReader(fh)]
     short, flows, failed = [], 0, 0
-    for f in glob.glob(os.path.join(d, "h*-websearch.csv")):
+    slow_handshakes = None  # flows whose connect took 1 s or more: a SYN or SYN-ACK lost
+    for f in glob.glob(os.path.join(d, "h*-websearch.csv")) + glob.glob(
+            os.path.join(d, "h*-schedule.csv")):
         with open(f, newline="") as fh:
-            for r in csv.DictReader(fh):
-                flows += 1
-                if r["ok"] != "1":
-                    failed += 1
-                elif int(r["bytes"]) < 100_000:
-                    short.append(float(r["fct_ms"]))
+            rows = list(csv.DictReader(fh))
+        if f.endswith("-schedule.csv"):  # ns-3's arrivals replayed: queries and flows in one
+            started += len({r["query"] for r in rows if r["kind"] == "query"})
+            q = f + ".queries.csv"
+            if os.path.exists(q):
+                with open(q, newline="") as fh:
+                    queries += [float(r["qct_ms"]) for r in csv.DictReader(fh)]
+        for r in rows:
+            if r.get("connect_ms") is not None:
+                slow_handshakes = (slow_handshakes or 0) + (float(r["connect_ms"]) >= 1000)
+            if r["kind"] == "query":
+                continue
+            flows += 1
+            if r["ok"] != "1":
+                failed += 1
+            elif int(r["bytes"]) < 100_000:
+                # From the connect, as ns-3 times a flow (runs before connect_ms: the request).
+                short.append(float(r["fct_ms"]) + float(r.get("connect_ms") or 0))
     switches, catchup, sent = {}, 0, 0
     for f in sorted(glob.glob(os.path.join(d, "switches", "*.stats.json"))):
         name = os.path.basename(f)[: -len(".stats.json")]
@@ -65,7 +80,8 @@ def live_side(d):
         switches[key] = {"drops": drops, "marks": marks, "peak_kb": st["buffer"]["peak_cells"] *
                          st["buffer"]["cell_bytes"] / 1000}
     return {"queries": started, "qct": queries, "flows": flows, "failed": failed,
-            "short": short, "switches": switches, "catchup": catchup / sent if sent else 0.0}
+            "short": short, "switches": switches, "catchup": catchup / sent if sent else 0.0,
+            "slow_handshakes": slow_handshakes}
 
 
 def sim_side(d):
@@ -77,8 +93,13 @@ def sim_side(d):
             if int(r["qct_ns"]) >= 0:
                 qct.append(int(r["qct_ns"]) / 1e6)
     short, flows, failed = [], 0, 0
+    slow_handshakes = None  # first byte 1 s or more after the start: a SYN or SYN-ACK lost
     with open(os.path.join(d, "flows.csv"), newline="") as fh:
         for r in csv.DictReader(fh):
+            if r.get("first_byte_ns") is not None:
+                first = int(r["first_byte_ns"])
+                slow_handshakes = (slow_handshakes or 0) + (first >= 1e9 or (
+                    first < 0 and int(r["fct_ns"]) < 0))
             if r["kind"] != "background":
                 continue
             flows += 1
@@ -90,7 +111,8 @@ def sim_side(d):
                              "peak_kb": sw["occupancy"]["max_cells"] * sw["cell_bytes"] / 1000}
                 for sw in s["switches"]}
     return {"queries": s["traffic"]["queries"]["count"], "qct": qct, "flows": flows,
-            "failed": failed, "short": short, "switches": switches}
+            "failed": failed, "short": short, "switches": switches,
+            "slow_handshakes": slow_handshakes}
 
 
 def fmt(x, digits=1):
@@ -113,7 +135,8 @@ def record(out):
 def render(out):
     rows = ["| Mbit/s | policy | engine | queries (done) | QCT p50 / p95 / p99 ms | short flows done (all flows unfinished) "
             "| short FCT p50 / p99 ms | drops leaves / spines | ECN marks leaves / spines "
-            "| peak KB leaves (max) / spines (max) |", "|---|---|---|---|---|---|---|---|---|---|"]
+            "| peak KB leaves (max) / spines (max) | flows with a handshake of 1 s or more |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
     per_switch = ["| Mbit/s | policy | switch | drops | ECN marks | peak KB |",
                   "|---|---|---|---|---|---|"]
@@ -145,12 +168,20 @@ def render(out):
                 f"{sum(v['drops'] for v in leaves)} / {sum(v['drops'] for v in spines)} | "
                 f"{sum(v['marks'] for v in leaves)} / {sum(v['marks'] for v in spines)} | "
                 f"{fmt(max((v['peak_kb'] for v in leaves), default=None), 0)} / "
-                f"{fmt(max((v['peak_kb'] for v in spines), default=None), 0)} |")
+                f"{fmt(max((v['peak_kb'] for v in spines), default=None), 0)} | "
+                f"{'–' if side['slow_handshakes'] is None else side['slow_handshakes']} |")
         notes.append(f"- {run['policy']} at {run['host_rate_mbit']} Mbit/s: {run['seconds']} s of workload; live idle RTT "
                      f"{run.get('rtt_us', math.nan):.0f} µs (median of 100 pings h1 → h8), the "
                      f"machine {100 * run.get('cpu_busy', math.nan):.0f} % busy, "
                      f"{100 * live['catchup']:.0f} % of the bytes the switches sent sent on "
-                     f"shaper catch-up; ns-3 `--set` "
+                     f"shaper catch-up; "
+                     + ("live hosts replayed ns-3's arrivals "
+                        f"({run.get('arrivals_flows', '?')} flows; incast responses on "
+                        + (f"{run['query_pool']} pooled connections per responder"
+                           if run.get("query_pool") else "new connections")
+                        + "); " if run.get("arrivals") == "ns3" else
+                        "each engine drew its own arrivals; ")
+                     + "ns-3 `--set` "
                      + ", ".join(f"`{s}`" for s in run.get("sim_sets", [])))
     return ("\n".join(rows) + "\n\n" + "\n".join(notes) + "\n\nPer switch, live / ns-3:\n\n"
             + "\n".join(per_switch) + "\n")

@@ -17,6 +17,8 @@ import e7_agreement  # noqa: E402
 import e7_report  # noqa: E402
 import e8_report  # noqa: E402
 import e8_runs  # noqa: E402
+import fabric_live  # noqa: E402
+import fabric_report  # noqa: E402
 import fct_collect  # noqa: E402
 import fig13_report  # noqa: E402
 import trim_rx  # noqa: E402
@@ -236,6 +238,55 @@ class TrimRx(unittest.TestCase):
         self.assertEqual(r["overtaking_headers"], 1)  # 5 came before 2 and 3; 6-8 before none
         self.assertEqual((r["trimmed_bad_ipv4"], r["trimmed_bad_udp"]), (1, 1))  # 8 and 7
         self.assertEqual(r["trimmed_dscp"], [0, 8])
+
+
+
+class FabricSameArrivals(unittest.TestCase):
+    """fabric_live.write_schedules turns ns-3's flows into each receiving host's schedule, and
+    fabric_report reads a replayed run as ns-3 times it (from the connect)."""
+
+    class Host:
+        def __init__(self, ip):
+            self.ip = ip
+
+        def IP(self):  # noqa: N802 (Mininet's name)
+            return self.ip
+
+    def test_a_flow_is_asked_for_by_its_receiver_from_its_sender(self):
+        with tempfile.TemporaryDirectory() as d:
+            write(f"{d}/flows.csv",
+                  "id,kind,src,dst,bytes,received,start_ns,fct_ns,slowdown,query,first_byte_ns\n"
+                  "0,background,2,0,5000,5000,1500000,9,1,-1,5\n"
+                  "1,incast,2,1,250000,0,2000000,-1,,7,-1\n"
+                  "2,incast,3,1,250000,0,2000000,-1,,7,-1\n"
+                  "3,background,1,0,2000000,0,2500000,-1,,-1,-1\n")
+            hosts = [self.Host(f"198.18.0.{i + 1}") for i in range(4)]
+            paths = fabric_live.write_schedules(f"{d}/flows.csv", hosts, d)
+            self.assertEqual(sorted(paths), [0, 1])
+            with open(paths[0]) as f:
+                self.assertEqual(f.read(), "start_ms,kind,query,server,bytes\n"
+                                 "1.500000,short,-1,198.18.0.3:5500,5000\n"
+                                 "2.500000,long,-1,198.18.0.2:5500,2000000\n")
+            with open(paths[1]) as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual([(r["kind"], r["query"], r["server"]) for r in rows],
+                             [("query", "7", "198.18.0.3:5500"), ("query", "7", "198.18.0.4:5500")])
+
+    def test_the_report_times_live_flows_from_the_connect_and_counts_lost_handshakes(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(f"{d}/switches")
+            write(f"{d}/h1-schedule.csv",
+                  "id,kind,query,server,bytes,start_ms,fct_ms,ok,connect_ms\n"
+                  "0,short,-1,198.18.0.3:5500,5000,1,10,1,30\n"
+                  "1,query,7,198.18.0.3:5500,250000,2,100,1,1000.5\n"
+                  "2,query,7,198.18.0.4:5500,250000,2,90,1,0\n"
+                  "3,long,-1,198.18.0.2:5500,2000000,3,0,0,0\n")
+            write(f"{d}/h1-schedule.csv.queries.csv", "query,qct_ms\n7,1101\n")
+            live = fabric_report.live_side(d)
+            self.assertEqual(live["short"], [40.0])
+            self.assertEqual((live["queries"], live["qct"]), (1, [1101.0]))
+            self.assertEqual((live["flows"], live["failed"]), (2, 1))
+            self.assertEqual(live["slow_handshakes"], 1)
 
 
 if __name__ == "__main__":
