@@ -181,6 +181,8 @@ def render(out):
                            if run.get("query_pool") else "new connections")
                         + "); " if run.get("arrivals") == "ns3" else
                         "each engine drew its own arrivals; ")
+                     + (f"the hosts' htb burst {run['host_burst']} B; "
+                        if isinstance(run.get("host_burst"), int) else "")
                      + "ns-3 `--set` "
                      + ", ".join(f"`{s}`" for s in run.get("sim_sets", [])))
     return ("\n".join(rows) + "\n\n" + "\n".join(notes) + "\n\nPer switch, live / ns-3:\n\n"
