@@ -269,6 +269,27 @@ class ConnectionPool {
     idle_[server].push_back(fd);
   }
   uint64_t opened() const { return opened_.load(std::memory_order_relaxed); }
+  // Opens `per_server` idle connections to each server `wanted` says (all if empty), before a
+  // run's clock starts; dies naming the first that fails. One thread per server: on a congested
+  // path each handshake can wait out a full queue.
+  void fill(uint64_t per_server, const std::vector<bool>& wanted = {}) {
+    std::vector<std::string> errors(servers_.size());
+    std::vector<std::thread> ts;
+    for (size_t s = 0; s < servers_.size(); ++s) {
+      if (!wanted.empty() && !wanted[s]) continue;
+      ts.emplace_back([&, s] {
+        for (uint64_t k = 0; k < per_server; ++k) {
+          const int fd = open(s, errors[s]);
+          if (fd < 0) return;
+          put(s, fd);
+        }
+      });
+    }
+    for (auto& t : ts)
+      t.join();
+    for (const std::string& why : errors)
+      if (!why.empty()) die(why);
+  }
 
  private:
   const std::vector<Endpoint>& servers_;
@@ -503,26 +524,9 @@ void run_queries(const Options& o, Run& run) {
   if (o.pool_size == 0) die("--pool must be at least 1", 2);
   ConnectionPool pool(o.servers, o.dscp);
   // Connect before the clock starts: an unreachable server fails the run at once, and the
-  // first queries do not pay a handshake. One thread per server: on a congested path each
-  // handshake can wait out a full queue.
+  // first queries do not pay a handshake.
   const uint64_t per_server = o.rate > 0 ? o.pool_size : 1;
-  std::vector<std::string> connect_errors(o.servers.size());
-  {
-    std::vector<std::thread> ts;
-    for (size_t s = 0; s < o.servers.size(); ++s) {
-      ts.emplace_back([&, s] {
-        for (uint64_t k = 0; k < per_server; ++k) {
-          const int fd = pool.open(s, connect_errors[s]);
-          if (fd < 0) return;
-          pool.put(s, fd);
-        }
-      });
-    }
-    for (auto& t : ts)
-      t.join();
-  }
-  for (const std::string& why : connect_errors)
-    if (!why.empty()) die(why);
+  pool.fill(per_server);
   run.restart(o);
   const uint64_t per = std::max<uint64_t>(1, o.size / o.servers.size());
   std::atomic<bool> failed{false};
@@ -684,21 +688,7 @@ void run_schedule(const Options& o, Run& run) {
     for (const auto& [q, members] : queries)
       for (size_t i : members)
         used[flows[i].server] = true;
-    std::vector<std::string> errors(servers.size());
-    std::vector<std::thread> ts;
-    for (size_t s = 0; s < servers.size(); ++s)
-      if (used[s])
-        ts.emplace_back([&, s] {
-          for (uint64_t k = 0; k < o.pool_size; ++k) {
-            const int fd = pool.open(s, errors[s]);
-            if (fd < 0) return;
-            pool.put(s, fd);
-          }
-        });
-    for (auto& t : ts)
-      t.join();
-    for (const std::string& why : errors)
-      if (!why.empty()) die(why);
+    pool.fill(o.pool_size, used);
   }
   if (o.start_at > 0) {
     const auto zero = std::chrono::system_clock::time_point(

@@ -39,6 +39,12 @@ printf 'start_ms,kind,query,server,bytes\n0,short,-1,%s,20000\n300,query,7,%s,50
 tb_exec 1 "$tg" schedule --file "$TB_DIR/sched.csv" --timeout 20 --csv "$TB_DIR/s.csv" \
   --start-at "$(date +%s.%N | awk '{ printf "%.3f", $1 + 0.5 }')" >"$TB_DIR/s.out" || fail "schedule mode failed"
 netns_check schedule "$TB_DIR/sched.csv" "$TB_DIR/s.csv" || fail "the schedule did not run as listed"
+# --pool: the query's responses on connections opened before the clock (no handshake in them).
+tb_exec 1 "$tg" schedule --file "$TB_DIR/sched.csv" --pool 2 --timeout 20 --csv "$TB_DIR/sp.csv" \
+  >"$TB_DIR/sp.out" || fail "schedule mode with --pool failed"
+[ "$(awk -F, '$2 == "query" && $9 == 0' "$TB_DIR/sp.csv" | wc -l)" -eq 2 ] \
+  || fail "pooled query responses timed a handshake: $(cat "$TB_DIR/sp.csv")"
+[ "$(wc -l <"$TB_DIR/sp.csv.queries.csv")" -eq 2 ] || fail "the pooled query did not complete"
 printf 'start_ms,kind,query,server,bytes\n0,short,-1,%s,0\n' "$srv" >"$TB_DIR/bad.csv"
 if tb_exec 1 "$tg" schedule --file "$TB_DIR/bad.csv" 2>"$TB_DIR/bad.out"; then fail "a 0-byte row was run"; fi
 grep -q "bad.csv:2: bytes" "$TB_DIR/bad.out" || fail "the bad row is not named: $(cat "$TB_DIR/bad.out")"
