@@ -237,22 +237,44 @@ tb_keep_effective() {
 # tb_snapshot_stats OUT: asks the running sharebufd for its counters (SIGUSR1) and copies the
 # fresh stats JSON to OUT; prints the monotonic time (s) at which it was requested. Waits up to
 # 10 s: a TSan build under a CPU hog per core once took more than 1 s (trim_transport), and says
-# on stderr when it took more than one.
+# on stderr when it took more than one. A fresh file is one whose modification time, to the
+# nanosecond, moved (sharebufd renames a new file over the old one); to the second only, two
+# snapshots within one second waited in vain.
 tb_snapshot_stats() {
   local out=$1 before="" start waited
-  [ -f "$TB_DIR/stats.json" ] && before=$(stat -c %Y.%N "$TB_DIR/stats.json" 2>/dev/null || true)
+  [ -f "$TB_DIR/stats.json" ] && before=$(stat -c %.9Y "$TB_DIR/stats.json" 2>/dev/null || true)
   cut -d' ' -f1 /proc/uptime
   start=${EPOCHREALTIME/./}
   kill -USR1 "$TB_SWITCH_PID"
   while :; do
     waited=$(((${EPOCHREALTIME/./} - start) / 1000))
-    if [ -f "$TB_DIR/stats.json" ] && [ "$(stat -c %Y.%N "$TB_DIR/stats.json")" != "$before" ]; then
+    if [ -f "$TB_DIR/stats.json" ] && [ "$(stat -c %.9Y "$TB_DIR/stats.json")" != "$before" ]; then
       cp "$TB_DIR/stats.json" "$out"
       [ "$waited" -le 1000 ] || tb_log "sharebufd took $waited ms to write its stats"
       return 0
     fi
     [ "$waited" -le 10000 ] || tb_die "sharebufd did not write its stats within 10 s"
     sleep 0.01
+  done
+}
+
+# tb_snapshot_quiet OUT: tb_snapshot_stats once no frame arrives any more: snapshots every 0.25 s
+# until two in a row count the same frames received in every queue, for at most 20 s. The
+# counters balance (received = admitted + dropped) only at such a quiet point; hosts may still be
+# sending after their tool returned (a transport's late retransmissions), and a frame counted
+# received is admitted or dropped a moment later. Prints the last snapshot's time.
+tb_snapshot_quiet() {
+  local out=$1 prev="" sig t deadline=$((SECONDS + 20))
+  while :; do
+    t=$(tb_snapshot_stats "$out") || return 1
+    sig=$(grep -o '"received": *[0-9]*' "$out" | tr -d ' \n')
+    if [ -n "$sig" ] && [ "$sig" = "$prev" ]; then
+      echo "$t"
+      return 0
+    fi
+    [ "$SECONDS" -lt "$deadline" ] || tb_die "frames still arriving at sharebufd after 20 s"
+    prev=$sig
+    sleep 0.25
   done
 }
 

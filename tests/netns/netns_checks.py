@@ -366,6 +366,9 @@ def trim_transport(run_dir):
     checks["meter drops counted as reason 'meter'"] = q["dropped"]["meter"] == t["ingress_trimmed"]
     checks["deflections counted per queue and port"] = q["deflected"] == t["deflected"]
     checks["notifications follow deflections"] = t["notifications"] <= t["deflected"]
+    dropped = {k: v for k, v in q["dropped"].items() if v}
+    print(f"p1 data queue (snapshot once quiet): received {q['received']}, admitted "
+          f"{q['admitted']}, dropped {dropped}")
     checks["data queue: received = admitted + dropped"] = (
         q["received"] == q["admitted"] + sum(q["dropped"].values()))
     return verdicts(checks)

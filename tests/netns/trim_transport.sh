@@ -34,7 +34,8 @@ run() {  # run NAME: one round of 8 incasts, CSVs into $TB_DIR/NAME*.csv
     fail "sharebuf-ndp query ($1) failed: flows did not complete"
 }
 run tofino
-tb_snapshot_stats "$TB_DIR/stats-tofino.json" >/dev/null
+# Quiet first: the servers may still resend for a while after the query returned.
+tb_snapshot_quiet "$TB_DIR/stats-tofino.json" >/dev/null
 tb_ctl trim.set mode=ideal >/dev/null || fail "trim.set mode=ideal failed"
 run ideal
 tb_ctl trim.set class=data overflow=drop >/dev/null || fail "trim.set overflow=drop failed"
