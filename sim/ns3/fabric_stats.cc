@@ -131,7 +131,23 @@ std::string FabricStats::SwitchJson(size_t i) const {
   uint64_t received = 0, admitted = 0, transmitted = 0, marked = 0;
   nlohmann::json drops = nlohmann::json::object();
   nlohmann::json by_queue = nlohmann::json::object();
+  // Per port, in the switch's port order (what a live sharebufd's stats file has per interface):
+  // where in the fabric the drops are.
+  nlohmann::json ports = nlohmann::json::array();
   for (const nlohmann::json& q : nlohmann::json::parse(f.counters_json())) {
+    if (ports.empty() || ports.back()["port"] != q["port"])
+      ports.push_back({{"port", q["port"]},
+                       {"transmitted", uint64_t{0}},
+                       {"ecn_marked", uint64_t{0}},
+                       {"dropped", uint64_t{0}},
+                       {"peak_cells", uint64_t{0}}});
+    nlohmann::json& port = ports.back();
+    port["transmitted"] = port["transmitted"].get<uint64_t>() + q["transmitted"].get<uint64_t>();
+    port["ecn_marked"] = port["ecn_marked"].get<uint64_t>() + q["ecn_marked"].get<uint64_t>();
+    for (const auto& [reason, n] : q["dropped"].items())
+      port["dropped"] = port["dropped"].get<uint64_t>() + n.get<uint64_t>();
+    port["peak_cells"] =
+        std::max(port["peak_cells"].get<uint64_t>(), q["peak_cells"].get<uint64_t>());
     received += q["received"].get<uint64_t>();
     admitted += q["admitted"].get<uint64_t>();
     transmitted += q["transmitted"].get<uint64_t>();
@@ -163,7 +179,8 @@ std::string FabricStats::SwitchJson(size_t i) const {
       {"transmitted", transmitted},
       {"ecn_marked", marked},
       {"dropped", drops},
-      {"dropped_by_queue", by_queue}};
+      {"dropped_by_queue", by_queue},
+      {"ports", ports}};
   return out.dump();
 }
 

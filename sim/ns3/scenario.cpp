@@ -229,6 +229,10 @@ struct Builder {
   void transport(const toml::table& t) {
     TableReader r(t, file, "[transport]");
     s.cc = r.choice("cc", s.cc, {"dctcp", "cubic", "newreno"});
+    // Classic ECN for cubic and newreno when asked (a live Linux host without dctcp does that:
+    // net.ipv4.tcp_ecn = 1), always for dctcp, whose window follows the marks.
+    s.ecn = r.boolean("ecn").value_or(s.cc == "dctcp");
+    if (s.cc == "dctcp" && !s.ecn) r.fail("ecn", "dctcp needs ECN (remove the key or set true)");
     s.rto_min_ns = r.with_unit("rto_min", common::parse_duration_ns).value_or(s.rto_min_ns);
     if (s.rto_min_ns < 1000 || s.rto_min_ns > 10'000'000'000ull)
       r.fail("rto_min", "must be between 1us and 10s");

@@ -48,6 +48,8 @@ struct Scenario {
 
   // [transport]
   std::string cc = "dctcp";  // dctcp, cubic, newreno
+  // ECN-capable transport (RFC 3168; dctcp needs it): default on for dctcp only.
+  bool ecn = true;
   uint64_t rto_min_ns = 10'000'000;
   uint32_t initial_cwnd = 10;  // segments
   uint32_t segment_bytes = 1448;

@@ -51,7 +51,7 @@ void configure_transport(const Scenario& s) {
                    : s.cc == "cubic" ? "ns3::TcpCubic"
                                      : "ns3::TcpNewReno";
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(cc)));
-  if (s.cc == "dctcp") Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+  if (s.ecn) Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
   Config::SetDefault("ns3::TcpSocketBase::MinRto",
                      TimeValue(NanoSeconds(static_cast<int64_t>(s.rto_min_ns))));
   // RTO = max(rto_min, srtt + 4 rttvar), as Linux: ns-3's default 1 ms clock granularity would

@@ -126,6 +126,17 @@ TEST_F(ScenarioFile, SynTimeoutIsRtoMinUnlessSetAndBounded) {
   EXPECT_NE(e.find("between 1us and 10s"), std::string::npos) << e;
 }
 
+TEST_F(ScenarioFile, EcnIsOnForDctcpAndChosenForTheOthers) {
+  EXPECT_TRUE(load_scenario(write(kFabric), {}).ecn);  // kFabric's cc is dctcp
+  EXPECT_FALSE(load_scenario(write(kFabric), {"transport.cc=newreno"}).ecn);
+  const Scenario reno_ecn =
+      load_scenario(write(kFabric), {"transport.cc=newreno", "transport.ecn=true"});
+  EXPECT_TRUE(reno_ecn.ecn);
+  EXPECT_EQ(reno_ecn.cc, "newreno");
+  const std::string e = error(kFabric, {"transport.ecn=false"});
+  EXPECT_NE(e.find("dctcp needs ECN"), std::string::npos) << e;
+}
+
 TEST_F(ScenarioFile, OverrideValuesAreTomlOrStrings) {
   const Scenario s = load_scenario(
       write(kFabric), {"workload.websearch.load=0.8", "run.seed=7", "topology.delay=5us"});
