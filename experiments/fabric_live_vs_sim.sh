@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One fabric, live and simulated (docs/fabric.md): experiments/e8/live-fabric.toml — E8's
 # Credence workload on 2 spines, 4 leaves of 2 hosts, 100 Mbit/s — run per policy as a Mininet
-# leaf-spine of sharebufd switches with real Linux DCTCP hosts, and as sharebuf-sim's ns-3
+# leaf-spine of sharebufd switches with real Linux hosts (the scenario's [transport]: Reno with
+# ECN on this kernel, which has no DCTCP), and as sharebuf-sim's ns-3
 # fabric with the link delay the live fabric's idle ping measured, the live hosts replaying ns-3's
 # flow arrivals (same times, sizes and hosts; a new connection per flow); then the table of incast
 # query completion times, short flows' completion times, drops and peak occupancy per switch,

@@ -1,6 +1,8 @@
 """One fabric, live and simulated: experiments/e8/live-fabric.toml run as a Mininet leaf-spine of
-sharebufd switches with real Linux DCTCP hosts (python/sharebuf/mininet.py) and as sharebuf-sim's
-ns-3 fabric, per policy, into OUT/<policy>-<rate>mbit/{live,sim}/.
+sharebufd switches with real Linux hosts (python/sharebuf/mininet.py) and as sharebuf-sim's ns-3
+fabric, per policy, into OUT/<policy>-<rate>mbit/{live,sim}/. The hosts run the scenario's
+[transport] cc and ecn (newreno is Linux's reno); a kernel without that cc stops the run, and
+every host's setting is read back.
 
 Per policy: a Mininet network is built; an idle ping across the fabric gives the base RTT, and
 the ns-3 links get the one-way delay that reproduces it; a 1 ms sharebuf-sim run with --record
@@ -38,6 +40,25 @@ POLICIES = {
     "credence": ('{name = "credence", oracle = "forest", model = "' +
                  os.path.join(ROOT, "data", "credence-forest.json") + '", base_rtt_us = RTT}'),
 }
+
+
+# The Linux congestion control for each of the scenario's (ns-3's TcpNewReno is Linux's reno).
+LINUX_CC = {"dctcp": "dctcp", "cubic": "cubic", "newreno": "reno"}
+
+
+def live_transport(transport, available):
+    """(Linux congestion control, net.ipv4.tcp_ecn) that run the scenario's [transport] on the
+    live hosts; exits when the kernel (`available`: tcp_available_congestion_control) lacks it.
+    A host whose sysctl failed would run the namespace's default (bbr here) unnoticed."""
+    cc = transport.get("cc", "dctcp")
+    ecn = transport.get("ecn", cc == "dctcp")
+    if cc not in LINUX_CC:
+        sys.exit(f"fabric_live: [transport] cc = {cc!r}: not one of {', '.join(LINUX_CC)}")
+    if LINUX_CC[cc] not in available.split():
+        sys.exit(f"fabric_live: [transport] cc = {cc!r} needs Linux's {LINUX_CC[cc]}, which this "
+                 f"kernel lacks (tcp_available_congestion_control: {available.strip()}); use a "
+                 "scenario whose cc it has, e.g. cc = \"newreno\" with ecn = true")
+    return LINUX_CC[cc], 1 if ecn else 0
 
 
 def log(msg):
@@ -136,11 +157,20 @@ def run_live(args, scenario, policy_name, policy, bases, out, rtt_out, before_tr
         hosts = [net.get(f"{args.prefix}h{i + 1}") for i in range(leaves * per_leaf)]
         leaf_of = [i // per_leaf for i in range(len(hosts))]
         tr = scenario["transport"]
+        cc, ecn = args.live_cc
         for h in hosts:
-            h.cmd(f"sysctl -qw net.ipv4.tcp_congestion_control={tr['cc']} net.ipv4.tcp_ecn=1 "
+            h.cmd(f"sysctl -qw net.ipv4.tcp_congestion_control={cc} net.ipv4.tcp_ecn={ecn} "
                   "net.ipv4.tcp_reflect_tos=1")
+            got = h.cmd("sysctl -n net.ipv4.tcp_congestion_control net.ipv4.tcp_ecn").split()
+            if got != [cc, str(ecn)]:
+                sys.exit(f"fabric_live: {h.name} runs {' / '.join(got)} after setting "
+                         f"tcp_congestion_control={cc} tcp_ecn={ecn}")
             h.cmd(f"ip route replace 198.18.0.0/24 dev {h.defaultIntf().name} "
                   f"rto_min {tr['rto_min']} initcwnd {tr['initial_cwnd']}")
+            route = h.cmd("ip route show 198.18.0.0/24")
+            if "rto_min" not in route or "initcwnd" not in route:
+                sys.exit(f"fabric_live: {h.name}: the route did not take rto_min and initcwnd: "
+                         f"{route.strip()}")
             if args.host_burst:
                 # Mininet's TCLink shapes a host with htb burst 15k: up to ten frames leave at
                 # once after idle, where ns-3's host sends each at its link's rate.
@@ -150,6 +180,7 @@ def run_live(args, scenario, policy_name, policy, bases, out, rtt_out, before_tr
                 errors = [x for x in said.splitlines() if x.strip() and "Warning:" not in x]
                 if errors:  # (htb warns of its quantum at low rates: harmless)
                     sys.exit(f"fabric_live: {h.name}: tc class change: {errors[0]}")
+        rtt_out["live_cc"], rtt_out["live_ecn"] = cc, ecn
         rtt_us, rtts = ping_rtt_us(hosts[0], hosts[-1])
         rtt_out["rtt_us"] = rtt_us
         rtt_out["rtt_us_all"] = rtts
@@ -287,6 +318,9 @@ def main():
     os.environ.setdefault("SHAREBUFCTL", os.path.join(args.build, "mgmt", "sharebufctl"))
     with open(args.scenario, "rb") as f:
         scenario = tomllib.load(f)
+    if not args.skip_live:
+        with open("/proc/sys/net/ipv4/tcp_available_congestion_control", encoding="ascii") as f:
+            args.live_cc = live_transport(scenario.get("transport", {}), f.read())
     size = scenario["switches"]["buffer"]["size"]
     args.leaf_buffer_bytes = float(size.rstrip("KB")) * 1000 if size.endswith("KB") else float(size)
     rate = args.host_rate or int(re.match(r"(\d+)Mbit", scenario["topology"]["host_rate"]).group(1))

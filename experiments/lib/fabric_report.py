@@ -73,6 +73,8 @@ def live_side(d):
             st = json.load(fh)
         m = re.match(r".*([ls])(\d+)$", name)
         key = ("leaf" if m.group(1) == "l" else "spine") + str(int(m.group(2)) - 1)
+        if key in switches:  # two runs' files in one folder (another Mininet prefix)
+            sys.exit(f"fabric_report: {f}: a second stats file for {key} in {d}/switches")
         drops = sum(sum(q["dropped"].values()) for p in st["ports"] for q in p["queues"])
         marks = sum(q["ecn_marked"] for p in st["ports"] for q in p["queues"])
         catchup += sum(p["shaper_catchup_bytes"] for p in st["ports"])
@@ -170,7 +172,12 @@ def render(out):
                 f"{fmt(max((v['peak_kb'] for v in leaves), default=None), 0)} / "
                 f"{fmt(max((v['peak_kb'] for v in spines), default=None), 0)} | "
                 f"{'–' if side['slow_handshakes'] is None else side['slow_handshakes']} |")
-        notes.append(f"- {run['policy']} at {run['host_rate_mbit']} Mbit/s: {run['seconds']} s of workload; live idle RTT "
+        hosts_tcp = ("live hosts' TCP not recorded (a run from before fabric_live checked it: "
+                     "the namespace's default); " if "live_cc" not in run else
+                     f"live hosts' TCP {run['live_cc']}" + (" with ECN; " if run["live_ecn"] else
+                                                           " without ECN; "))
+        notes.append(f"- {run['policy']} at {run['host_rate_mbit']} Mbit/s: {run['seconds']} s of workload; "
+                     f"{hosts_tcp}live idle RTT "
                      f"{run.get('rtt_us', math.nan):.0f} µs (median of 100 pings h1 → h8), the "
                      f"machine {100 * run.get('cpu_busy', math.nan):.0f} % busy, "
                      f"{100 * live['catchup']:.0f} % of the bytes the switches sent sent on "

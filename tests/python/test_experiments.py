@@ -241,6 +241,25 @@ class TrimRx(unittest.TestCase):
 
 
 
+class FabricLiveTransport(unittest.TestCase):
+    """fabric_live.live_transport: the live hosts run the scenario's cc or the run stops (a
+    failed sysctl once left them on the namespace's default, bbr, unnoticed)."""
+
+    AVAILABLE = "reno bbr cubic\n"  # this machine's kernel: no dctcp
+
+    def test_newreno_is_reno_and_ecn_follows_the_scenario(self):
+        self.assertEqual(fabric_live.live_transport({"cc": "newreno", "ecn": True}, self.AVAILABLE),
+                         ("reno", 1))
+        self.assertEqual(fabric_live.live_transport({"cc": "cubic"}, self.AVAILABLE), ("cubic", 0))
+
+    def test_a_kernel_without_the_cc_stops_the_run(self):
+        with self.assertRaises(SystemExit) as e:
+            fabric_live.live_transport({"cc": "dctcp"}, self.AVAILABLE)
+        self.assertIn("lacks", str(e.exception.code))
+        self.assertIn("reno bbr cubic", str(e.exception.code))
+        self.assertEqual(fabric_live.live_transport({}, "reno dctcp"), ("dctcp", 1))
+
+
 class FabricSameArrivals(unittest.TestCase):
     """fabric_live.write_schedules turns ns-3's flows into each receiving host's schedule, and
     fabric_report reads a replayed run as ns-3 times it (from the connect)."""
