@@ -39,7 +39,7 @@ def main():
         m = LINE.match(line)
         if not m:
             continue
-        name, _wait, delay, run = m.group(1).strip(), *map(float, m.groups()[1:])
+        name, delay, run = m.group(1).strip(), *map(float, m.groups()[2:])
         r = runs.setdefault(kind(name), {"delay": [], "run": []})
         r["delay"].append(delay * 1000)
         r["run"].append(run * 1000)

@@ -73,6 +73,10 @@ def summarise(folder):
 
 def render(direct, queue):
     s_direct, s_queue = setup(direct, "direct"), setup(queue, "queue")
+    for k in ("probe_interval", "probe_delay"):  # the table says only probe_path differs
+        if s_direct[k] != s_queue[k]:
+            raise SystemExit(f"{direct} and {queue} differ in {k} ({s_direct[k]} against "
+                             f"{s_queue[k]}), not only in probe_path")
     d, q = summarise(direct), summarise(queue)
     lines = [
         f"E1 ({len(next(iter(d.values()))['drops'])} repetitions per policy and path), view "

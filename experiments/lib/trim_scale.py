@@ -32,7 +32,6 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 

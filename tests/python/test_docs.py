@@ -1,7 +1,6 @@
 """The user's documents hold together: README.md stays short, every relative link in README.md
 and docs/ points at a file that exists (and a heading that exists, for #anchors), and every
 generated section's markers are in exactly one page, where its writer finds them."""
-import glob
 import os
 import re
 import sys

@@ -298,7 +298,7 @@ class TheCheckCanFail(unittest.TestCase):
             path = os.path.join(copy, "queries.csv")
             with open(path) as f:
                 lines = f.read().splitlines()
-            head, first = lines[0], lines[1].rsplit(",", 1)
+            first = lines[1].rsplit(",", 1)
             lines[1] = f"{first[0]},{float(first[1]) + 98765.4}"
             with open(path, "w") as f:
                 f.write("\n".join(lines) + "\n")
