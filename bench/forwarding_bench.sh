@@ -2,7 +2,7 @@
 # Forwarding benchmark: the same two-host testbed (offloads off, unshaped) switched by sharebufd,
 # by a Linux bridge, by Open vSwitch with its userspace datapath (netdev, AF_PACKET ports), and
 # by sharebuf-floor (sharebufd's AF_PACKET port I/O with nothing between: the floor of a switch
-# built that way), in one run, the repetitions interleaved. For each: iperf3 TCP goodput with 1 and 4 streams, the
+# built that way) and by the kernel's XDP redirect between the same veths (no switch), in one run, the repetitions interleaved. For each: iperf3 TCP goodput with 1 and 4 streams, the
 # 64-byte frame rate delivered to the receiver (sharebuf-blaster as the source), and ping RTT
 # p50/p99. Each measurement is repeated and the median reported, with the CPU time of both cores
 # per 64-byte frame delivered. Writes docs/measurements/forwarding-results.md, the table between the fwd markers of docs/benchmarks.md,
@@ -28,7 +28,7 @@ source "$here/lib/switches.sh"
 source "$here/lib/host_counters.sh"
 
 cmdline="$*"
-build=$TB_ROOT/build report="" reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp"
+build=$TB_ROOT/build report="" reps=3 seconds=5 only="sharebufd,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp,xdp-redirect"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;

@@ -37,6 +37,12 @@
 #   bridge             a Linux bridge
 #   ovs                Open vSwitch, userspace datapath (netdev) over AF_PACKET
 #   ovs-afxdp          the same with AF_XDP ports (generic XDP on veth where native is refused)
+#   xdp-redirect       the kernel's XDP redirect between p1 and p2 (scripts/xdp_redirect.c on
+#                      each, native mode, sending every frame out of the other): no switch at
+#                      all, the fastest a frame crosses these veths; NAPI on every link end (the
+#                      hosts' ends need it to take redirected frames). xdp-tools' `xdp-bench
+#                      redirect-map` does the same one way only: a second one is refused (its
+#                      lock file)
 # NAME@ORDER runs NAME with the testbed's links in another order (scripts/testbed.sh,
 # tb_link_order: napi, switch, flow, off), e.g. sharebufd@off: the kernel's own order, in which a
 # sender's frames are reordered when it transmits from two CPUs. Without it, TB_LINK_ORDER.
@@ -81,6 +87,7 @@ bench_switch_label() {
     bridge) echo "Linux bridge" ;;
     ovs) echo "OVS userspace (netdev, AF_PACKET)" ;;
     ovs-afxdp) echo "OVS userspace (netdev, AF_XDP ports)" ;;
+    xdp-redirect) echo "kernel XDP redirect (no switch)" ;;
     *) return 1 ;;
   esac
 }
@@ -172,6 +179,23 @@ bench_start_switch() {
       done
       tb_exec sw ip link set br0 up
       ;;
+    xdp-redirect)
+      # A redirected frame leaves through the target veth's peer, which takes it only with NAPI
+      # (an XDP program): the order 'napi' puts one on every end, then the switch ends get the
+      # redirect, each built for the other's ifindex.
+      tb_set_link_order napi
+      local p q sw
+      sw=$(tb_ns_sw)
+      for p in p1 p2; do
+        q=p1
+        [ "$p" = p2 ] || q=p2
+        clang -O2 -target bpf -DTARGET_IFINDEX="$(ip netns exec "$sw" cat "/sys/class/net/$q/ifindex")" \
+          -c "$TB_ROOT/scripts/xdp_redirect.c" -o "$TB_DIR/xdp_redirect_$p.o" ||
+          tb_die "cannot build scripts/xdp_redirect.c (clang with the bpf target: ./run.sh deps)"
+        ip -force -n "$sw" link set dev "$p" xdpdrv obj "$TB_DIR/xdp_redirect_$p.o" sec xdp ||
+          tb_die "cannot attach the XDP redirect to $p"
+      done
+      ;;
   esac
   local _
   for _ in $(seq 1 50); do
@@ -199,9 +223,10 @@ bench_stop_switch() {
       tb_exec sw ip link set p1 xdp off 2>/dev/null || true
       tb_exec sw ip link set p2 xdp off 2>/dev/null || true
       ;;
+    xdp-redirect) ;;  # the links get their own programs back below
   esac
-  # Back to the testbed's own links (after another order, or OVS's AF_XDP programs).
-  if [[ $1 == *@* || $1 == ovs* ]]; then tb_set_link_order "$TB_LINK_ORDER"; fi
+  # Back to the testbed's own links (after another order, OVS's AF_XDP programs or the redirect).
+  if [[ $1 == *@* || $1 == ovs* || $1 == xdp-redirect ]]; then tb_set_link_order "$TB_LINK_ORDER"; fi
 }
 
 bench_interleave() {
