@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Where the CPU goes at rate: a 64-byte flood (sharebuf-blaster, as fast as one sender thread can)
 # through one switch of bench/lib/switches.sh while `perf record -a -g -e cpu-clock` samples both
-# CPUs. Prints the share of samples per thread, and for sharebufd's busiest datapath thread the
-# kernel/user split and the call-graph totals of the steps docs/datapath-latency.md names
-# (sendmmsg, packet_sendmsg, the receiving host's softirq, the sender's tpacket_rcv).
+# CPUs. Prints the share of samples per thread, and for the switch's busiest thread (sharebufd's,
+# Open vSwitch's PMD, sharebuf-floor's) the kernel/user split and the call-graph totals of the
+# steps docs/datapath-latency.md names (sendmmsg or AF_XDP's sendto and generic transmit,
+# packet_sendmsg, the receiving host's softirq, the sender's tpacket_rcv).
 #   bench/flood_profile.sh [--build DIR] [--seconds S] [--switch NAME] [--keep FILE]
 # --keep FILE: keep perf.data there. Needs root, perf (linux-perf) and ./run.sh build.
 set -euo pipefail
@@ -50,7 +51,9 @@ report() { perf report -i "$data" --stdio -g none -n "$@" 2>/dev/null | grep -E 
 pct() { report --no-children --sort comm | awk -v t="$1" '$3 == t { sub("%", "", $1); print $1 }'; }
 echo "== share of all samples, per thread (both CPUs)"
 report --no-children --sort comm | head -6
-busiest=$(report --no-children --sort comm | awk '$3 ~ /^sb-/ { print $3; exit }')
+# The switch's busiest thread: sharebufd's workers (sb-*), Open vSwitch's PMD (pmd-*) or
+# sharebuf-floor; both AF_XDP and AF_PACKET transmit paths are among the steps.
+busiest=$(report --no-children --sort comm | awk '$3 ~ /^(sb-|pmd|sharebuf-floo)/ { print $3; exit }')
 if [ -n "$busiest" ]; then
   total=$(report --no-children --sort comm | awk -v t="$busiest" '$3 == t { print $2 }')
   echo "== $busiest ($total samples): share of its samples by binary"
@@ -59,7 +62,7 @@ if [ -n "$busiest" ]; then
   echo "== $busiest: share of its samples in each step, callees included"
   # --children: column 1 is the share of all samples with callees; the sample count is self only.
   report --children --sort comm,sym | awk -v t="$busiest" -v p="$(pct "$busiest")" \
-    '$4 == t && $6 ~ /^(__sys_sendmmsg|packet_sendmsg|__local_bh_enable_ip|net_rx_action|__vdso_clock_gettime)$/ {
+    '$4 == t && $6 ~ /^(__sys_sendmmsg|__sys_sendto|packet_sendmsg|xsk_sendmsg|__xsk_generic_xmit|__local_bh_enable_ip|net_rx_action|__vdso_clock_gettime)$/ {
        printf "  %5.1f %%  %s\n", 100 * $1 / p, $6 }'
 fi
 sender=$(report --no-children --sort comm | awk '$3 ~ /^sharebuf-blas/ { print $2; exit }')
