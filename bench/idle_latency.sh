@@ -4,7 +4,8 @@
 # repetition: 500 pings 10 ms apart (RTT p50/p99; --interval MS for another gap: how long the
 # vCPUs idle between pings changes what a wake-up costs); for sharebufd variants also the
 # daemon's hop histograms (`sharebufctl latency`: wake-up, ring → RX, RX → queued, RX → sent, per
-# direction) and its CPU time over 10 s with no traffic. With --perf, `perf sched` records one
+# direction); for sharebufd, sharebuf-floor and Open vSwitch their CPU time over 10 s with no
+# traffic. With --perf, `perf sched` records one
 # sharebufd repetition and reports how long its woken threads waited for a CPU (sch_delay) and
 # how long they were off CPU. With --trace, the first repetition of every switch (the bridge too)
 # is recorded with kernel tracepoints (network receive/transmit, wake-ups, context switches, poll
@@ -97,11 +98,15 @@ measure() {
   if [[ $name == sharebufd* ]]; then
     lat=$(tb_ctl --json latency 2>/dev/null || echo "{}")  # "{}": a daemon without hop histograms
   fi
-  if [ -n "$TB_SWITCH_PID" ]; then  # a user-space switch: sharebufd or sharebuf-floor
+  # A user-space switch's CPU time at idle: sharebufd's, sharebuf-floor's, or ovs-vswitchd's
+  # (its PMD thread polls whether traffic flows or not).
+  local cpu_pid=$TB_SWITCH_PID
+  [[ $name != ovs* ]] || cpu_pid=$(cat "$BENCH_OVS_DIR/vswitchd.pid")
+  if [ -n "$cpu_pid" ]; then
     local t0
-    t0=$(cpu_ticks "$TB_SWITCH_PID")
+    t0=$(cpu_ticks "$cpu_pid")
     sleep 10
-    idle_cpu=$(( $(cpu_ticks "$TB_SWITCH_PID") - t0 ))
+    idle_cpu=$(( $(cpu_ticks "$cpu_pid") - t0 ))
   fi
   /usr/bin/python3 "$here/lib/idle_latency_row.py" "$name" "$rep" "$rtts" "$lat" "$idle_cpu" \
     "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" "$phases" "$interval_ms" >>"$results"
