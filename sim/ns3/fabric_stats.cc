@@ -132,7 +132,8 @@ std::string FabricStats::SwitchJson(size_t i) const {
   nlohmann::json drops = nlohmann::json::object();
   nlohmann::json by_queue = nlohmann::json::object();
   // Per port, in the switch's port order (what a live sharebufd's stats file has per interface):
-  // where in the fabric the drops are.
+  // where in the fabric the drops are. peak_cells is the port's largest queue peak (the port's
+  // own when it has one queue, as the fabric scenarios give it).
   nlohmann::json ports = nlohmann::json::array();
   for (const nlohmann::json& q : nlohmann::json::parse(f.counters_json())) {
     if (ports.empty() || ports.back()["port"] != q["port"])

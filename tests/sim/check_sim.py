@@ -141,6 +141,12 @@ def fabric(summary, flows_csv):
                 by_queue[reason] = by_queue.get(reason, 0) + n
         ok &= report(by_queue == {r: n for r, n in x["dropped"].items() if n},
                      f"{x['name']}: drops by queue {x['dropped_by_queue']} add up to {x['dropped']}")
+        ports = x["ports"]
+        ok &= report(len(ports) > 1 and sum(p["dropped"] for p in ports) == lost
+                     and sum(p["transmitted"] for p in ports) == x["transmitted"]
+                     and sum(p["ecn_marked"] for p in ports) == x["ecn_marked"],
+                     f"{x['name']}: {len(ports)} ports' drops, frames sent and marks add up to the "
+                     "switch's")
     drops = sum(x["dropped"].get("threshold", 0) for x in s["switches"] if x["role"] == "leaf")
     ok &= report(drops > 0, f"the incast into host 0 overflows its leaf port: {drops} threshold drops")
     q = s["traffic"]["queries"]
