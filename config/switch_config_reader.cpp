@@ -221,8 +221,24 @@ void read_switch(const toml::table& t, const std::string& file, SwitchConfig& sw
     r.fail("rx_threads",
            "applies to rx_mode \"per-port\"; with \"per-cpu\" there is one RX "
            "worker per CPU");
-  sw.rx_busy_poll_ns = r.with_unit("rx_busy_poll", parse_duration_ns).value_or(0);
-  if (sw.rx_busy_poll_ns > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
+  // poll_mode and rx_busy_poll: a file from before poll_mode with rx_busy_poll > 0 meant
+  // spin-then-block, which is "adaptive"; given together they must agree.
+  const std::optional<uint64_t> spin = r.with_unit("rx_busy_poll", parse_duration_ns);
+  if (spin && *spin > 1'000'000'000) r.fail("rx_busy_poll", "must be at most 1s");
+  const std::string poll_mode = r.choice("poll_mode", spin && *spin != 0 ? "adaptive" : "interrupt",
+                                         {"interrupt", "adaptive", "busy-poll"});
+  if (poll_mode == "adaptive") {
+    sw.poll_mode = model::PollMode::kAdaptive;
+    sw.rx_busy_poll_ns = spin.value_or(model::kAdaptiveSpinDefaultNs);
+    if (sw.rx_busy_poll_ns == 0)
+      r.fail("rx_busy_poll", "is adaptive polling's spin time and must be above 0");
+  } else if (spin && *spin != 0) {
+    r.fail("rx_busy_poll", "is the spin time of poll_mode \"adaptive\"; poll_mode \"" + poll_mode +
+                               "\" " + (poll_mode == "interrupt" ? "never spins" : "never blocks"));
+  } else {
+    sw.poll_mode =
+        poll_mode == "busy-poll" ? model::PollMode::kBusyPoll : model::PollMode::kInterrupt;
+  }
   sw.rx_park_after_ns =
       r.with_unit("rx_park_after", parse_duration_ns).value_or(sw.rx_park_after_ns);
   if (sw.rx_park_after_ns > 10'000'000'000ull) r.fail("rx_park_after", "must be at most 10s");

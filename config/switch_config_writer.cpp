@@ -74,7 +74,8 @@ std::string write_switch_config(const SwitchConfig& c) {
   sw.insert("rx_mode", c.rx_mode == model::RxMode::kPerCpu ? "per-cpu" : "per-port");
   sw.insert("rx_io", c.rx_io == model::RxIo::kAfXdp ? "af_xdp" : "af_packet");
   if (c.rx_threads != 0) sw.insert("rx_threads", int64_t{c.rx_threads});
-  sw.insert("rx_busy_poll", ns(c.rx_busy_poll_ns));
+  sw.insert("poll_mode", model::poll_mode_name(c.poll_mode));
+  if (c.poll_mode == model::PollMode::kAdaptive) sw.insert("rx_busy_poll", ns(c.rx_busy_poll_ns));
   sw.insert("rx_park_after", ns(c.rx_park_after_ns));
   sw.insert("realtime_priority", int64_t{c.realtime_priority});
   sw.insert("port_lock_dir", c.port_lock_dir);

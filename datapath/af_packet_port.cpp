@@ -114,7 +114,7 @@ void AfPacketPort::join_fanout(uint32_t lanes) {
 }
 
 AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-                           uint32_t tx_batch, uint32_t rx_lanes, bool rx_xdp)
+                           uint32_t tx_batch, uint32_t rx_lanes, bool rx_xdp, bool xdp_busy_poll)
     : PortIo(ifname, mtu), rx_(rx_xdp ? 0 : std::max<uint32_t>(1, rx_lanes)) {
   // Room for the TPACKET header, Ethernet + two VLAN tags, and the MTU.
   const uint32_t frame_size = round_up_pow2(TPACKET_ALIGN(TPACKET2_HDRLEN) + 14 + 8 + mtu + 64);
@@ -126,7 +126,7 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
     set_rx_capacity(frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14));
     if (rx_xdp) {
-      xsk_ = std::make_unique<XskRx>(ifname, ifindex, mtu, rx_frames);
+      xsk_ = std::make_unique<XskRx>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll);
       set_rx_capacity(xsk_->capacity());
     }
 

@@ -36,9 +36,11 @@ class AfPacketPort final : public PortIo {
   // Throws std::runtime_error naming the interface and the failing call.
   // rx_frames: RX ring slots (per lane); tx_batch: staging slots, the most frames one sendmmsg
   // carries; rx_lanes: RX sockets in one fanout-by-CPU group (1: a plain RX socket); rx_xdp:
-  // receive through AF_XDP sockets (one lane).
+  // receive through AF_XDP sockets (one lane); xdp_busy_poll: those sockets prefer busy polling
+  // (poll_mode "busy-poll", datapath/xsk_rx.h).
   AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-               uint32_t tx_batch, uint32_t rx_lanes = 1, bool rx_xdp = false);
+               uint32_t tx_batch, uint32_t rx_lanes = 1, bool rx_xdp = false,
+               bool xdp_busy_poll = false);
   ~AfPacketPort() override;
 
   uint32_t rx_lanes() const noexcept override {
@@ -49,6 +51,9 @@ class AfPacketPort final : public PortIo {
   void rx_release(uint32_t lane = 0) noexcept override;
   SocketStats rx_socket_stats(uint32_t lane = 0) noexcept override;
   std::optional<uint64_t> interface_rx_frames() const noexcept override;
+  void rx_poke(uint32_t) noexcept override {
+    if (xsk_ != nullptr) xsk_->poke();
+  }
   void tx_wait(int timeout_ms) noexcept override;
   int tx_fd() const noexcept { return tx_fd_; }
 

@@ -15,6 +15,7 @@
 // PortIo's rules (one reader per lane, one TX owner).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -85,6 +86,9 @@ class MemoryPort final : public PortIo {
   void rx_release(uint32_t lane = 0) noexcept override;
   SocketStats rx_socket_stats(uint32_t lane = 0) noexcept override;
   void tx_wait(int timeout_ms) noexcept override;
+  // Counts the pokes of a busy-polling worker (it found the ring empty and did not block).
+  void rx_poke(uint32_t) noexcept override { pokes_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t pokes() const noexcept { return pokes_.load(std::memory_order_relaxed); }
 
  private:
   struct Slot {
@@ -113,6 +117,7 @@ class MemoryPort final : public PortIo {
   uint64_t fail_ = 0;
   uint64_t refused_ = 0;
   std::function<void(std::span<const uint8_t>)> on_sent_;
+  std::atomic<uint64_t> pokes_{0};
 };
 
 }  // namespace sharebuf::datapath

@@ -64,6 +64,10 @@ class PortIo {
   // way (e.g. a VLAN header cut short). nullopt without an interface (in-memory ports) or when it
   // cannot be read. Any thread; a netlink request per call.
   virtual std::optional<uint64_t> interface_rx_frames() const noexcept { return std::nullopt; }
+  // Called by a busy-polling RX worker ([switch] poll_mode = "busy-poll") each time the lane's
+  // ring was found empty: a port whose kernel can poll its device from this thread (AF_XDP
+  // sockets with busy polling on) does so here. Nothing for the others.
+  virtual void rx_poke(uint32_t lane = 0) noexcept { (void)lane; }
 
   // TX: a free staging slot (its capacity in *room), or nullptr if every slot holds a frame.
   uint8_t* tx_slot(uint32_t* room) noexcept {

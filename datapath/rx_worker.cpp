@@ -29,9 +29,14 @@ void RxWorker::run() {
   // Push-outs copy their victims here (no allocation under the push-out lock): room for 64
   // frames of the largest size.
   overflow_.reserve(max_frame + 4);
-  const uint64_t spin_ns = core_.config().rx_busy_poll_ns;
-  const bool parking =
-      !per_cpu_ && core_.config().rx_park_after_ns != 0 && core_.rx_parking.size() > 1;
+  // [switch] poll_mode (model/switch_config.h): adaptive spins spin_ns after the last frame,
+  // busy-poll never blocks.
+  const model::PollMode poll_mode = core_.config().poll_mode;
+  const uint64_t spin_ns =
+      poll_mode == model::PollMode::kAdaptive ? core_.config().rx_busy_poll_ns : 0;
+  const bool busy_poll = poll_mode == model::PollMode::kBusyPoll;
+  const uint64_t park_after_ns = core_.config().rx_park_after_ns;
+  const bool parking = !per_cpu_ && park_after_ns != 0 && core_.rx_parking.size() > 1;
   const bool leader = worker_ == 0;
   // Blocks at most this long when idle: a worker that may park parks after that.
   const int idle_ms = parking && !leader
@@ -83,6 +88,20 @@ void RxWorker::run() {
     // Optional busy polling (off by default: the target machines have 2 cores) catches the next
     // frame without a wake-up, e.g. a reply arriving on another port this worker serves.
     if (spin_ns != 0 && monotonic_ns() - last_activity < spin_ns) {
+      common::cpu_relax();
+      continue;
+    }
+    if (busy_poll) {
+      // Never blocks; a worker other than the first still parks when its rings stay empty, so
+      // at idle one core polls every port (as one PMD thread would), not one per worker.
+      if (parking && !leader && !recirculating && monotonic_ns() - last_activity >= park_after_ns) {
+        core_.epochs.idle(slot_);
+        park();
+        last_activity = monotonic_ns();
+        continue;
+      }
+      for (uint32_t p : ports_)
+        core_.ports[p]->io->rx_poke(lane_);
       common::cpu_relax();
       continue;
     }

@@ -4,8 +4,10 @@
 // out port into the shared buffer through the policy (model/admission_step.h), sending inline
 // to an idle out port or waking its egress worker. After sending inline to a port another worker
 // reads, it reads that port's ring once itself if that worker sleeps: the answer is often there
-// already, and would otherwise wait for the worker to wake up (docs/datapath-latency.md). It blocks
-// in poll() when its rings are empty.
+// already, and would otherwise wait for the worker to wake up (docs/datapath-latency.md). When its
+// rings are empty it waits as [switch] poll_mode says (model/switch_config.h): blocks in poll()
+// (interrupt), spins rx_busy_poll first (adaptive), or never blocks (busy-poll, poking each port's
+// I/O so AF_XDP sockets busy-poll their device; a worker other than the first still parks).
 //
 // Parking: every RX worker wake-up costs tens of microseconds on a small VM (the thread wakes on
 // the other vCPU), and a request and its answer arrive on different ports, so with one worker per

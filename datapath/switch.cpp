@@ -61,9 +61,10 @@ Switch::Switch(const model::SwitchConfig& config)
     }
     const uint32_t lanes =
         core_->config().rx_mode == model::RxMode::kPerCpu ? model::rx_workers(core_->config()) : 1;
-    port->io = std::make_unique<AfPacketPort>(port->config.name, port->link.ifindex, port->link.mtu,
-                                              port->config.rx_ring_frames, port->config.tx_batch,
-                                              lanes, core_->config().rx_io == model::RxIo::kAfXdp);
+    port->io = std::make_unique<AfPacketPort>(
+        port->config.name, port->link.ifindex, port->link.mtu, port->config.rx_ring_frames,
+        port->config.tx_batch, lanes, core_->config().rx_io == model::RxIo::kAfXdp,
+        core_->config().poll_mode == model::PollMode::kBusyPoll);
     core_->apply_rate(p, port->config.rate_bps, port->link.mtu);
   }
 }

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "datapath/clocks.h"
 #include "datapath/link_control.h"
 
@@ -192,7 +194,7 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   return true;
 }
 
-XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames)
+XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames, bool busy_poll)
     : name_(ifname), ifindex_(ifindex) {
   frames = round_up_pow2(std::max<uint32_t>(frames, 64));
   // Ethernet header and two VLAN tags beside the MTU, behind the kernel's headroom.
@@ -231,11 +233,36 @@ XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t fram
                                std::to_string(mtu) + ")");
     }
     attached_ = true;
+    if (busy_poll) enable_busy_poll();
   } catch (...) {
     close_all();
     throw;
   }
   drops();  // nothing counted before the start
+}
+
+void XskRx::enable_busy_poll() {
+  // As the kernel's xdpsock sample and OVS's netdev-afxdp set them: spin up to 20 us in a poll
+  // of the device, at most 64 frames per poll, and prefer that poll to the device's softirq.
+  const int prefer = 1, usecs = 20, budget = 64;
+  for (const Sock& s : socks_) {
+    if (setsockopt(s.fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof prefer) != 0 ||
+        setsockopt(s.fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof usecs) != 0 ||
+        setsockopt(s.fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof budget) != 0) {
+      spdlog::warn(
+          "port '{}': AF_XDP busy polling refused by the kernel ({}); poll_mode "
+          "\"busy-poll\" spins on the rings without it",
+          name_, std::strerror(errno));
+      return;
+    }
+  }
+  busy_poll_ = true;
+}
+
+void XskRx::poke() noexcept {
+  if (!busy_poll_) return;
+  for (const Sock& s : socks_)
+    recvfrom(s.fd, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
 }
 
 void XskRx::close_sock(Sock& s) noexcept {

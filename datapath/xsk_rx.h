@@ -39,8 +39,12 @@ class XskRx {
   // Throws std::runtime_error naming the interface and the failing step (root is needed; a
   // kernel without CONFIG_XDP_SOCKETS, or an interface whose MTU the XDP program cannot take
   // without fragments, fails here).
-  // frames: receive buffers per queue; mtu sizes them.
-  XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames);
+  // frames: receive buffers per queue; mtu sizes them. busy_poll: the sockets prefer busy
+  // polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL_BUDGET 64, SO_BUSY_POLL), so poke() runs the
+  // device's NAPI poll in the caller's thread rather than waiting for its softirq; a kernel that
+  // refuses the options leaves the sockets as they were, said once in the log.
+  XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames,
+        bool busy_poll = false);
   ~XskRx();
   XskRx(const XskRx&) = delete;
   XskRx& operator=(const XskRx&) = delete;
@@ -55,6 +59,9 @@ class XskRx {
   uint32_t peek_burst(RxFrame* frames, uint32_t max) noexcept;
   // Gives every frame peek_burst() returned back to the kernel.
   void release_burst() noexcept;
+  // With busy polling on, a non-blocking recvfrom() per socket: the kernel polls the device's
+  // receive queue once (budget 64) in this thread. Nothing otherwise.
+  void poke() noexcept;
   // Frames the kernel could not put into a socket (its ring full, or no free buffer), since the
   // last call.
   uint64_t drops() noexcept;
@@ -89,6 +96,7 @@ class XskRx {
   bool open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames);
   static void close_sock(Sock& s) noexcept;
   void load_program(int ifindex, uint32_t queues);
+  void enable_busy_poll();
   void close_all() noexcept;
 
   std::string name_;
@@ -103,6 +111,7 @@ class XskRx {
   int prog_fd_ = -1;
   int previous_prog_fd_ = -1;  // the interface's program before ours (-1: none)
   bool attached_ = false;
+  bool busy_poll_ = false;
   int epoll_fd_ = -1;
   uint32_t frame_size_ = 2048;  // UMEM chunk: 2048, or 4096 for an MTU that needs it
 };

@@ -138,6 +138,20 @@ enum class RxMode : uint8_t { kPerPort, kPerCpu };
 // frame in the sender's context, but no kernel timestamp per frame.
 enum class RxIo : uint8_t { kAfPacket, kAfXdp };
 
+// How an RX worker waits for frames ([switch] poll_mode). kInterrupt: it blocks in poll() as soon
+// as its rings are empty (a wake-up per idle exchange, no CPU at idle). kAdaptive: it spins for
+// rx_busy_poll after its last frame, then blocks: no wake-up while traffic flows, nothing spent
+// at idle. kBusyPoll: it never blocks (a core per unparked worker, as a DPDK or OVS PMD thread);
+// with rx_io = af_xdp its sockets also prefer busy polling (SO_PREFER_BUSY_POLL, budget 64).
+enum class PollMode : uint8_t { kInterrupt, kAdaptive, kBusyPoll };
+inline const char* poll_mode_name(PollMode m) noexcept {
+  return m == PollMode::kBusyPoll   ? "busy-poll"
+         : m == PollMode::kAdaptive ? "adaptive"
+                                    : "interrupt";
+}
+// kAdaptive's spin time when rx_busy_poll is not given.
+inline constexpr uint64_t kAdaptiveSpinDefaultNs = 200'000;
+
 struct SwitchConfig {
   std::string name = "sharebuf";
   std::string source;  // where it was loaded from (for messages)
@@ -156,8 +170,9 @@ struct SwitchConfig {
   bool drain_on_stop = false;  // on SIGTERM: transmit what is queued (true) or drop it (false)
   RxMode rx_mode = RxMode::kPerPort;
   RxIo rx_io = RxIo::kAfPacket;
-  uint32_t rx_threads = 0;       // RX worker threads (per-port mode); 0 = one per port
-  uint64_t rx_busy_poll_ns = 0;  // an idle RX worker spins this long before blocking; 0 = never
+  uint32_t rx_threads = 0;  // RX worker threads (per-port mode); 0 = one per port
+  PollMode poll_mode = PollMode::kInterrupt;
+  uint64_t rx_busy_poll_ns = 0;  // kAdaptive: an idle RX worker spins this long before blocking
   // An RX worker other than the first whose rings stay empty this long hands them to the first
   // (rx_worker.h: parking); 0 = never.
   uint64_t rx_park_after_ns = 2'000'000;

@@ -59,6 +59,19 @@ TEST(SwitchConfigWriter, TheExamplesReadBackUnchanged) {
   }
 }
 
+TEST(SwitchConfigWriter, PollModesReadBack) {
+  for (const char* keys : {"", "poll_mode = \"busy-poll\"\n", "rx_busy_poll = \"30us\"\n",
+                           "poll_mode = \"adaptive\"\n"}) {
+    SCOPED_TRACE(keys);
+    const model::SwitchConfig c = parse_switch_config(
+        std::string("[switch]\n") + keys + "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\n",
+        "c.toml");
+    const model::SwitchConfig b = parse_switch_config(write_switch_config(c), "written.toml");
+    EXPECT_EQ(b.poll_mode, c.poll_mode);
+    EXPECT_EQ(b.rx_busy_poll_ns, c.rx_busy_poll_ns);
+  }
+}
+
 TEST(SwitchConfigWriter, EveryKindOfKeyReadsBackUnchanged) {
   const model::SwitchConfig c = parse_switch_config(R"([switch]
 name = "all"

@@ -206,6 +206,32 @@ TEST(RxWorker, ParksWhenIdleAndIsWokenByABurst) {
   ASSERT_TRUE(eventually([&] { return parking.parks.load() >= 2 && parking.parked.load(); }));
 }
 
+// poll_mode "busy-poll": the worker never blocks (it pokes its empty ring round after round) and
+// forwards as ever; a second worker still parks, after which the first polls both rings. In the
+// default mode ("interrupt") an idle worker blocks and never pokes.
+TEST(RxWorker, BusyPollNeverBlocksAndStillParksTheOtherWorkers) {
+  MemorySwitch sw(
+      "[switch]\npoll_mode = \"busy-poll\"\nrx_park_after = \"2ms\"\n"
+      "[buffer]\nsize = \"4000 cells\"\n" +
+      ports_toml(2));
+  sw.start();
+  ASSERT_TRUE(eventually([&] { return sw.core().rx_parking.at(1)->parked.load(); }));
+  const uint64_t before = sw.port(0).pokes();
+  ASSERT_TRUE(eventually([&] { return sw.port(0).pokes() > before + 1000; }));
+  ASSERT_TRUE(sw.port(1).inject(udp_frame(2, 1)));
+  ASSERT_TRUE(eventually([&] { return sw.port(0).sent_count() == 1; }));
+  EXPECT_EQ(taken_by(sw.port(1), "sb-rx0"), 1u);
+  sw.stop();
+
+  MemorySwitch idle(kNoPark + ports_toml(2));
+  idle.start();
+  ASSERT_TRUE(idle.port(1).inject(udp_frame(2, 1)));
+  ASSERT_TRUE(eventually([&] { return idle.port(0).sent_count() == 1; }));
+  idle.stop();
+  EXPECT_EQ(idle.port(0).pokes(), 0u);
+  EXPECT_EQ(idle.port(1).pokes(), 0u);
+}
+
 const std::string kTrimClass = "[[classes]]\nname = \"data\"\nalpha = 1.0\noverflow = \"trim\"\n";
 
 // Counts what left m1 (1042-byte frames whole, trim_size-byte cut copies) and m0 (returned

@@ -94,6 +94,7 @@ TEST(ConfigLoader, FullExample) {
   EXPECT_TRUE(sw.drain_on_stop);
   EXPECT_EQ(sw.rx_threads, 1u);
   EXPECT_EQ(sw.rx_busy_poll_ns, 50'000u);
+  EXPECT_EQ(sw.poll_mode, model::PollMode::kAdaptive);  // rx_busy_poll alone: spin, then block
   EXPECT_EQ(sw.rx_park_after_ns, 5'000'000u);
   EXPECT_EQ(sw.realtime_priority, 5);
   EXPECT_EQ(sw.port_lock_dir, "/tmp/lab-locks");
@@ -154,6 +155,21 @@ TEST(ConfigLoader, RxIoDefaultsToAfPacket) {
   EXPECT_EQ(parse_config(ports, "c.toml").sw.rx_io, model::RxIo::kAfPacket);
   EXPECT_EQ(parse_config("[switch]\nrx_io = \"af_xdp\"\n" + ports, "c.toml").sw.rx_io,
             model::RxIo::kAfXdp);
+}
+
+TEST(ConfigLoader, PollModes) {
+  const std::string ports = "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n";
+  const auto sw = [&](const std::string& keys) {
+    return parse_config("[switch]\n" + keys + ports, "c.toml").sw;
+  };
+  EXPECT_EQ(sw("").poll_mode, model::PollMode::kInterrupt);
+  EXPECT_EQ(sw("").rx_busy_poll_ns, 0u);
+  EXPECT_EQ(sw("rx_busy_poll = 0\n").poll_mode, model::PollMode::kInterrupt);
+  EXPECT_EQ(sw("poll_mode = \"busy-poll\"\n").poll_mode, model::PollMode::kBusyPoll);
+  const model::SwitchConfig adaptive = sw("poll_mode = \"adaptive\"\n");
+  EXPECT_EQ(adaptive.poll_mode, model::PollMode::kAdaptive);
+  EXPECT_EQ(adaptive.rx_busy_poll_ns, model::kAdaptiveSpinDefaultNs);
+  EXPECT_EQ(sw("poll_mode = \"adaptive\"\nrx_busy_poll = \"1ms\"\n").rx_busy_poll_ns, 1'000'000u);
 }
 
 TEST(ConfigLoader, PerCpuRxHasOneWorkerPerCpu) {
@@ -401,6 +417,15 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"rx_threads with per-cpu RX",
        "[switch]\nrx_mode = \"per-cpu\"\nrx_threads = 2\n" + with_ports(""),
        {"bad.toml:3:", "key 'rx_threads'", "one RX worker per CPU"}},
+      {"poll_mode",
+       "[switch]\npoll_mode = \"spin\"\n" + with_ports(""),
+       {"bad.toml:2:", "key 'poll_mode'", "interrupt, adaptive, busy-poll"}},
+      {"a spin time with a mode that does not spin then block",
+       "[switch]\npoll_mode = \"busy-poll\"\nrx_busy_poll = \"50us\"\n" + with_ports(""),
+       {"bad.toml:3:", "key 'rx_busy_poll'", "never blocks"}},
+      {"adaptive polling without a spin",
+       "[switch]\npoll_mode = \"adaptive\"\nrx_busy_poll = 0\n" + with_ports(""),
+       {"bad.toml:3:", "key 'rx_busy_poll'", "above 0"}},
       {"rx_io",
        "[switch]\nrx_io = \"xdp\"\n" + with_ports(""),
        {"bad.toml:2:", "key 'rx_io'", "af_packet, af_xdp"}},
