@@ -12,10 +12,12 @@
 # and sendmmsg) and each exchange split into phases: host 1 sends, the switch forwards the
 # request (for sharebufd: the wake-up, the wait for a CPU, poll()'s return, its own code,
 # sendmmsg), host 2 answers, the switch forwards the reply (bench/lib/exchange_phases.py).
-# --ping-cpu N pins the ping to CPU N. Writes docs/measurements/idle-latency-results.md (and
-# DIR/results.jsonl).
+# The switch's CPU share is read twice: while the pings run (light load: what a polling mode
+# spends between frames) and over 10 s with no traffic (idle).
+# --ping-cpu N pins the ping to CPU N. Writes docs/measurements/idle-latency-results.md and .jsonl
+# (--report NAME: docs/measurements/NAME.md and .jsonl instead, to keep the recorded run).
 #   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf] [--trace]
-#                         [--ping-cpu N] [--interval MS]
+#                         [--ping-cpu N] [--interval MS] [--report NAME]
 # NAMEs: bridge, sharebufd (defaults), sharebufd-nopark (rx_park_after = 0: one RX worker per
 # port at idle too), sharebufd-1rx (rx_threads = 1), sharebufd-rt (realtime_priority = 10), and
 # the others of bench/lib/switches.sh.
@@ -31,7 +33,7 @@ source "$here/lib/switches.sh"
 
 cmdline="$*"
 build=$TB_ROOT/build reps=3 only="bridge,sharebufd,sharebufd-nopark,sharebufd-1rx" perf=0 trace=0
-ping_cpu="" interval_ms=10
+ping_cpu="" interval_ms=10 report=idle-latency-results
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -45,6 +47,9 @@ while [ $# -gt 0 ]; do
     --interval)
       [[ ${2:-} =~ ^[0-9]+$ ]] && [ "$2" -ge 2 ] && [ "$2" -le 1000 ] || { echo "--interval: milliseconds between pings, 2 to 1000" >&2; exit 2; }
       interval_ms=$2; shift 2 ;;
+    --report)
+      [[ ${2:-} =~ ^[a-z0-9][a-z0-9-]*$ ]] || { echo "--report: a file name (a-z, 0-9, -), written into docs/measurements/" >&2; exit 2; }
+      report=$2; shift 2 ;;
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "idle_latency.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -81,7 +86,14 @@ measure() {
     trace_pid=$!
     sleep 1  # perf needs a moment to open its events on every CPU
   fi
+  # The switch's CPU time while the pings run (see below for whose).
+  local cpu_pid=$TB_SWITCH_PID ping_ticks=null ping_ns t_ping
+  [[ $name != ovs* ]] || cpu_pid=$(cat "$BENCH_OVS_DIR/vswitchd.pid")
+  [ -z "$cpu_pid" ] || ping_ticks=$(cpu_ticks "$cpu_pid")
+  t_ping=$(date +%s%N)
   rtts=$(tb_exec 1 ${ping_cpu:+taskset -c "$ping_cpu"} ping -c 500 -i "$(awk -v ms="$interval_ms" 'BEGIN { print ms / 1000 }')" -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
+  ping_ns=$(( $(date +%s%N) - t_ping ))
+  [ "$ping_ticks" = null ] || ping_ticks=$(( $(cpu_ticks "$cpu_pid") - ping_ticks ))
   if [ -n "${perf_pid:-}" ]; then
     wait "$perf_pid" || true
     perf_pid=""
@@ -100,8 +112,6 @@ measure() {
   fi
   # A user-space switch's CPU time at idle: sharebufd's, sharebuf-floor's, or ovs-vswitchd's
   # (its PMD thread polls whether traffic flows or not).
-  local cpu_pid=$TB_SWITCH_PID
-  [[ $name != ovs* ]] || cpu_pid=$(cat "$BENCH_OVS_DIR/vswitchd.pid")
   if [ -n "$cpu_pid" ]; then
     local t0
     t0=$(cpu_ticks "$cpu_pid")
@@ -109,13 +119,13 @@ measure() {
     idle_cpu=$(( $(cpu_ticks "$cpu_pid") - t0 ))
   fi
   /usr/bin/python3 "$here/lib/idle_latency_row.py" "$name" "$rep" "$rtts" "$lat" "$idle_cpu" \
-    "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" "$phases" "$interval_ms" >>"$results"
+    "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" "$phases" "$interval_ms" "$ping_ticks" "$ping_ns" >>"$results"
   tail -1 "$results" | cut -c1-200 >&2
 }
 
 IFS=, read -r -a switches <<<"$only"
 bench_interleave "$reps" measure "${switches[@]}"
-cp "$results" "$here/../docs/measurements/idle-latency-results.jsonl"
+cp "$results" "$here/../docs/measurements/$report.jsonl"
 /usr/bin/python3 "$here/lib/idle_latency_report.py" "$results" "$reps" "$ping_cpu" --args="$cmdline" \
-  >"$here/../docs/measurements/idle-latency-results.md"
-cat "$here/../docs/measurements/idle-latency-results.md"
+  >"$here/../docs/measurements/$report.md"
+cat "$here/../docs/measurements/$report.md"

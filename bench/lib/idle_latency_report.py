@@ -66,16 +66,19 @@ def main():
     print(f"Command: `bench/idle_latency.sh{' ' + args if args else ''}` (as root, after "
           "`./run.sh build`).")
     print()
-    print("| switch | ping p50 (µs) | ping p99 (µs) | p50 range | p99 range | idle CPU (% of a core) |")
-    print("|---|---|---|---|---|---|")
+    print("| switch | ping p50 (µs) | ping p99 (µs) | p50 range | p99 range | CPU while pinging (% of a core) "
+          "| idle CPU (% of a core) |")
+    print("|---|---|---|---|---|---|---|")
     m = {}
     for k in order:
         rs = [r for r in rows if r["switch"] == k]
         p50, p99 = med([r["ping_p50_us"] for r in rs]), med([r["ping_p99_us"] for r in rs])
         cpu = med([r["idle_cpu_pct"] for r in rs])
+        pcpu = med([r.get("ping_cpu_pct") for r in rs])
         m[k] = (p50, p99)
         print(f"| {NAMES[k]} | {p50:.0f} | {p99:.0f} | {spread([r['ping_p50_us'] for r in rs])} | "
-              f"{spread([r['ping_p99_us'] for r in rs])} | {'–' if cpu is None else f'{cpu:.2f}'} |")
+              f"{spread([r['ping_p99_us'] for r in rs])} | {'–' if pcpu is None else f'{pcpu:.2f}'} | "
+              f"{'–' if cpu is None else f'{cpu:.2f}'} |")
     print()
     # NAME@ORDER ran with the testbed's links in another order (bench/lib/switches.sh); it is
     # compared with the bridge on the same links where that ran too.

@@ -20,6 +20,11 @@
 #   sharebufd-spin     rx_threads = 1, rx_busy_poll = 200us
 #   sharebufd-spinshort rx_busy_poll = 100us: spin-then-block, so a busy worker skips wake-ups
 #   sharebufd-spinlong rx_busy_poll = 20ms (spins across a 10 ms ping gap: a polling floor)
+#   sharebufd-adaptive poll_mode = "adaptive": spin 200 us after the last frame, then block
+#   sharebufd-busypoll poll_mode = "busy-poll": the first RX worker never blocks (the other parks)
+#   sharebufd-xdp-busypoll
+#                      rx_io = "af_xdp" and poll_mode = "busy-poll": the AF_XDP sockets prefer
+#                      busy polling too (SO_PREFER_BUSY_POLL, budget 64)
 #   sharebufd-percpu   rx_mode = "per-cpu": one RX worker per CPU, pinned, reading the frames the
 #                      kernel received on its CPU
 #   sharebufd-baseline sharebufd's defaults, run from another build ($SHAREBUFD_BASELINE: e.g. the
@@ -75,6 +80,9 @@ bench_switch_label() {
     sharebufd-spin) echo "sharebufd, rx_threads = 1, rx_busy_poll = 200us" ;;
     sharebufd-spinshort) echo "sharebufd, rx_busy_poll = 100us" ;;
     sharebufd-spinlong) echo "sharebufd, rx_busy_poll = 20ms" ;;
+    sharebufd-adaptive) echo "sharebufd, poll_mode = adaptive (200us)" ;;
+    sharebufd-busypoll) echo "sharebufd, poll_mode = busy-poll" ;;
+    sharebufd-xdp-busypoll) echo "sharebufd, rx_io = af_xdp, poll_mode = busy-poll" ;;
     sharebufd-percpu) echo "sharebufd, rx_mode = per-cpu" ;;
     sharebufd-xdp) echo "sharebufd, rx_io = af_xdp" ;;
     sharebufd-baseline) echo "sharebufd (cs, unshaped, defaults), baseline build" ;;
@@ -114,6 +122,9 @@ bench_start_switch() {
         sharebufd-spin) extra='rx_threads = 1\nrx_busy_poll = "200us"' ;;
         sharebufd-spinshort) extra='rx_busy_poll = "100us"' ;;
         sharebufd-spinlong) extra='rx_busy_poll = "20ms"' ;;
+        sharebufd-adaptive) extra='poll_mode = "adaptive"' ;;
+        sharebufd-busypoll) extra='poll_mode = "busy-poll"' ;;
+        sharebufd-xdp-busypoll) extra='rx_io = "af_xdp"\npoll_mode = "busy-poll"' ;;
         sharebufd-percpu) extra='rx_mode = "per-cpu"' ;;
         sharebufd-xdp) extra='rx_io = "af_xdp"' ;;
       esac

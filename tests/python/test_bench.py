@@ -17,6 +17,7 @@ import format_results  # noqa: E402
 import forwarding_report  # noqa: E402
 import host_bounds_report  # noqa: E402
 import idle_latency_report  # noqa: E402
+import idle_latency_row  # noqa: E402
 import loss_sweep_report  # noqa: E402
 import tcp_reorder_report  # noqa: E402
 
@@ -488,6 +489,18 @@ class IdleLatencyReport(unittest.TestCase):
         # One repetition: no pairs to speak of.
         self.assertIn("- sharebufd: p50 1.50x the bridge's (target ≤ 1.5x), p99 1.50x (target ≤ 2x).",
                       self.report(rows[:2]))
+
+    def test_cpu_while_pinging_is_the_share_of_a_core_over_the_pings_time(self):
+        out = io.StringIO()
+        # 250 ticks of 100 Hz over 5 s of pings: half a core; 300 ticks over the 10 idle seconds.
+        with contextlib.redirect_stdout(out):
+            idle_latency_row.row(["sharebufd-busypoll", "1", "0.05 0.06", "{}", "300", "null", "100",
+                                  "sb busy", "null", "10", "250", "5000000000"])
+        r = json.loads(out.getvalue())
+        self.assertAlmostEqual(r["ping_cpu_pct"], 50.0)
+        self.assertAlmostEqual(r["idle_cpu_pct"], 30.0)
+        text = self.report([dict(r, ping_p50_us=50, ping_p99_us=60)])
+        self.assertIn("| sb busy | 50 | 60 | 50–50 | 60–60 | 50.00 | 30.00 |", text)
 
 
 if __name__ == "__main__":
