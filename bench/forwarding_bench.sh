@@ -101,14 +101,18 @@ measure() {
   tcp_cpu="{$tcp_cpu, \"tcp4_busy\": $(($(busy_jiffies) - b0)), \"tcp4_frames\": $(($(rx_packets) - f0))}"
   wait "${TB_PIDS[@]}" 2>/dev/null || true
   TB_PIDS=()
-  local before after blast busy0 busy1 flood_lat tcp_order
+  local before after blast busy0 busy1 flood_lat tcp_order pid own0="" switch_cpu="{}"
   tcp_order=$(order_read "$name" "$ofo0")
   hops_reset "$name"
   before=$(rx_packets)
   busy0=$(busy_jiffies)
+  # The switch's own threads' CPU over the flood too (none for the bridge and the redirect).
+  pid=$(bench_switch_pid "$name")
+  [ -z "$pid" ] || own0=$(bench_cpu_ticks "$pid")
   blast=$(tb_exec 1 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
     --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds "$seconds")
   busy1=$(busy_jiffies)
+  [ -z "$own0" ] || switch_cpu="{\"switch_busy\": $(($(bench_cpu_ticks "$pid") - own0))}"
   sleep 0.5
   after=$(rx_packets)
   flood_lat=$(hops_read "$name")
@@ -118,6 +122,7 @@ measure() {
   /usr/bin/python3 "$here/lib/forwarding_report.py" row "$name" "$rep" "$tcp1" "$tcp4" "$before" \
     "$after" "$blast" "$seconds" "$rtts" "$((busy1 - busy0))" "$(getconf CLK_TCK)" \
     "$(bench_switch_label "$name")" "$flood_lat" "$(hops_read "$name")" "$tcp_order" "$tcp_cpu" \
+    "$switch_cpu" \
     >>"$results"
   tail -1 "$results" >&2
 }

@@ -67,8 +67,6 @@ tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
 : >"$results"
 
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-
 measure() {
   local name=$1 rep=$2 rtts lat="{}" idle_cpu=null perf_json=null phases=null trace_pid=""
   if [[ $name == sharebufd* ]]; then tb_ctl counters.reset >/dev/null; fi
@@ -87,13 +85,13 @@ measure() {
     sleep 1  # perf needs a moment to open its events on every CPU
   fi
   # The switch's CPU time while the pings run (see below for whose).
-  local cpu_pid=$TB_SWITCH_PID ping_ticks=null ping_ns t_ping
-  [[ $name != ovs* ]] || cpu_pid=$(cat "$BENCH_OVS_DIR/vswitchd.pid")
-  [ -z "$cpu_pid" ] || ping_ticks=$(cpu_ticks "$cpu_pid")
+  local cpu_pid ping_ticks=null ping_ns t_ping
+  cpu_pid=$(bench_switch_pid "$name")
+  [ -z "$cpu_pid" ] || ping_ticks=$(bench_cpu_ticks "$cpu_pid")
   t_ping=$(date +%s%N)
   rtts=$(tb_exec 1 ${ping_cpu:+taskset -c "$ping_cpu"} ping -c 500 -i "$(awk -v ms="$interval_ms" 'BEGIN { print ms / 1000 }')" -W 1 "$(tb_ip 2)" | sed -n 's/.*time=\([0-9.]*\) ms/\1/p' | tr '\n' ' ')
   ping_ns=$(( $(date +%s%N) - t_ping ))
-  [ "$ping_ticks" = null ] || ping_ticks=$(( $(cpu_ticks "$cpu_pid") - ping_ticks ))
+  [ "$ping_ticks" = null ] || ping_ticks=$(( $(bench_cpu_ticks "$cpu_pid") - ping_ticks ))
   if [ -n "${perf_pid:-}" ]; then
     wait "$perf_pid" || true
     perf_pid=""
@@ -114,9 +112,9 @@ measure() {
   # (its PMD thread polls whether traffic flows or not).
   if [ -n "$cpu_pid" ]; then
     local t0
-    t0=$(cpu_ticks "$cpu_pid")
+    t0=$(bench_cpu_ticks "$cpu_pid")
     sleep 10
-    idle_cpu=$(( $(cpu_ticks "$cpu_pid") - t0 ))
+    idle_cpu=$(( $(bench_cpu_ticks "$cpu_pid") - t0 ))
   fi
   /usr/bin/python3 "$here/lib/idle_latency_row.py" "$name" "$rep" "$rtts" "$lat" "$idle_cpu" \
     "$perf_json" "$(getconf CLK_TCK)" "$(bench_switch_label "$name")" "$phases" "$interval_ms" "$ping_ticks" "$ping_ns" >>"$results"

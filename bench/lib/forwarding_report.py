@@ -3,16 +3,18 @@
 
 usage: forwarding_report.py row NAME REP TCP1_BPS TCP4_BPS RX_BEFORE RX_AFTER BLAST_JSON SECONDS
                                 RTTS_MS BUSY_JIFFIES HZ LABEL [FLOOD_LATENCY_JSON PING_LATENCY_JSON
-                                [TCP_ORDER_JSON [TCP_CPU_JSON]]]
+                                [TCP_ORDER_JSON [TCP_CPU_JSON [SWITCH_CPU_JSON]]]]
          one JSON line: goodputs, offered and delivered 64 B rates, ping p50/p99 and RTTs, CPU
          time of both cores per delivered frame, sharebufd's hop histograms
          (`sharebufctl --json latency`) over the 64 B flood and over the pings ("{}": none),
          reordering over the TCP runs: {"receiver_ofo": segments the receiver queued out of
          order} and for sharebufd "rx_frames", "rx_out_of_order" ("{}": none), and the CPU of
          each TCP run: {"tcp1_busy": jiffies, "tcp1_frames": frames the receiver took, and the
-         same for tcp4} ("{}": none)
+         same for tcp4} ("{}": none), and the switch's own threads' CPU over the 64 B flood:
+         {"switch_busy": ticks} ("{}": a switch without a process, the bridge or XDP redirect)
        forwarding_report.py table RESULTS_JSONL REPS SECONDS [--options=OPTIONS]
-         the Markdown table (medians per switch) and the ratios against OVS and the bridge;
+         the Markdown table (medians per switch), a table of the spreads and the switch's own
+         CPU per frame, and the ratios against OVS and the bridge;
          OPTIONS: the benchmark's command-line options, for the command it prints
        forwarding_report.py plot RESULTS_JSONL PNG
          ping RTT CDFs per switch
@@ -38,8 +40,10 @@ def read_rows(path):
 
 def row(argv):
     name, rep, tcp1, tcp4, before, after, blast, seconds, rtts, busy, hz, label, *rest = argv
-    flood_lat, ping_lat, tcp_order, tcp_cpu = (rest + ["{}"] * 4)[:4]
+    flood_lat, ping_lat, tcp_order, tcp_cpu, switch_cpu = (rest + ["{}"] * 5)[:5]
     tcp_cpu = json.loads(tcp_cpu) if tcp_cpu.strip() else {}
+    own = json.loads(switch_cpu).get("switch_busy") if switch_cpu.strip() else None
+    delivered = max(1, int(after) - int(before))
     blast = json.loads(blast)
     r = rtts_us(rtts)
     pct = lambda p: percentile(r, p)  # noqa: E731
@@ -50,7 +54,11 @@ def row(argv):
         "delivered_kpps": (int(after) - int(before)) / blast["seconds"] / 1e3,
         "ping_p50_us": pct(50), "ping_p99_us": pct(99), "pings": len(r), "rtts_us": r,
         # CPU time of the whole machine (both cores) per frame delivered during the 64 B run.
-        "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / max(1, int(after) - int(before)),
+        "cpu_ns_per_frame": int(busy) / int(hz) * 1e9 / delivered,
+        # The switch's own threads only (sharebufd's, the floor's, ovs-vswitchd's), per frame
+        # delivered and as a share of one core over the flood.
+        **({"switch_cpu_ns_per_frame": own / int(hz) * 1e9 / delivered,
+            "switch_cpu_pct": own / int(hz) / blast["seconds"] * 100} if own is not None else {}),
         # The same during each TCP run, per frame the receiving host took (its data segments).
         **{f"{t}_cpu_ns_per_frame": tcp_cpu[f"{t}_busy"] / int(hz) * 1e9 / tcp_cpu[f"{t}_frames"]
            for t in ("tcp1", "tcp4") if tcp_cpu.get(f"{t}_frames")},
@@ -105,6 +113,8 @@ def table(argv):
         print(f"| {names[key]} | {m['tcp1_mbps']:.0f} | {m['tcp4_mbps']:.0f} | {tcp_cpu} | "
               f"{m['delivered_kpps']:.0f} | {m['offered_kpps']:.0f} | {cpu} | "
               f"{m['ping_p50_us']:.0f} | {m['ping_p99_us']:.0f} |")
+    print()
+    spread_table(rows, keys, names)
     print()
     for key in ours:
         if key in med and ref(key, "ovs") in med:
@@ -171,6 +181,30 @@ def table(argv):
         print("\n".join(hop_table(rows, shown, names, field)))
 
 
+def spread_table(rows, keys, names):
+    """Each switch's range over the repetitions beside its median, and the CPU of its own
+    threads per 64 B frame (the kernel's work in the senders' context is not in it; the bridge
+    and the XDP redirect have no threads of their own)."""
+    def cell(vs, fmt="{:.0f}"):
+        vs = [v for v in vs if v is not None]
+        if not vs:
+            return "–"
+        return f"{fmt.format(statistics.median(vs))} ({fmt.format(min(vs))}–{fmt.format(max(vs))})"
+    print("Median (range over the repetitions), and what the switch's own threads spent over the "
+          "64-byte flood:")
+    print()
+    print("| switch | TCP 1 stream (Mbit/s) | 64 B frames delivered (kpps) | CPU per 64 B frame, "
+          "both cores (ns) | the switch's own CPU per 64 B frame (ns) | the switch's own CPU "
+          "(% of a core) |")
+    print("|---|---|---|---|---|---|")
+    for key in keys:
+        rs = [r for r in rows if r["switch"] == key]
+        print(f"| {names[key]} | {cell(r['tcp1_mbps'] for r in rs)} | "
+              f"{cell(r['delivered_kpps'] for r in rs)} | {cell(r['cpu_ns_per_frame'] for r in rs)} | "
+              f"{cell(r.get('switch_cpu_ns_per_frame') for r in rs)} | "
+              f"{cell(r.get('switch_cpu_pct') for r in rs)} |")
+
+
 def plot(argv):
     import matplotlib
     matplotlib.use("Agg")
@@ -200,8 +234,8 @@ def main(argv=None):
     r = sub.add_parser("row", help="one JSON line")
     for name in ROW_FIELDS:
         r.add_argument(name)
-    r.add_argument("rest", nargs="*",
-                   metavar="FLOOD_LATENCY_JSON PING_LATENCY_JSON [TCP_ORDER_JSON [TCP_CPU_JSON]]")
+    r.add_argument("rest", nargs="*", metavar="FLOOD_LATENCY_JSON PING_LATENCY_JSON "
+                   "[TCP_ORDER_JSON [TCP_CPU_JSON [SWITCH_CPU_JSON]]]")
     t = sub.add_parser("table", help="the Markdown table")
     t.add_argument("results")
     t.add_argument("reps")
@@ -213,8 +247,9 @@ def main(argv=None):
     p.add_argument("png")
     a = ap.parse_args(argv)
     if a.command == "row":
-        if len(a.rest) not in (0, 2, 3, 4):
-            ap.error("row takes no latency JSON or FLOOD and PING, then TCP_ORDER and TCP_CPU")
+        if len(a.rest) not in (0, 2, 3, 4, 5):
+            ap.error("row takes no latency JSON or FLOOD and PING, then TCP_ORDER, TCP_CPU and "
+                     "SWITCH_CPU")
         row([getattr(a, f) for f in ROW_FIELDS] + a.rest)
     elif a.command == "table":
         table([a.results, a.reps, a.seconds] + ([a.options] if a.options else []))

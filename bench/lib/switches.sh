@@ -5,6 +5,10 @@
 #                             host 1 reaches host 2 (learning, OVS flow setup)
 #   bench_stop_switch NAME    stop it and leave the ports as they were
 #   bench_switch_label NAME   what NAME is, for tables
+#   bench_switch_pid NAME     the process whose CPU time is the running switch's own (sharebufd,
+#                             sharebuf-floor, ovs-vswitchd); nothing for the bridge and the XDP
+#                             redirect, whose work is the kernel's in the senders' context
+#   bench_cpu_ticks PID       that process's CPU time so far (all threads, user + system), in ticks
 #   bench_interleave REPS FN NAME...
 #                             for each repetition, each NAME in turn: start it, FN NAME REP, stop
 #                             it, so a spell of host noise falls on one repetition of every
@@ -99,6 +103,15 @@ bench_switch_label() {
     *) return 1 ;;
   esac
 }
+
+bench_switch_pid() {
+  case "$1" in
+    sharebufd* | floor*) echo "$TB_SWITCH_PID" ;;
+    ovs*) cat "$BENCH_OVS_DIR/vswitchd.pid" ;;
+  esac
+}
+
+bench_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 bench_start_switch() {
   bench_switch_label "$1" >/dev/null || tb_die "unknown switch '$1'"

@@ -30,13 +30,16 @@ def run(fn, argv):
 
 
 class ForwardingReport(unittest.TestCase):
-    def measure(self, name, label, rep, tcp1, kpps, busy_jiffies, latency=None, tcp_cpu=None):
+    def measure(self, name, label, rep, tcp1, kpps, busy_jiffies, latency=None, tcp_cpu=None,
+                switch_busy=None):
         # 5 s of blasting, RX counter +kpps*5000 frames; 100 pings of 10..109 µs.
         rtts = " ".join(f"{(10 + i) / 1000:.3f}" for i in range(100))
         blast = json.dumps({"sent": kpps * 5000, "seconds": 5.0, "pps": kpps * 1000})
         extra = list(latency) if latency else []
         if tcp_cpu is not None:
             extra = (extra + ["{}"] * 3)[:3] + [json.dumps(tcp_cpu)]
+        if switch_busy is not None:
+            extra = (extra + ["{}"] * 4)[:4] + [json.dumps({"switch_busy": switch_busy})]
         line = run(forwarding_report.row,
                    [name, str(rep), str(tcp1 * 1e6), str(tcp1 * 1e6), "0", str(kpps * 5000), blast,
                     "5", rtts, str(busy_jiffies), "100", label] + extra)
@@ -59,6 +62,21 @@ class ForwardingReport(unittest.TestCase):
         self.assertEqual((r["ping_p50_us"], r["ping_p99_us"]), (60, 108))
         # 500 jiffies at 100 Hz = 5 s of CPU over 5e6 frames = 1000 ns each.
         self.assertAlmostEqual(r["cpu_ns_per_frame"], 1000)
+
+    def test_the_switchs_own_cpu_and_the_spread_over_the_repetitions(self):
+        # 250 ticks at 100 Hz over 5 s of flood and 5e6 frames: 500 ns a frame, half a core.
+        rows = [self.measure("sharebufd", "sb", rep, tcp, kpps, 1000, switch_busy=own)
+                for rep, tcp, kpps, own in ((1, 3000, 1000, 250), (2, 3600, 1200, 300),
+                                            (3, 4000, 900, 200))]
+        self.assertAlmostEqual(rows[0]["switch_cpu_ns_per_frame"], 500)
+        self.assertAlmostEqual(rows[0]["switch_cpu_pct"], 50)
+        bridge = self.measure("bridge", "Linux bridge", 1, 7000, 1000, 500)
+        self.assertNotIn("switch_cpu_ns_per_frame", bridge)
+        text = self.table_of(rows + [bridge], 3)
+        self.assertIn("| sb | 3600 (3000–4000) | 1000 (900–1200) | 2000 (1667–2222) | 500 (444–500) "
+                      "| 50 (40–60) |", text)
+        self.assertIn("| Linux bridge | 7000 (7000–7000) | 1000 (1000–1000) | 1000 (1000–1000) | – "
+                      "| – |", text)
 
     @staticmethod
     def table_of(rows, reps):
@@ -104,7 +122,9 @@ class ForwardingReport(unittest.TestCase):
                 self.measure("bridge", "bridge", 1, 4000, 1000, 500),
                 self.measure("sharebufd", "sb", 1, 3000, 1200, 1000)]
         text = self.table_of(rows, 1)
-        lines = [line.split(" |")[0] for line in text.splitlines() if line.startswith("| ")]
+        # The main table only (the spread table after it lists the switches again).
+        lines = [line.split(" |")[0] for line in text.split("Median (range")[0].splitlines()
+                 if line.startswith("| ")]
         self.assertEqual(lines[1:], ["| sb", "| sb off", "| bridge", "| bridge off"])
         self.assertIn("- sb / bridge: TCP 0.75x (1 stream)", text)
         self.assertIn("- sb off / bridge: TCP 0.25x (1 stream)", text)
@@ -114,7 +134,9 @@ class ForwardingReport(unittest.TestCase):
                 self.measure("floor", "floor", 1, 3200, 1500, 750),
                 self.measure("sharebufd", "sb", 1, 2400, 1200, 1000)]
         text = self.table_of(rows, 1)
-        lines = [line.split(" |")[0] for line in text.splitlines() if line.startswith("| ")]
+        # The main table only (the spread table after it lists the switches again).
+        lines = [line.split(" |")[0] for line in text.split("Median (range")[0].splitlines()
+                 if line.startswith("| ")]
         self.assertEqual(lines[1:], ["| sb", "| floor", "| bridge"])
         self.assertIn("- floor / bridge: TCP 0.80x (1 stream)", text)
         # 1000 jiffies over 6e6 frames against 750 over 7.5e6: 1667 against 1000 ns, 1.67x.
