@@ -80,7 +80,7 @@ def table(argv):
     print("| switch | TCP 1 stream (Mbit/s) | TCP 4 streams (Mbit/s) | CPU per TCP segment, 1 / 4 streams (ns) | 64 B frames delivered (kpps) | offered (kpps) | CPU per 64 B frame (ns / cycles) | ping p50 (µs) | ping p99 (µs) |")
     print("|---|---|---|---|---|---|---|---|---|")
     med = {}
-    order = ("sharebufd", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
+    order = ("sharebufd", "sharebufd-busypoll", "sharebufd-percpu", "sharebufd-credence", "sharebufd-nopark", "sharebufd-rt",
              "sharebufd-1rx", "sharebufd-spin", "floor", "floor-2t", "floor-spin", "bridge", "ovs",
              "ovs-afxdp")
     # NAME@ORDER ran on links in another order (bench/lib/switches.sh): listed after NAME, and
