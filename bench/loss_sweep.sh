@@ -5,8 +5,11 @@
 # (none with cs and an idle buffer). Each rate runs for --seconds; the source is
 # sharebuf-blaster (one thread, sendmmsg on AF_PACKET, EtherType 0x88b5 so the receiver's kernel
 # discards the frames at once), pinned to no CPU, sharing the 2 cores with the switch.
-# Writes docs/measurements/loss-sweep-results.md (and DIR/results.jsonl).
+# Writes docs/measurements/loss-sweep-results.md and .jsonl; --report NAME writes
+# docs/measurements/NAME.md and .jsonl instead, to keep the recorded run. The table's "not
+# counted" column: frames sent that neither arrived nor were counted by sharebufd.
 #   bench/loss_sweep.sh [--build DIR] [--seconds S] [--rates K,K,...] [--only NAME[,NAME]]
+#                       [--report NAME]
 # --rates: offered rates in kpps, 0 meaning as fast as the source can (default
 # 200,400,600,800,1000,1200,0); NAMEs as in bench/lib/switches.sh (default sharebufd,bridge).
 # Needs root and ./run.sh build.
@@ -22,13 +25,16 @@ source "$here/lib/switches.sh"
 source "$here/lib/host_counters.sh"
 
 cmdline="$*"
-build=$TB_ROOT/build seconds=3 rates="200,400,600,800,1000,1200,0" only="sharebufd,bridge"
+build=$TB_ROOT/build seconds=3 rates="200,400,600,800,1000,1200,0" only="sharebufd,bridge" report=loss-sweep-results
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --report)
+      [[ ${2:-} =~ ^[a-z0-9][a-z0-9-]*$ ]] || { echo "--report: a file name (a-z, 0-9, -), written into docs/measurements/" >&2; exit 2; }
+      report=$2; shift 2 ;;
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "loss_sweep.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -69,6 +75,7 @@ for name in "${switches[@]}"; do
   done
   bench_stop_switch "$name"
 done
+cp "$results" "$here/../docs/measurements/$report.jsonl"
 /usr/bin/python3 "$here/lib/loss_sweep_report.py" table "$results" "$seconds" --args="$cmdline" \
-  >"$here/../docs/measurements/loss-sweep-results.md"
-cat "$here/../docs/measurements/loss-sweep-results.md"
+  >"$here/../docs/measurements/$report.md"
+cat "$here/../docs/measurements/$report.md"

@@ -306,9 +306,27 @@ class LossSweepReport(unittest.TestCase):
         finally:
             os.unlink(f.name)
         self.assertIn("highest offered rate delivered with less than 1 % loss 400 kpps", text)
-        self.assertIn("| 0.50 % | 0 | 0 | 0 | 1000 / – |", text)  # rows without a clock
+        self.assertIn("| 0.50 % | 0 | 0 | 0 | – | 1000 / – |", text)  # rows without a clock
         self.assertIn("Command: `bench/loss_sweep.sh` (", text)
         self.assertIn("Command: `bench/loss_sweep.sh --only sb,bridge --rates 200,0` (", with_args)
+
+
+    def test_what_is_lost_and_not_counted(self):
+        rows = [{"switch": "sb", "label": "sb", "target_kpps": 1, "offered_kpps": 1,
+                 "delivered_kpps": 0.9, "loss_pct": 10.0, "ring_drops": ring, "tx_errors": 1,
+                 "policy_drops": 2, "cpu_ns_per_frame": 1000, "sent": 1000, "delivered": 900}
+                for ring in (97, 90)]
+        self.assertEqual(loss_sweep_report.uncounted(rows[0]), 0)
+        self.assertEqual(loss_sweep_report.uncounted(rows[1]), 7)
+        self.assertIsNone(loss_sweep_report.uncounted(dict(rows[0], ring_drops=None)))
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            f.write("\n".join(json.dumps(r) for r in rows) + "\n")
+        try:
+            text = loss_sweep_report.table(f.name, "3")
+        finally:
+            os.unlink(f.name)
+        self.assertIn("| 97 | 1 | 2 | 0 | 1000 / – |", text)
+        self.assertIn("- sb: frames lost and not counted, over all rates: 7 of 2000 sent.", text)
 
 
 class CpuClock(unittest.TestCase):
