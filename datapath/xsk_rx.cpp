@@ -242,8 +242,9 @@ XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t fram
 }
 
 void XskRx::enable_busy_poll() {
-  // As the kernel's xdpsock sample and OVS's netdev-afxdp set them: spin up to 20 us in a poll
-  // of the device, at most 64 frames per poll, and prefer that poll to the device's softirq.
+  // The values of the kernel's AF_XDP sample with --busy-poll (samples/bpf/xdpsock_user.c,
+  // apply_setsockopt(): 20 us, its default batch of 64): spin up to 20 us in a poll of the
+  // device, at most 64 frames per poll, and prefer that poll to the device's softirq.
   const int prefer = 1, usecs = 20, budget = 64;
   for (const Sock& s : socks_) {
     if (setsockopt(s.fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer, sizeof prefer) != 0 ||
