@@ -216,6 +216,12 @@ void read_switch(const toml::table& t, const std::string& file, SwitchConfig& sw
     r.fail("rx_io",
            "\"af_xdp\" cannot be combined with rx_mode \"per-cpu\" (its lanes are TPACKET "
            "rings in a fanout group)");
+  sw.tx_io = r.choice("tx_io", "af_packet", {"af_packet", "af_xdp"}) == "af_xdp"
+                 ? model::TxIo::kAfXdp
+                 : model::TxIo::kAfPacket;
+  if (sw.tx_io == model::TxIo::kAfXdp && sw.rx_io != model::RxIo::kAfXdp)
+    r.fail("tx_io",
+           "\"af_xdp\" sends through the port's AF_XDP socket and needs rx_io = \"af_xdp\"");
   sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
   if (sw.rx_mode == model::RxMode::kPerCpu && sw.rx_threads != 0)
     r.fail("rx_threads",

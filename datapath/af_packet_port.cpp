@@ -114,8 +114,11 @@ void AfPacketPort::join_fanout(uint32_t lanes) {
 }
 
 AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
-                           uint32_t tx_batch, uint32_t rx_lanes, bool rx_xdp, bool xdp_busy_poll)
+                           uint32_t tx_batch, uint32_t rx_lanes, bool rx_xdp, bool xdp_busy_poll,
+                           bool tx_xdp)
     : PortIo(ifname, mtu), rx_(rx_xdp ? 0 : std::max<uint32_t>(1, rx_lanes)) {
+  if (tx_xdp && !rx_xdp)
+    throw std::runtime_error("port '" + ifname + "': AF_XDP transmit needs AF_XDP receive");
   // Room for the TPACKET header, Ethernet + two VLAN tags, and the MTU.
   const uint32_t frame_size = round_up_pow2(TPACKET_ALIGN(TPACKET2_HDRLEN) + 14 + 8 + mtu + 64);
   try {
@@ -126,20 +129,26 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
     set_rx_capacity(frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14));
     if (rx_xdp) {
-      xsk_ = std::make_unique<XskRx>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll);
+      xsk_ = std::make_unique<XskPort>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll,
+                                       tx_xdp ? kXdpTxFrames : 0);
       set_rx_capacity(xsk_->capacity());
     }
-
-    // Protocol 0: this socket receives nothing, it only sends.
-    tx_fd_ = open_socket(ifname, 0);
-    set_int(tx_fd_, SOL_PACKET, PACKET_QDISC_BYPASS, 1, ifname, "PACKET_QDISC_BYPASS");
-    bind_socket(tx_fd_, ifname, ifindex, 0);
-    init_tx(frame_size, tx_batch);
-    for (uint32_t i = 0; i < this->tx_batch(); ++i) {
-      tx_iov_[i].iov_base = tx_frame(i);
-      tx_msgs_[i] = mmsghdr{};
-      tx_msgs_[i].msg_hdr.msg_iov = &tx_iov_[i];
-      tx_msgs_[i].msg_hdr.msg_iovlen = 1;
+    if (tx_xdp) {
+      // The staging slots are the socket's transmit chunks; no AF_PACKET socket sends.
+      init_tx_buffers(xsk_->capacity(), tx_batch);
+      for (uint32_t i = 0; i < this->tx_batch(); ++i)
+        set_tx_frame(i, xsk_->tx_take());
+    } else {
+      // Protocol 0: this socket receives nothing, it only sends.
+      tx_fd_ = open_socket(ifname, 0);
+      set_int(tx_fd_, SOL_PACKET, PACKET_QDISC_BYPASS, 1, ifname, "PACKET_QDISC_BYPASS");
+      bind_socket(tx_fd_, ifname, ifindex, 0);
+      init_tx(frame_size, tx_batch);
+      for (uint32_t i = 0; i < this->tx_batch(); ++i) {
+        tx_msgs_[i] = mmsghdr{};
+        tx_msgs_[i].msg_hdr.msg_iov = &tx_iov_[i];
+        tx_msgs_[i].msg_hdr.msg_iovlen = 1;
+      }
     }
   } catch (...) {
     close_all();
@@ -219,9 +228,25 @@ std::optional<uint64_t> AfPacketPort::interface_rx_frames() const noexcept {
   return *now - std::min(*now, if_rx_base_);
 }
 
+uint32_t AfPacketPort::xdp_tx_send(uint32_t count, uint64_t* hard_errors) noexcept {
+  uint32_t unsent = 0;
+  const uint32_t taken = xsk_->tx_send(tx_frames(), tx_lens(), count, hard_errors, &unsent);
+  // The taken slots' chunks are the kernel's now: new ones in their place (rotated behind the
+  // frames still staged by the kick), and into any slot left without one earlier.
+  for (uint32_t i = 0; i < tx_batch(); ++i) {
+    if (i < taken || (i >= count && tx_frame(i) == nullptr)) set_tx_frame(i, xsk_->tx_take());
+  }
+  set_tx_unflushed(unsent);
+  return taken;
+}
+
 uint32_t AfPacketPort::tx_send(uint32_t count, uint64_t* hard_errors) noexcept {
-  for (uint32_t i = 0; i < count; ++i)
+  if (tx_fd_ < 0) return xdp_tx_send(count, hard_errors);
+  // The slots' buffers rotate between kicks (datapath/port_io.h): point at them each time.
+  for (uint32_t i = 0; i < count; ++i) {
+    tx_iov_[i].iov_base = tx_frame(i);
     tx_iov_[i].iov_len = tx_len(i);
+  }
   uint32_t done = 0;
   while (done < count) {
     const int n = sendmmsg(tx_fd_, &tx_msgs_[done], count - done, MSG_DONTWAIT);
@@ -239,6 +264,7 @@ uint32_t AfPacketPort::tx_send(uint32_t count, uint64_t* hard_errors) noexcept {
 }
 
 void AfPacketPort::tx_wait(int timeout_ms) noexcept {
+  if (tx_fd_ < 0) return xsk_->tx_wait(timeout_ms);
   pollfd pfd{tx_fd_, POLLOUT, 0};
   poll(&pfd, 1, timeout_ms);
 }

@@ -10,7 +10,8 @@
 //       ring was measured slower on veth: its zero-copy skbs are copied again by veth, an extra
 //       page allocation and copy per frame; bench/forwarding_bench.sh.)
 //   With rx_xdp ([switch] rx_io = "af_xdp") the RX side is AF_XDP sockets instead
-//   (datapath/xsk_rx.h); TX is the same.
+//   (datapath/xsk_port.h); with tx_xdp (tx_io = "af_xdp") TX too: the staging slots are the AF_XDP
+//   socket's transmit chunks and a kick puts them on its TX ring.
 // Thread-safety: as PortIo's (datapath/port_io.h).
 #pragma once
 
@@ -27,7 +28,7 @@
 #include "datapath/clocks.h"
 #include "datapath/port_io.h"
 #include "datapath/rx_frame.h"
-#include "datapath/xsk_rx.h"
+#include "datapath/xsk_port.h"
 
 namespace sharebuf::datapath {
 
@@ -37,10 +38,14 @@ class AfPacketPort final : public PortIo {
   // rx_frames: RX ring slots (per lane); tx_batch: staging slots, the most frames one sendmmsg
   // carries; rx_lanes: RX sockets in one fanout-by-CPU group (1: a plain RX socket); rx_xdp:
   // receive through AF_XDP sockets (one lane); xdp_busy_poll: those sockets prefer busy polling
-  // (poll_mode "busy-poll", datapath/xsk_rx.h).
+  // (poll_mode "busy-poll", datapath/xsk_port.h); tx_xdp: transmit through the AF_XDP socket
+  // (needs rx_xdp).
   AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
                uint32_t tx_batch, uint32_t rx_lanes = 1, bool rx_xdp = false,
-               bool xdp_busy_poll = false);
+               bool xdp_busy_poll = false, bool tx_xdp = false);
+  // AF_XDP transmit chunks per port with tx_xdp: the staging slots, frames on the TX ring and
+  // frames the kernel has not completed yet.
+  static constexpr uint32_t kXdpTxFrames = 512;
   ~AfPacketPort() override;
 
   uint32_t rx_lanes() const noexcept override {
@@ -78,12 +83,13 @@ class AfPacketPort final : public PortIo {
   void join_fanout(uint32_t lanes);
   void close_all() noexcept;
   uint32_t tx_send(uint32_t count, uint64_t* hard_errors) noexcept override;
+  uint32_t xdp_tx_send(uint32_t count, uint64_t* hard_errors) noexcept;
 
   int tx_fd_ = -1;
   int ifindex_ = 0;
   uint64_t if_rx_base_ = 0;  // the interface's rx_packets when the rings were ready
   std::vector<RxLane> rx_;
-  std::unique_ptr<XskRx> xsk_;
+  std::unique_ptr<XskPort> xsk_;
   iovec tx_iov_[kMaxTxBatch] = {};
   mmsghdr tx_msgs_[kMaxTxBatch] = {};
 };

@@ -5,8 +5,9 @@
 //
 // The cost of the indirection is one virtual call per burst, never one per frame: a burst of
 // received frames is handed out by one rx_burst() and given back by one rx_release(); frames to
-// send are gathered into staging slots this class owns (tx_slot/tx_commit: inline, no call into
-// the implementation) and handed over by one tx_kick(), whose send is the implementation's.
+// send are gathered into staging slots (tx_slot/tx_commit: inline, no call into the
+// implementation) and handed over by one tx_kick(), whose send is the implementation's. The
+// slots' memory is this class's, or the implementation's own transmit buffers (AF_XDP).
 //
 // Thread-safety: the RX half of a lane belongs to one reader at a time (an RX worker), the TX
 // half to the port's TX owner (datapath/egress_path.h); mtu() may be read anywhere.
@@ -69,11 +70,13 @@ class PortIo {
   // sockets with busy polling on) does so here. Nothing for the others.
   virtual void rx_poke(uint32_t lane = 0) noexcept { (void)lane; }
 
-  // TX: a free staging slot (its capacity in *room), or nullptr if every slot holds a frame.
+  // TX: a free staging slot (its capacity in *room), or nullptr if every slot holds a frame
+  // (or the implementation has no buffer for the next one until a kick: AF_XDP's transmit
+  // buffers come back from the kernel's completion ring).
   uint8_t* tx_slot(uint32_t* room) noexcept {
-    if (tx_count_ == tx_batch_) return nullptr;
+    if (tx_count_ == tx_batch_ || tx_ptr_[tx_count_] == nullptr) return nullptr;
     *room = tx_slot_bytes_;
-    return tx_frame(tx_count_);
+    return tx_ptr_[tx_count_];
   }
   // Commits the frame written into the slot tx_slot() gave. stamp_ns: when the RX worker took
   // the frame (monotonic), for the rx_to_sent hop.
@@ -82,12 +85,14 @@ class PortIo {
     tx_stamp_[tx_count_++] = stamp_ns;
   }
   // Hands the committed frames to the wire. Frames it cannot take now (a full socket buffer)
-  // stay staged, in order, for the next kick. Returns false if a frame was dropped on a hard
-  // error. With `sent` given, each frame taken records now - its stamp there.
+  // stay staged, in order, for the next kick; so do frames the implementation holds but the
+  // kernel has not sent yet (AF_XDP's TX ring), counted by tx_pending() until a kick sends them.
+  // Returns false if a frame was dropped on a hard error. With `sent` given, each frame taken
+  // records now - its stamp there.
   bool tx_kick(buffer::DelayHistogram* sent = nullptr) noexcept;
   // Waits up to timeout_ms for the wire to take more.
   virtual void tx_wait(int timeout_ms) noexcept = 0;
-  uint32_t tx_pending() const noexcept { return tx_count_; }
+  uint32_t tx_pending() const noexcept { return tx_count_ + tx_unflushed_; }
   uint64_t tx_dropped() const noexcept { return tx_dropped_; }
 
  protected:
@@ -95,15 +100,26 @@ class PortIo {
   void set_rx_capacity(uint32_t bytes) noexcept { rx_capacity_ = bytes; }
   // tx_batch staging slots (clamped to 1..kMaxTxBatch) of tx_slot_bytes each.
   void init_tx(uint32_t tx_slot_bytes, uint32_t tx_batch);
+  // The same slots without staging memory: the implementation gives each its buffer
+  // (set_tx_frame), before the first tx_slot() or during a tx_send.
+  void init_tx_buffers(uint32_t tx_slot_bytes, uint32_t tx_batch);
 
   // The implementation's send: takes staged frames 0..count-1 in order and returns how many it
   // took (0..count); a frame it dropped on a hard error counts as taken and adds to
-  // *hard_errors.
+  // *hard_errors. Called with count 0 too while tx_unflushed() or a slot has no buffer.
   virtual uint32_t tx_send(uint32_t count, uint64_t* hard_errors) noexcept = 0;
-  uint8_t* tx_frame(uint32_t i) const noexcept {
-    return tx_staging_.get() + size_t{i} * tx_slot_bytes_;
-  }
+  // Slot i's buffer. By default the staging memory init_tx allocates; an implementation that
+  // hands its slots' buffers to the kernel (AF_XDP) puts new ones in with set_tx_frame during
+  // tx_send, nullptr where it has none yet. The kick keeps unsent frames in order at the front
+  // by rotating these pointers, not by copying frames.
+  uint8_t* tx_frame(uint32_t i) const noexcept { return tx_ptr_[i]; }
+  void set_tx_frame(uint32_t i, uint8_t* buffer) noexcept { tx_ptr_[i] = buffer; }
+  // Frames the implementation took but the kernel has not sent yet (a later kick sends them).
+  void set_tx_unflushed(uint32_t frames) noexcept { tx_unflushed_ = frames; }
+  uint32_t tx_unflushed() const noexcept { return tx_unflushed_; }
   uint32_t tx_len(uint32_t i) const noexcept { return tx_len_[i]; }
+  uint8_t* const* tx_frames() const noexcept { return tx_ptr_; }
+  const uint32_t* tx_lens() const noexcept { return tx_len_; }
   uint32_t tx_batch() const noexcept { return tx_batch_; }
 
  private:
@@ -113,8 +129,10 @@ class PortIo {
   uint32_t tx_slot_bytes_ = 0;
   uint32_t tx_batch_ = 0;
   uint32_t tx_count_ = 0;
+  uint32_t tx_unflushed_ = 0;
   uint64_t tx_dropped_ = 0;
   std::unique_ptr<uint8_t[]> tx_staging_;
+  uint8_t* tx_ptr_[kMaxTxBatch] = {};
   uint32_t tx_len_[kMaxTxBatch] = {};
   uint64_t tx_stamp_[kMaxTxBatch] = {};
 };

@@ -1,5 +1,5 @@
 // RxFrame: one received frame as a port's receive ring hands it to an RX worker (a TPACKET slot,
-// datapath/af_packet_port.h, or an AF_XDP buffer, datapath/xsk_rx.h). The data stays valid until
+// datapath/af_packet_port.h, or an AF_XDP buffer, datapath/xsk_port.h). The data stays valid until
 // the worker releases it.
 #pragma once
 

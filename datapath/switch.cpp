@@ -64,7 +64,8 @@ Switch::Switch(const model::SwitchConfig& config)
     port->io = std::make_unique<AfPacketPort>(
         port->config.name, port->link.ifindex, port->link.mtu, port->config.rx_ring_frames,
         port->config.tx_batch, lanes, core_->config().rx_io == model::RxIo::kAfXdp,
-        core_->config().poll_mode == model::PollMode::kBusyPoll);
+        core_->config().poll_mode == model::PollMode::kBusyPoll,
+        core_->config().tx_io == model::TxIo::kAfXdp);
     core_->apply_rate(p, port->config.rate_bps, port->link.mtu);
   }
 }

@@ -329,6 +329,7 @@ nlohmann::json SwitchControl::status() const {
           {"retired_reclaimed", core_.reclaimed()},
           {"rx_mode", core_.config().rx_mode == model::RxMode::kPerCpu ? "per-cpu" : "per-port"},
           {"rx_io", core_.config().rx_io == model::RxIo::kAfXdp ? "af_xdp" : "af_packet"},
+          {"tx_io", core_.config().tx_io == model::TxIo::kAfXdp ? "af_xdp" : "af_packet"},
           {"poll_mode", model::poll_mode_name(core_.config().poll_mode)},
           {"rx_workers", rx_workers}};
 }

@@ -134,9 +134,13 @@ struct RouteConfig {
 enum class RxMode : uint8_t { kPerPort, kPerCpu };
 
 // What a port receives through ([switch] rx_io). kAfPacket: a TPACKET_V2 ring. kAfXdp: AF_XDP
-// sockets fed by an XDP program the switch attaches (datapath/xsk_rx.h): less kernel work per
+// sockets fed by an XDP program the switch attaches (datapath/xsk_port.h): less kernel work per
 // frame in the sender's context, but no kernel timestamp per frame.
 enum class RxIo : uint8_t { kAfPacket, kAfXdp };
+// What a port transmits through ([switch] tx_io). kAfPacket: sendmmsg on an AF_PACKET socket.
+// kAfXdp: the TX ring of the port's AF_XDP socket (needs rx_io = af_xdp), frames written
+// straight into its transmit chunks (datapath/xsk_port.h).
+enum class TxIo : uint8_t { kAfPacket, kAfXdp };
 
 // How an RX worker waits for frames ([switch] poll_mode). kInterrupt: it blocks in poll() as soon
 // as its rings are empty (a wake-up per idle exchange, no CPU at idle). kAdaptive: it spins for
@@ -170,6 +174,7 @@ struct SwitchConfig {
   bool drain_on_stop = false;  // on SIGTERM: transmit what is queued (true) or drop it (false)
   RxMode rx_mode = RxMode::kPerPort;
   RxIo rx_io = RxIo::kAfPacket;
+  TxIo tx_io = TxIo::kAfPacket;
   uint32_t rx_threads = 0;  // RX worker threads (per-port mode); 0 = one per port
   PollMode poll_mode = PollMode::kInterrupt;
   uint64_t rx_busy_poll_ns = 0;  // kAdaptive: an idle RX worker spins this long before blocking

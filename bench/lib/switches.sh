@@ -29,6 +29,10 @@
 #   sharebufd-xdp-busypoll
 #                      rx_io = "af_xdp" and poll_mode = "busy-poll": the AF_XDP sockets prefer
 #                      busy polling too (SO_PREFER_BUSY_POLL, budget 64)
+#   sharebufd-xdp2     rx_io = tx_io = "af_xdp": AF_XDP both ways (frames leave through the
+#                      sockets' TX rings)
+#   sharebufd-xdp2-busypoll
+#                      the same with poll_mode = "busy-poll"
 #   sharebufd-percpu   rx_mode = "per-cpu": one RX worker per CPU, pinned, reading the frames the
 #                      kernel received on its CPU
 #   sharebufd-baseline sharebufd's defaults, run from another build ($SHAREBUFD_BASELINE: e.g. the
@@ -87,6 +91,8 @@ bench_switch_label() {
     sharebufd-adaptive) echo "sharebufd, poll_mode = adaptive (200us)" ;;
     sharebufd-busypoll) echo "sharebufd, poll_mode = busy-poll" ;;
     sharebufd-xdp-busypoll) echo "sharebufd, rx_io = af_xdp, poll_mode = busy-poll" ;;
+    sharebufd-xdp2) echo "sharebufd, rx_io = tx_io = af_xdp" ;;
+    sharebufd-xdp2-busypoll) echo "sharebufd, rx_io = tx_io = af_xdp, poll_mode = busy-poll" ;;
     sharebufd-percpu) echo "sharebufd, rx_mode = per-cpu" ;;
     sharebufd-xdp) echo "sharebufd, rx_io = af_xdp" ;;
     sharebufd-baseline) echo "sharebufd (cs, unshaped, defaults), baseline build" ;;
@@ -138,6 +144,8 @@ bench_start_switch() {
         sharebufd-adaptive) extra='poll_mode = "adaptive"' ;;
         sharebufd-busypoll) extra='poll_mode = "busy-poll"' ;;
         sharebufd-xdp-busypoll) extra='rx_io = "af_xdp"\npoll_mode = "busy-poll"' ;;
+        sharebufd-xdp2) extra='rx_io = "af_xdp"\ntx_io = "af_xdp"' ;;
+        sharebufd-xdp2-busypoll) extra='rx_io = "af_xdp"\ntx_io = "af_xdp"\npoll_mode = "busy-poll"' ;;
         sharebufd-percpu) extra='rx_mode = "per-cpu"' ;;
         sharebufd-xdp) extra='rx_io = "af_xdp"' ;;
       esac

@@ -72,6 +72,19 @@ TEST(SwitchConfigWriter, PollModesReadBack) {
   }
 }
 
+TEST(SwitchConfigWriter, PortIoReadsBack) {
+  for (const char* keys :
+       {"", "rx_io = \"af_xdp\"\n", "rx_io = \"af_xdp\"\ntx_io = \"af_xdp\"\n"}) {
+    SCOPED_TRACE(keys);
+    const model::SwitchConfig c = parse_switch_config(
+        std::string("[switch]\n") + keys + "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\n",
+        "c.toml");
+    const model::SwitchConfig b = parse_switch_config(write_switch_config(c), "written.toml");
+    EXPECT_EQ(b.rx_io, c.rx_io);
+    EXPECT_EQ(b.tx_io, c.tx_io);
+  }
+}
+
 TEST(SwitchConfigWriter, EveryKindOfKeyReadsBackUnchanged) {
   const model::SwitchConfig c = parse_switch_config(R"([switch]
 name = "all"

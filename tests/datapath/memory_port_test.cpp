@@ -70,7 +70,7 @@ TEST(MemoryPort, TruncatesLikeARingSlotAndCountsRingDrops) {
   p.rx_release();
 }
 
-void stage(MemoryPort& p, uint8_t v, uint64_t stamp = 0) {
+void stage(PortIo& p, uint8_t v, uint64_t stamp = 0) {
   uint32_t room = 0;
   uint8_t* slot = p.tx_slot(&room);
   ASSERT_NE(slot, nullptr);
@@ -116,6 +116,88 @@ TEST(PortIo, DropsAFrameOnAHardErrorAndSaysSo) {
   ASSERT_EQ(p.sent_count(), 1u);
   EXPECT_EQ(p.sent()[0], bytes(100, 2));
   EXPECT_TRUE(p.tx_kick()) << "nothing staged: nothing to fail";
+}
+
+// A port whose slots are its own transmit buffers, as AF_XDP's are (datapath/xsk_port.h): a
+// buffer handed to the "kernel" comes back only when complete() says so, and the kernel may hold
+// frames it took without sending them yet (unflushed).
+class ChunkPort final : public PortIo {
+ public:
+  ChunkPort(uint32_t chunks, uint32_t batch) : PortIo("chunks", 1500), memory_(chunks * 2048) {
+    for (uint32_t i = 0; i < chunks; ++i)
+      free_.push_back(memory_.data() + size_t{i} * 2048);
+    init_tx_buffers(2048, batch);
+    for (uint32_t i = 0; i < tx_batch(); ++i)
+      set_tx_frame(i, take());
+  }
+  uint32_t rx_lanes() const noexcept override { return 1; }
+  int rx_fd(uint32_t) const noexcept override { return -1; }
+  uint32_t rx_burst(RxFrame*, uint32_t, uint32_t) noexcept override { return 0; }
+  void rx_release(uint32_t) noexcept override {}
+  SocketStats rx_socket_stats(uint32_t) noexcept override { return {}; }
+  void tx_wait(int) noexcept override {}
+
+  void complete() {
+    free_.insert(free_.end(), in_flight_.begin(), in_flight_.end());
+    in_flight_.clear();
+  }
+  uint32_t hold_unflushed = 0;  // the next send leaves this many of its frames unsent
+  uint32_t sends = 0;
+  std::vector<uint8_t> first_bytes;  // each sent frame's first byte, in order
+
+ private:
+  uint8_t* take() {
+    if (free_.empty()) return nullptr;
+    uint8_t* b = free_.back();
+    free_.pop_back();
+    return b;
+  }
+  uint32_t tx_send(uint32_t count, uint64_t*) noexcept override {
+    ++sends;
+    for (uint32_t i = 0; i < count; ++i) {
+      first_bytes.push_back(tx_frame(i)[0]);
+      in_flight_.push_back(tx_frame(i));
+    }
+    for (uint32_t i = 0; i < tx_batch(); ++i) {
+      if (i < count || tx_frame(i) == nullptr) set_tx_frame(i, take());
+    }
+    set_tx_unflushed(hold_unflushed);
+    hold_unflushed = 0;
+    return count;
+  }
+  std::vector<uint8_t> memory_;
+  std::vector<uint8_t*> free_, in_flight_;
+};
+
+TEST(PortIo, SlotsWithoutABufferWaitForTheKickThatGetsThemBack) {
+  ChunkPort p(3, 4);
+  stage(p, 1);
+  stage(p, 2);
+  stage(p, 3);
+  uint32_t room = 0;
+  EXPECT_EQ(p.tx_slot(&room), nullptr) << "three buffers for four slots";
+  EXPECT_TRUE(p.tx_kick());
+  EXPECT_EQ(p.tx_slot(&room), nullptr) << "all three still in the kernel's hands";
+  p.complete();
+  EXPECT_EQ(p.tx_pending(), 0u);
+  EXPECT_TRUE(p.tx_kick()) << "nothing staged, but a slot without a buffer: the kick refills";
+  EXPECT_EQ(p.sends, 2u);
+  stage(p, 4);
+  EXPECT_TRUE(p.tx_kick());
+  EXPECT_EQ(p.first_bytes, (std::vector<uint8_t>{1, 2, 3, 4}));
+}
+
+TEST(PortIo, FramesTheKernelHoldsUnsentArePendingUntilAKickSendsThem) {
+  ChunkPort p(8, 4);
+  stage(p, 1);
+  p.hold_unflushed = 1;
+  EXPECT_TRUE(p.tx_kick());
+  EXPECT_EQ(p.tx_pending(), 1u) << "taken but not sent: the egress path must kick again";
+  EXPECT_TRUE(p.tx_kick());
+  EXPECT_EQ(p.sends, 2u) << "a kick with nothing staged still flushes";
+  EXPECT_EQ(p.tx_pending(), 0u);
+  EXPECT_TRUE(p.tx_kick());
+  EXPECT_EQ(p.sends, 2u) << "nothing staged, nothing held, every slot has a buffer: no call";
 }
 
 }  // namespace

@@ -157,6 +157,16 @@ TEST(ConfigLoader, RxIoDefaultsToAfPacket) {
             model::RxIo::kAfXdp);
 }
 
+TEST(ConfigLoader, TxIoDefaultsToAfPacketAndTakesAfXdpWithAfXdpReceive) {
+  const std::string ports = "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n";
+  EXPECT_EQ(parse_config(ports, "c.toml").sw.tx_io, model::TxIo::kAfPacket);
+  EXPECT_EQ(parse_config("[switch]\nrx_io = \"af_xdp\"\n" + ports, "c.toml").sw.tx_io,
+            model::TxIo::kAfPacket);
+  EXPECT_EQ(
+      parse_config("[switch]\nrx_io = \"af_xdp\"\ntx_io = \"af_xdp\"\n" + ports, "c.toml").sw.tx_io,
+      model::TxIo::kAfXdp);
+}
+
 TEST(ConfigLoader, PollModes) {
   const std::string ports = "[buffer]\nsize = 1000\n[[ports]]\ninterface = \"a\"\n";
   const auto sw = [&](const std::string& keys) {
@@ -429,6 +439,12 @@ TEST(ConfigLoader, EveryMistakeNamesFileLineAndKey) {
       {"rx_io",
        "[switch]\nrx_io = \"xdp\"\n" + with_ports(""),
        {"bad.toml:2:", "key 'rx_io'", "af_packet, af_xdp"}},
+      {"tx_io",
+       "[switch]\ntx_io = \"xdp\"\n" + with_ports(""),
+       {"bad.toml:2:", "key 'tx_io'", "af_packet, af_xdp"}},
+      {"AF_XDP transmit without AF_XDP receive",
+       "[switch]\ntx_io = \"af_xdp\"\n" + with_ports(""),
+       {"bad.toml:2:", "key 'tx_io'", "needs rx_io = \"af_xdp\""}},
       {"af_xdp with per-cpu RX",
        "[switch]\nrx_mode = \"per-cpu\"\nrx_io = \"af_xdp\"\n" + with_ports(""),
        {"bad.toml:3:", "key 'rx_io'", "per-cpu"}},

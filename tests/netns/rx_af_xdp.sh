@@ -7,13 +7,17 @@
 # A port whose MTU the program cannot take (jumbo frames on veth need a program that takes
 # fragments) stops the start with an error that names the port and its MTU, and every port keeps
 # its own program. Under overload the port is served in arrival order across its receive queues.
+# With XDP_TX=1 (ctest netns.af_xdp_both_ways) everything again with tx_io = "af_xdp" too: the
+# frames leave through the AF_XDP sockets' TX rings, and sharebufd opens no packet socket at all.
 source "$(dirname "$0")/lib.sh"
+io_keys='rx_io = "af_xdp"'
+[ "${XDP_TX:-0}" = 1 ] && io_keys+='\ntx_io = "af_xdp"'
 # Two queues per veth end: sharebufd opens a socket per receive queue.
 TB_VETH_QUEUES=2
 tb_init
 tb_create 2
 tb_write_config "$TB_DIR/sw.toml" cs 0 "21000 cells"
-sed -i 's/^\[switch\]/[switch]\nrx_io = "af_xdp"/' "$TB_DIR/sw.toml"
+sed -i "s/^\[switch\]/[switch]\n$io_keys/" "$TB_DIR/sw.toml"
 
 xdp_prog() { ip -n "$(tb_ns_sw)" -d link show dev "$1" | { grep -o 'prog/xdp id [0-9]*' || true; } | awk '{print $3}'; }
 xdp_name() { ip -n "$(tb_ns_sw)" -d link show dev "$1" | { grep -A1 'prog/xdp' || true; } | { grep -o 'name [a-z_]*' || true; } | awk '{print $2}'; }
@@ -30,6 +34,14 @@ echo "running: p1 program ${now1:-none} ($(xdp_name p1)), p2 program ${now2:-non
 [ "$(tb_ctl --json status | jq -r .rx_io)" = af_xdp ] ||
   fail "status does not say rx_io af_xdp"
 ! grep -q 'without NAPI or RPS' "$TB_DIR/sharebufd.log" || fail "a link-order warning with af_xdp"
+# The switch's namespace holds no packet socket but sharebufd's: with AF_XDP both ways, none.
+packet_sockets=$(ip netns exec "$(tb_ns_sw)" tail -n +2 /proc/net/packet | wc -l)
+if [ "${XDP_TX:-0}" = 1 ]; then
+  [ "$(tb_ctl --json status | jq -r .tx_io)" = af_xdp ] || fail "status does not say tx_io af_xdp"
+  [ "$packet_sockets" -eq 0 ] || fail "$packet_sockets packet sockets with AF_XDP both ways"
+else
+  [ "$packet_sockets" -eq 2 ] || fail "$packet_sockets packet sockets, not one sending per port"
+fi
 
 tb_exec 1 ping -c 50 -i 0.01 -W 1 "$(tb_ip 2)" >"$TB_DIR/ping.txt" || fail "ping through af_xdp ports failed"
 grep -q ' 0% packet loss' "$TB_DIR/ping.txt" || fail "pings lost: $(grep 'packet loss' "$TB_DIR/ping.txt")"
@@ -66,7 +78,7 @@ else
     fail "cannot set XPS on host 1's eth0"
   # A small ring, so that a frame waits behind at most 256 others.
   TB_PORT_EXTRA='rx_ring_frames = 256' tb_write_config "$TB_DIR/sw-small.toml" cs 0 "21000 cells"
-  sed -i 's/^\[switch\]/[switch]\nrx_io = "af_xdp"/' "$TB_DIR/sw-small.toml"
+  sed -i "s/^\[switch\]/[switch]\n$io_keys/" "$TB_DIR/sw-small.toml"
   tb_start_switch "$TB_DIR/sw-small.toml"
   tb_exec 1 ping -c 3 -i 0.2 -W 1 "$(tb_ip 2)" >/dev/null || true # both MACs learnt
   if ! tb_cpu_limit "$TB_SWITCH_PID" 10; then

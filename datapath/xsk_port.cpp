@@ -1,8 +1,9 @@
-#include "datapath/xsk_rx.h"
+#include "datapath/xsk_port.h"
 
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -55,7 +56,7 @@ bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) 
 
 }  // namespace
 
-void XskRx::load_program(int ifindex, uint32_t queues) {
+void XskPort::load_program(int ifindex, uint32_t queues) {
   bpf_attr attr{};
   attr.map_type = BPF_MAP_TYPE_XSKMAP;
   attr.key_size = 4;
@@ -128,11 +129,13 @@ void XskRx::load_program(int ifindex, uint32_t queues) {
   }
 }
 
-bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
+bool XskPort::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames,
+                          uint32_t tx_frames) {
   s.queue = queue;
   s.fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
   if (s.fd < 0) throw sys_error(name_, "socket(AF_XDP)");
-  s.umem_bytes = size_t{frames} * frame_size_;
+  // The receive buffers, then (queue 0 with transmit) the transmit chunks.
+  s.umem_bytes = size_t{frames + tx_frames} * frame_size_;
   void* mem = mmap(nullptr, s.umem_bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   if (mem == MAP_FAILED) throw sys_error(name_, "mmap UMEM");
@@ -145,13 +148,17 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) != 0)
     throw sys_error(name_, "setsockopt XDP_UMEM_REG");
   const int n = static_cast<int>(frames);
-  // The completion ring is never used (nothing is sent here), but a UMEM must have one.
-  const int completions = 64;
+  // Without transmit the completion ring is never used, but a UMEM must have one. With it, it
+  // has room for every transmit chunk, so the kernel never finds it full.
+  const int completions = tx_frames != 0 ? static_cast<int>(tx_frames) : 64;
   if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_FILL_RING, &n, sizeof n) != 0 ||
       setsockopt(s.fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &completions, sizeof completions) != 0 ||
       setsockopt(s.fd, SOL_XDP, XDP_RX_RING, &n, sizeof n) != 0) {
     throw sys_error(name_, "setsockopt XDP rings");
   }
+  if (tx_frames != 0 &&
+      setsockopt(s.fd, SOL_XDP, XDP_TX_RING, &completions, sizeof completions) != 0)
+    throw sys_error(name_, "setsockopt XDP_TX_RING");
   xdp_mmap_offsets off{};
   socklen_t len = sizeof off;
   if (getsockopt(s.fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &len) != 0)
@@ -175,6 +182,10 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   map_ring(s.completion, off.cr, static_cast<uint32_t>(completions), sizeof(uint64_t),
            XDP_UMEM_PGOFF_COMPLETION_RING, "completion ring");
   map_ring(s.rx, off.rx, frames, sizeof(xdp_desc), XDP_PGOFF_RX_RING, "RX ring");
+  if (tx_frames != 0) {
+    map_ring(s.tx, off.tx, tx_frames, sizeof(xdp_desc), XDP_PGOFF_TX_RING, "TX ring");
+    s.tx.flags = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(s.tx.map) + off.tx.flags);
+  }
   // Every receive buffer to the kernel.
   auto* fill = static_cast<uint64_t*>(s.fill.desc);
   for (uint32_t i = 0; i < frames; ++i)
@@ -186,7 +197,8 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   addr.sxdp_family = AF_XDP;
   addr.sxdp_ifindex = static_cast<uint32_t>(ifindex);
   addr.sxdp_queue_id = queue;
-  addr.sxdp_flags = XDP_COPY;
+  // need_wakeup: the kernel says when a transmit needs a sendto() (in copy mode, always).
+  addr.sxdp_flags = XDP_COPY | (tx_frames != 0 ? XDP_USE_NEED_WAKEUP : 0);
   if (bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     if (queue > 0 && errno == EINVAL) return false;  // the interface has no such queue
     throw sys_error(name_, "bind to queue " + std::to_string(queue));
@@ -194,8 +206,10 @@ bool XskRx::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames) {
   return true;
 }
 
-XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames, bool busy_poll)
+XskPort::XskPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames,
+                 bool busy_poll, uint32_t tx_frames)
     : name_(ifname), ifindex_(ifindex) {
+  if (tx_frames != 0) tx_frames = round_up_pow2(std::max<uint32_t>(tx_frames, 64));
   frames = round_up_pow2(std::max<uint32_t>(frames, 64));
   // Ethernet header and two VLAN tags beside the MTU, behind the kernel's headroom.
   frame_size_ = mtu + 14 + 8 + kHeadroom <= 2048 ? 2048 : 4096;
@@ -204,7 +218,7 @@ XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t fram
     // A socket per queue, until the interface has no more (bind says EINVAL).
     for (uint32_t q = 0; q < kMaxQueues; ++q) {
       socks_.emplace_back();
-      if (!open_socket(socks_.back(), ifindex, q, frames)) {
+      if (!open_socket(socks_.back(), ifindex, q, frames, q == 0 ? tx_frames : 0)) {
         close_sock(socks_.back());
         socks_.pop_back();
         break;
@@ -234,6 +248,14 @@ XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t fram
     }
     attached_ = true;
     if (busy_poll) enable_busy_poll();
+    if (tx_frames != 0) {
+      tx_frames_ = tx_frames;
+      tx_umem_ = socks_[0].umem;
+      tx_free_.reserve(tx_frames);
+      // Popped from the back: the lowest chunks first.
+      for (uint32_t i = tx_frames; i-- > 0;)
+        tx_free_.push_back(uint64_t{frames + i} * frame_size_ + kHeadroom);
+    }
   } catch (...) {
     close_all();
     throw;
@@ -241,7 +263,7 @@ XskRx::XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t fram
   drops();  // nothing counted before the start
 }
 
-void XskRx::enable_busy_poll() {
+void XskPort::enable_busy_poll() {
   // The values of the kernel's AF_XDP sample with --busy-poll (samples/bpf/xdpsock_user.c,
   // apply_setsockopt(): 20 us, its default batch of 64): spin up to 20 us in a poll of the
   // device, at most 64 frames per poll, and prefer that poll to the device's softirq.
@@ -260,14 +282,14 @@ void XskRx::enable_busy_poll() {
   busy_poll_ = true;
 }
 
-void XskRx::poke() noexcept {
+void XskPort::poke() noexcept {
   if (!busy_poll_) return;
   for (const Sock& s : socks_)
     recvfrom(s.fd, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
 }
 
-void XskRx::close_sock(Sock& s) noexcept {
-  for (Ring* r : {&s.fill, &s.completion, &s.rx}) {
+void XskPort::close_sock(Sock& s) noexcept {
+  for (Ring* r : {&s.fill, &s.completion, &s.rx, &s.tx}) {
     if (r->map != nullptr) munmap(r->map, r->map_bytes);
     r->map = nullptr;
   }
@@ -277,11 +299,11 @@ void XskRx::close_sock(Sock& s) noexcept {
   s.umem = nullptr;
 }
 
-XskRx::~XskRx() {
+XskPort::~XskPort() {
   close_all();
 }
 
-void XskRx::close_all() noexcept {
+void XskPort::close_all() noexcept {
   if (attached_) {
     try {
       // Back to the interface's own program (or none).
@@ -300,7 +322,7 @@ void XskRx::close_all() noexcept {
   }
 }
 
-uint32_t XskRx::peek_burst(RxFrame* frames, uint32_t max) noexcept {
+uint32_t XskPort::peek_burst(RxFrame* frames, uint32_t max) noexcept {
   uint32_t n = 0;
   for (; n < max; ++n) {
     // The frame that reached the port first, by the XDP program's stamps, of the queues' next
@@ -343,7 +365,7 @@ uint32_t XskRx::peek_burst(RxFrame* frames, uint32_t max) noexcept {
   return n;
 }
 
-void XskRx::release_burst() noexcept {
+void XskPort::release_burst() noexcept {
   for (Sock& s : socks_) {
     if (s.held == 0) continue;
     released_.fetch_add(s.held, std::memory_order_relaxed);
@@ -361,7 +383,7 @@ void XskRx::release_burst() noexcept {
   }
 }
 
-PortIo::SocketStats XskRx::socket_stats() noexcept {
+PortIo::SocketStats XskPort::socket_stats() noexcept {
   const uint64_t dropped = drops();
   const uint64_t released = released_.load(std::memory_order_relaxed);
   const uint64_t taken = released - released_reported_;
@@ -369,7 +391,7 @@ PortIo::SocketStats XskRx::socket_stats() noexcept {
   return {taken + dropped, dropped};
 }
 
-uint64_t XskRx::drops() noexcept {
+uint64_t XskPort::drops() noexcept {
   // Called now and then by the reader: follow NTP's adjustments of CLOCK_REALTIME.
   realtime_offset_ns_.store(realtime_ns() - monotonic_ns(), std::memory_order_relaxed);
   uint64_t delta = 0;
@@ -383,6 +405,75 @@ uint64_t XskRx::drops() noexcept {
     s.counted = total;
   }
   return delta;
+}
+
+}  // namespace sharebuf::datapath
+
+namespace sharebuf::datapath {
+
+void XskPort::reap_completions() noexcept {
+  Ring& cr = socks_[0].completion;
+  // acquire pairs with the kernel's release of the producer index after writing the entries.
+  const uint32_t prod = __atomic_load_n(cr.producer, __ATOMIC_ACQUIRE);
+  if (prod == cr.cached_cons) return;
+  const auto* addrs = static_cast<const uint64_t*>(cr.desc);
+  for (uint32_t i = cr.cached_cons; i != prod; ++i)
+    tx_free_.push_back(addrs[i & cr.mask]);
+  cr.cached_cons = prod;
+  __atomic_store_n(cr.consumer, prod, __ATOMIC_RELEASE);
+}
+
+void XskPort::kick_tx(uint64_t* dropped) noexcept {
+  Sock& s = socks_[0];
+  // Copy mode sends at most 32 frames per sendto() and says EAGAIN when more wait; a full
+  // device queue says EAGAIN too, with nothing taken. Kick until the ring is consumed or a call
+  // takes nothing, at most a ring's worth of calls.
+  for (uint32_t calls = 0; calls <= s.tx.mask; ++calls) {
+    const uint32_t before = __atomic_load_n(s.tx.consumer, __ATOMIC_ACQUIRE);
+    if (before == s.tx.cached_prod) return;
+    if ((__atomic_load_n(s.tx.flags, __ATOMIC_RELAXED) & XDP_RING_NEED_WAKEUP) == 0) return;
+    if (sendto(s.fd, nullptr, 0, MSG_DONTWAIT, nullptr, 0) < 0) {
+      // EBUSY: the device dropped one frame (veth: the peer's queue was full); it was consumed
+      // and completed. ENOBUFS (no memory for an skb) and the rest: try again next kick.
+      if (errno == EBUSY) {
+        ++*dropped;
+        continue;
+      }
+      if (errno != EAGAIN && errno != EINTR) return;
+    }
+    if (__atomic_load_n(s.tx.consumer, __ATOMIC_ACQUIRE) == before) return;
+  }
+}
+
+uint32_t XskPort::tx_send(uint8_t* const* frames, const uint32_t* lens, uint32_t count,
+                          uint64_t* dropped, uint32_t* unsent) noexcept {
+  Sock& s = socks_[0];
+  Ring& tx = s.tx;
+  const uint32_t cons = __atomic_load_n(tx.consumer, __ATOMIC_ACQUIRE);
+  const uint32_t room = tx.mask + 1 - (tx.cached_prod - cons);
+  const uint32_t n = std::min(count, room);
+  auto* descs = static_cast<xdp_desc*>(tx.desc);
+  for (uint32_t i = 0; i < n; ++i) {
+    xdp_desc& d = descs[(tx.cached_prod + i) & tx.mask];
+    d.addr = static_cast<uint64_t>(frames[i] - tx_umem_);
+    d.len = lens[i];
+    d.options = 0;
+  }
+  tx.cached_prod += n;
+  // release: the descriptors before the index that publishes them.
+  __atomic_store_n(tx.producer, tx.cached_prod, __ATOMIC_RELEASE);
+  kick_tx(dropped);
+  reap_completions();
+  *unsent = tx.cached_prod - __atomic_load_n(tx.consumer, __ATOMIC_ACQUIRE);
+  return n;
+}
+
+void XskPort::tx_wait(int timeout_ms) noexcept {
+  reap_completions();
+  if (!tx_free_.empty()) return;
+  pollfd pfd{socks_[0].fd, POLLOUT, 0};
+  poll(&pfd, 1, timeout_ms);
+  reap_completions();
 }
 
 }  // namespace sharebuf::datapath

@@ -1,6 +1,5 @@
-// XskRx: a port's receive side on AF_XDP sockets instead of a TPACKET ring ([switch] rx_io =
-// "af_xdp"). TX stays on sendmmsg (sending through the AF_XDP socket was measured no faster:
-// docs/datapath-latency.md). The switch attaches
+// XskPort: a port's receive side on AF_XDP sockets instead of a TPACKET ring ([switch] rx_io =
+// "af_xdp"), and with tx_io = "af_xdp" its transmit side too (below). The switch attaches
 // its own XDP program to the port (driver mode), which redirects every frame into an AF_XDP socket
 // of the frame's receive queue, in copy mode (veth and most drivers have no zero-copy path here).
 // Why: the kernel's work per received frame happens in the sender's context (on veth, the sending
@@ -21,7 +20,17 @@
 // turned to CLOCK_REALTIME's scale), no VLAN tag stripped out of the data (a
 // sender whose veth inserts the tag in hardware, txvlan on, hands XDP the frame without it) and
 // no CHECKSUM_PARTIAL flag (the daemon's offload warning covers that).
-// Thread-safety: one reader at a time, as for the TPACKET ring; drops() may run beside it.
+//
+// Transmit (tx_frames > 0): queue 0's socket also has a TX ring, and its UMEM `tx_frames` more
+// chunks behind the receive buffers. A free chunk is what the egress path writes a frame into
+// (PortIo's staging slot is the chunk itself, no copy in between); tx_send() puts the batch on
+// the TX ring, kicks the kernel with sendto() while it asks for it (need_wakeup), until it has
+// consumed the ring or stops making progress (copy mode sends at most 32 frames per call), and
+// reaps the completion ring into the free list on every call. Chunks are not shared with the
+// receive side or other ports: a frame is copied from its cells into the chunk, as sendmmsg
+// copies it into an skb; the kernel's copy-mode transmit then builds an skb from the chunk.
+// Thread-safety: one reader at a time, as for the TPACKET ring; drops() may run beside it; the
+// transmit side belongs to the port's TX owner (its rings are not the reader's).
 #pragma once
 
 #include <atomic>
@@ -34,7 +43,7 @@
 
 namespace sharebuf::datapath {
 
-class XskRx {
+class XskPort {
  public:
   // Throws std::runtime_error naming the interface and the failing step (root is needed; a
   // kernel without CONFIG_XDP_SOCKETS, or an interface whose MTU the XDP program cannot take
@@ -43,11 +52,12 @@ class XskRx {
   // polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL_BUDGET 64, SO_BUSY_POLL), so poke() runs the
   // device's NAPI poll in the caller's thread rather than waiting for its softirq; a kernel that
   // refuses the options leaves the sockets as they were, said once in the log.
-  XskRx(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames,
-        bool busy_poll = false);
-  ~XskRx();
-  XskRx(const XskRx&) = delete;
-  XskRx& operator=(const XskRx&) = delete;
+  // tx_frames: transmit chunks (0: receive only).
+  XskPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames,
+          bool busy_poll = false, uint32_t tx_frames = 0);
+  ~XskPort();
+  XskPort(const XskPort&) = delete;
+  XskPort& operator=(const XskPort&) = delete;
 
   // The fd to poll for POLLIN (an epoll set of the sockets).
   int fd() const noexcept { return epoll_fd_; }
@@ -62,6 +72,19 @@ class XskRx {
   // With busy polling on, a non-blocking recvfrom() per socket: the kernel polls the device's
   // receive queue once (budget 64) in this thread. Nothing otherwise.
   void poke() noexcept;
+  // Transmit. A free chunk's memory (capacity() bytes), or nullptr while every chunk is in the
+  // kernel's hands or staged.
+  uint8_t* tx_take() noexcept { return tx_free_.empty() ? nullptr : tx_umem_ + pop_free(); }
+  // Puts frames[0..count) (chunks tx_take gave, lengths lens) on the TX ring, as many as it has
+  // room for, and has the kernel send what is on the ring; returns how many it put on. Frames
+  // the device dropped (a full queue behind veth) add to *dropped. *unsent: frames on the ring
+  // the kernel has not sent yet (the next call sends them).
+  uint32_t tx_send(uint8_t* const* frames, const uint32_t* lens, uint32_t count, uint64_t* dropped,
+                   uint32_t* unsent) noexcept;
+  // Waits up to timeout_ms for the TX ring to have room or a chunk to come back.
+  void tx_wait(int timeout_ms) noexcept;
+  bool transmits() const noexcept { return tx_frames_ != 0; }
+
   // Frames the kernel could not put into a socket (its ring full, or no free buffer), since the
   // last call.
   uint64_t drops() noexcept;
@@ -76,6 +99,7 @@ class XskRx {
   struct Ring {
     uint32_t* producer = nullptr;
     uint32_t* consumer = nullptr;
+    uint32_t* flags = nullptr;  // the TX ring's (XDP_RING_NEED_WAKEUP)
     void* desc = nullptr;
     uint32_t mask = 0;
     uint32_t cached_prod = 0;  // ours where we produce, the kernel's last seen where we consume
@@ -88,12 +112,19 @@ class XskRx {
     uint32_t queue = 0;
     uint8_t* umem = nullptr;
     size_t umem_bytes = 0;
-    Ring fill, completion, rx;
+    Ring fill, completion, rx, tx;
     uint32_t held = 0;     // RX entries from rx.cached_cons on that peek_burst handed out
     uint64_t counted = 0;  // drops already reported
   };
   // false if the interface has no receive queue `queue` (and queue > 0).
-  bool open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames);
+  bool open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames, uint32_t tx_frames);
+  uint64_t pop_free() noexcept {
+    const uint64_t addr = tx_free_.back();
+    tx_free_.pop_back();
+    return addr;
+  }
+  void reap_completions() noexcept;
+  void kick_tx(uint64_t* dropped) noexcept;
   static void close_sock(Sock& s) noexcept;
   void load_program(int ifindex, uint32_t queues);
   void enable_busy_poll();
@@ -114,6 +145,11 @@ class XskRx {
   bool busy_poll_ = false;
   int epoll_fd_ = -1;
   uint32_t frame_size_ = 2048;  // UMEM chunk: 2048, or 4096 for an MTU that needs it
+  // Transmit, on socks_[0]: its UMEM, its free transmit chunks' offsets (each kHeadroom into its
+  // chunk), how many transmit chunks it has.
+  uint8_t* tx_umem_ = nullptr;
+  std::vector<uint64_t> tx_free_;
+  uint32_t tx_frames_ = 0;
 };
 
 }  // namespace sharebuf::datapath
