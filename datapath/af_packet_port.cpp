@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <spdlog/spdlog.h>
+
 #include "datapath/link_control.h"
 
 namespace sharebuf::datapath {
@@ -129,8 +131,18 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
     set_rx_capacity(frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14));
     if (rx_xdp) {
-      xsk_ = std::make_unique<XskPort>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll,
-                                       tx_xdp ? kXdpTxFrames : 0);
+      try {
+        xsk_ = std::make_unique<XskPort>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll,
+                                         tx_xdp ? kXdpTxFrames : 0);
+      } catch (const std::runtime_error& e) {
+        if (!tx_xdp) throw;
+        // A kernel or driver that refuses the TX ring: receive through AF_XDP all the same and
+        // send with sendmmsg (if receiving was what failed, this fails again and says why).
+        xsk_ = std::make_unique<XskPort>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll, 0);
+        spdlog::warn("port '{}': AF_XDP transmit refused ({}); sending with sendmmsg", ifname,
+                     e.what());
+        tx_xdp = false;
+      }
       set_rx_capacity(xsk_->capacity());
     }
     if (tx_xdp) {

@@ -60,7 +60,8 @@ class AfPacketPort final : public PortIo {
     if (xsk_ != nullptr) xsk_->poke();
   }
   void tx_wait(int timeout_ms) noexcept override;
-  int tx_fd() const noexcept { return tx_fd_; }
+  // "af_xdp" unless transmit fell back to sendmmsg (or was never asked for).
+  const char* tx_io() const noexcept override { return tx_fd_ < 0 ? "af_xdp" : "af_packet"; }
 
  private:
   struct Ring {

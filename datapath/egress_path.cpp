@@ -110,8 +110,11 @@ EgressPath::Result EgressPath::send_burst(buffer::CellCache& cache, uint32_t bud
     }
     ++r.sent;
   }
+  // tx_errors counts frames (docs/metrics.md), and one kick may drop several.
+  const uint64_t dropped_before = port.io->tx_dropped();
   if (!port.io->tx_kick(&port.latency.hops[HopLatency::kRxToSent]))
-    port.counters.tx_errors.fetch_add(1, std::memory_order_relaxed);
+    port.counters.tx_errors.fetch_add(port.io->tx_dropped() - dropped_before,
+                                      std::memory_order_relaxed);
   r.staged = port.io->tx_pending();
   port.shaper.set_backlogged(r.stop != Stop::kEmpty);
   if (const uint64_t owed = port.shaper.take_caught_up_bytes(); owed != 0)

@@ -92,6 +92,9 @@ class PortIo {
   bool tx_kick(buffer::DelayHistogram* sent = nullptr) noexcept;
   // Waits up to timeout_ms for the wire to take more.
   virtual void tx_wait(int timeout_ms) noexcept = 0;
+  // What the frames leave through, for the stats: "af_packet" (sendmmsg), "af_xdp" (an AF_XDP
+  // TX ring), "memory" (an in-memory port).
+  virtual const char* tx_io() const noexcept { return "memory"; }
   uint32_t tx_pending() const noexcept { return tx_count_ + tx_unflushed_; }
   uint64_t tx_dropped() const noexcept { return tx_dropped_; }
 

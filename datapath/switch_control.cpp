@@ -146,6 +146,7 @@ nlohmann::json SwitchControl::stats() const {
                             {"interface", port.config.name},
                             {"rate_bps", port.line_rate_bps.load(kRelaxed)},
                             {"mtu", port.io ? port.io->mtu() : port.link.mtu},
+                            {"tx_io", port.io ? port.io->tx_io() : "none"},
                             {"scheduler", model::to_string(port.config.scheduler)},
                             {"header_free_cells", buf.state().header_free_cells(p)},
                             {"rx_frames", c.rx_frames.load(kRelaxed)},

@@ -39,6 +39,8 @@ packet_sockets=$(ip netns exec "$(tb_ns_sw)" tail -n +2 /proc/net/packet | wc -l
 if [ "${XDP_TX:-0}" = 1 ]; then
   [ "$(tb_ctl --json status | jq -r .tx_io)" = af_xdp ] || fail "status does not say tx_io af_xdp"
   [ "$packet_sockets" -eq 0 ] || fail "$packet_sockets packet sockets with AF_XDP both ways"
+  [ "$(tb_ctl --json ports | jq -r '[.[].tx_io] | unique | join(",")')" = af_xdp ] ||
+    fail "a port's stats do not say tx_io af_xdp"
 else
   [ "$packet_sockets" -eq 2 ] || fail "$packet_sockets packet sockets, not one sending per port"
 fi
