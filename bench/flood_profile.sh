@@ -5,8 +5,9 @@
 # Open vSwitch's PMD, sharebuf-floor's) the kernel/user split and the call-graph totals of the
 # steps docs/datapath-latency.md names (sendmmsg or AF_XDP's sendto and generic transmit,
 # packet_sendmsg, the receiving host's softirq, the sender's tpacket_rcv).
-#   bench/flood_profile.sh [--build DIR] [--seconds S] [--switch NAME] [--keep FILE]
-# --keep FILE: keep perf.data there. Needs root, perf (linux-perf) and ./run.sh build.
+#   bench/flood_profile.sh [--build DIR] [--seconds S] [--switch NAME] [--tcp] [--keep FILE]
+# --tcp: one iperf3 TCP stream instead of the flood (its goodput and segments are printed, to
+# divide by). --keep FILE: keep perf.data there. Needs root, perf (linux-perf) and ./run.sh build.
 set -euo pipefail
 # shellcheck source=../scripts/usage.sh
 source "$(dirname "$0")/../scripts/usage.sh"
@@ -16,13 +17,14 @@ source "$here/../scripts/testbed.sh"
 # shellcheck source=lib/switches.sh
 source "$here/lib/switches.sh"
 
-build=$TB_ROOT/build seconds=4 switch=sharebufd keep=""
+build=$TB_ROOT/build seconds=4 switch=sharebufd keep="" tcp=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --switch) switch=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
+    --tcp) tcp=1; shift ;;
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "flood_profile.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -39,8 +41,15 @@ data=$TB_DIR/perf.data
 # The sender runs a second longer than the recording, so every sample is taken at full rate.
 perf record -q -a -g -e cpu-clock -o "$data" -- sleep "$seconds" >/dev/null 2>&1 &
 perf_pid=$!
-tb_exec 1 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
-  --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds $((seconds + 1))
+if [ "$tcp" = 1 ]; then
+  tb_bg 2 iperf3 -s -1 -p 5201
+  sleep 0.3
+  tb_exec 1 timeout $((seconds + 30)) iperf3 -c "$(tb_ip 2)" -p 5201 -t $((seconds + 1)) -J >"$TB_DIR/tcp.json"
+  jq -r '"TCP 1 stream: \(.end.sum_received.bits_per_second / 1e6 | floor) Mbit/s, \(.end.sum_received.bytes) bytes received"' "$TB_DIR/tcp.json"
+else
+  tb_exec 1 "$blaster" --interface eth0 --dst-mac "$(tb_mac 2)" --src-ip "$(tb_ip 1)" \
+    --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds $((seconds + 1))
+fi
 wait "$perf_pid" || true
 bench_stop_switch "$switch"
 
@@ -65,6 +74,7 @@ if [ -n "$busiest" ]; then
     '$4 == t && $6 ~ /^(__sys_sendmmsg|__sys_sendto|packet_sendmsg|xsk_sendmsg|__xsk_generic_xmit|__local_bh_enable_ip|net_rx_action|__vdso_clock_gettime)$/ {
        printf "  %5.1f %%  %s\n", 100 * $1 / p, $6 }'
 fi
+[ "$tcp" = 0 ] || { [ -z "$keep" ] || cp "$data" "$keep"; exit 0; }
 sender=$(report --no-children --sort comm | awk '$3 ~ /^sharebuf-blas/ { print $2; exit }')
 echo "== the sender ($sender samples): share in tpacket_rcv (the switch's RX ring copy, in its softirq)"
 report --children --sort comm,sym | awk -v p="$(pct sharebuf-blaste)" \
