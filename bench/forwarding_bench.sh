@@ -28,7 +28,7 @@ source "$here/lib/switches.sh"
 source "$here/lib/host_counters.sh"
 
 cmdline="$*"
-build=$TB_ROOT/build report="" reps=3 seconds=5 only="sharebufd,sharebufd-busypoll,sharebufd-xdp,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp,xdp-redirect"
+build=$TB_ROOT/build report="" reps=3 seconds=5 only="sharebufd,sharebufd-busypoll,sharebufd-xdp,sharebufd-xdp2-busypoll,sharebufd-percpu,sharebufd-credence,sharebufd-nopark,sharebufd-1rx,floor,floor-2t,bridge,ovs,ovs-afxdp,xdp-redirect"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
