@@ -59,9 +59,11 @@ TEST(SwitchConfigWriter, TheExamplesReadBackUnchanged) {
   }
 }
 
-TEST(SwitchConfigWriter, PollModesReadBack) {
+// The [switch] keys of how the datapath waits and does its I/O, written and read back.
+TEST(SwitchConfigWriter, PollModesAndPortIoReadBack) {
   for (const char* keys : {"", "poll_mode = \"busy-poll\"\n", "rx_busy_poll = \"30us\"\n",
-                           "poll_mode = \"adaptive\"\n"}) {
+                           "poll_mode = \"adaptive\"\n", "rx_io = \"af_xdp\"\n",
+                           "rx_io = \"af_xdp\"\ntx_io = \"af_xdp\"\n"}) {
     SCOPED_TRACE(keys);
     const model::SwitchConfig c = parse_switch_config(
         std::string("[switch]\n") + keys + "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\n",
@@ -69,17 +71,6 @@ TEST(SwitchConfigWriter, PollModesReadBack) {
     const model::SwitchConfig b = parse_switch_config(write_switch_config(c), "written.toml");
     EXPECT_EQ(b.poll_mode, c.poll_mode);
     EXPECT_EQ(b.rx_busy_poll_ns, c.rx_busy_poll_ns);
-  }
-}
-
-TEST(SwitchConfigWriter, PortIoReadsBack) {
-  for (const char* keys :
-       {"", "rx_io = \"af_xdp\"\n", "rx_io = \"af_xdp\"\ntx_io = \"af_xdp\"\n"}) {
-    SCOPED_TRACE(keys);
-    const model::SwitchConfig c = parse_switch_config(
-        std::string("[switch]\n") + keys + "[buffer]\nsize = 100\n[[ports]]\ninterface = \"a\"\n",
-        "c.toml");
-    const model::SwitchConfig b = parse_switch_config(write_switch_config(c), "written.toml");
     EXPECT_EQ(b.rx_io, c.rx_io);
     EXPECT_EQ(b.tx_io, c.tx_io);
   }
