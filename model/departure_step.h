@@ -81,6 +81,7 @@ std::optional<Departed> depart(buffer::SharedBuffer& buffer, buffer::CellCache& 
                                            .queue = out.queue,
                                            .port = static_cast<uint16_t>(port),
                                            .class_id = out.desc.class_id,
+                                           .in_port = out.desc.in_port,
                                            .cells = out.desc.cells,
                                            .bytes = out.desc.bytes,
                                            .sojourn_ns = sojourn_ns},

@@ -202,6 +202,7 @@ void OverflowStep::trim_evicted(policies::Policy& policy, const buffer::BufferVi
                                        .queue = f.desc.queue,
                                        .port = static_cast<uint16_t>(port),
                                        .class_id = f.desc.class_id,
+                                       .in_port = f.desc.in_port,
                                        .cells = f.desc.cells,
                                        .bytes = f.desc.bytes,
                                        .flow_hash = synthetic_ ? 0 : flow_hash(parsed)};

@@ -154,6 +154,7 @@ class SwitchModel {
              .queue = queue,
              .port = static_cast<uint16_t>(layout.port_of(queue)),
              .class_id = in.class_id,
+             .in_port = in.in_port,
              .cells = layout.cells_for(in.bytes),
              .bytes = in.bytes,
              .flow_hash = in.flow_hash,

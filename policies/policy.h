@@ -94,6 +94,7 @@ struct ArrivalContext {
   uint32_t queue = 0;  // flat queue id
   uint16_t port = 0;   // egress port of `queue`
   uint8_t class_id = 0;
+  uint16_t in_port = 0;  // the port it arrived on (its ingress pipeline, for Credence's)
   uint32_t cells = 0;
   uint32_t bytes = 0;
   uint32_t flow_hash = 0;  // hash of the frame's flow (5-tuple where known); 0 = unknown
@@ -106,6 +107,7 @@ struct DequeueEvent {
   uint32_t queue = 0;
   uint16_t port = 0;
   uint8_t class_id = 0;
+  uint16_t in_port = 0;  // the port the frame arrived on
   uint32_t cells = 0;
   uint32_t bytes = 0;
   uint64_t sojourn_ns = 0;

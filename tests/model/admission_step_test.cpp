@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "buffer/accounting_check.h"
+#include "model/departure_step.h"
+#include "model/scheduler.h"
+#include "model/switch_model.h"
 #include "policies/lqd.h"
 #include "tests/fixtures/buffer_fixture.h"
 #include "tests/model/frame_builder.h"
@@ -20,8 +23,12 @@ class ScriptedPolicy final : public policies::Policy {
  public:
   explicit ScriptedPolicy(const policies::PolicyEnv& env) : Policy(env) {}
   std::string_view name() const noexcept override { return "scripted"; }
-  Verdict admit(const policies::ArrivalContext&, const buffer::BufferView&) noexcept override {
+  Verdict admit(const policies::ArrivalContext& ctx, const buffer::BufferView&) noexcept override {
+    admitted_from = ctx.in_port;
     return next;
+  }
+  void on_dequeue(const policies::DequeueEvent& ev, const buffer::BufferView&) noexcept override {
+    departed_from = ev.in_port;
   }
   void on_enqueue(const policies::ArrivalContext&, const buffer::BufferView&) noexcept override {
     ++enqueues;
@@ -36,6 +43,8 @@ class ScriptedPolicy final : public policies::Policy {
 
   Verdict next = Verdict::accept();
   int enqueues = 0;
+  int admitted_from = -1;  // in_port of the latest arrival and departure
+  int departed_from = -1;
   VictimPicker picker = &policies::LqdPolicy::pick_victim;
 };
 
@@ -63,6 +72,26 @@ TEST_F(AdmissionStepTest, AcceptEnqueuesAndNotifiesThePolicy) {
   EXPECT_TRUE(out.enqueued);
   EXPECT_EQ(policy_->enqueues, 1);
   EXPECT_EQ(buffer_->state().queue_cells(0), 5u);
+}
+
+// The policy learns a frame's ingress port on arrival and again when it leaves (Credence's
+// pipelines charge a departure to the pipeline that admitted the frame).
+TEST_F(AdmissionStepTest, ThePolicySeesTheIngressPortOnArrivalAndDeparture) {
+  std::vector<std::byte> frame(160);
+  const policies::ArrivalContext ctx{.queue = 1, .in_port = 7, .cells = 2, .bytes = 160};
+  ASSERT_TRUE(
+      admit_frame(*policy_, *buffer_, *cache_, buffer_->exact_view(), ctx, frame, {.in_port = 7})
+          .enqueued);
+  EXPECT_EQ(policy_->admitted_from, 7);
+  Scheduler scheduler(SchedulerKind::kRoundRobin, 3, {});
+  ASSERT_TRUE(depart_next(*buffer_, *cache_, scheduler, *policy_, 0, 0, 1'000'000'000));
+  EXPECT_EQ(policy_->departed_from, 7);
+  // And the switch model's copy toward an egress port (live switch, replay, ns-3) carries it.
+  SwitchConfig config;
+  config.ports = {PortConfig{.name = "a"}, PortConfig{.name = "b"}};
+  const SwitchModel sw(config);
+  EXPECT_EQ(sw.copy_to(1, {.bytes = 64, .in_port = 0}).ctx.in_port, 0);
+  EXPECT_EQ(sw.copy_to(0, {.bytes = 64, .in_port = 1}).ctx.in_port, 1);
 }
 
 // Telemetry shows the threshold of the class that arrives last, dropped or not.
