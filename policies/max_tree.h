@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "common/cache_line_vector.h"
+
 namespace sharebuf::policies {
 
 class MaxTree {
@@ -67,7 +69,9 @@ class MaxTree {
 
   uint32_t n_;
   uint32_t leaves_;
-  std::vector<uint64_t> nodes_;  // nodes_[1] is the root; leaf i at nodes_[leaves_ + i]
+  // nodes_[1] is the root; leaf i at nodes_[leaves_ + i]. On cache lines of its own: two
+  // Credence pipelines on two threads each write their own tree.
+  common::CacheLineVector<uint64_t> nodes_;
 };
 
 }  // namespace sharebuf::policies

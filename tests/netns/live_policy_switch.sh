@@ -30,6 +30,20 @@ for i in $(seq 0 49); do
   tb_ctl policy.set "$p" >/dev/null || fail "policy.set $p"
   got=$(tb_ctl --json policy.get | jq -r .name)
   [ "$got" = "$p" ] || fail "policy.get says $got after policy.set $p"
+  if [ "$i" -eq 25 ]; then
+    # Credence with a state per ingress pipeline (in_port mod 2): hosts 1 and 2 send on ports 0
+    # and 1, so under this traffic both pipelines hold thresholds of their own.
+    tb_ctl policy.set credence pipelines=2 >/dev/null || fail "policy.set credence pipelines=2"
+    both=""
+    for _ in $(seq 1 20); do
+      sleep 0.1
+      both=$(tb_ctl --json policy.get |
+        jq -r '[.state.pipelines[].gamma_cells] | "\(length) \(all(. > 0))"')
+      [ "$both" = "2 true" ] && break
+    done
+    [ "$both" = "2 true" ] || fail "credence pipelines=2: policy.get shows '$both' (pipelines, all with thresholds)"
+    echo "credence pipelines=2: both pipelines hold thresholds"
+  fi
   if [ $((i % 5)) -eq 0 ]; then
     if [ $((i % 10)) -eq 0 ]; then
       tb_ctl view.set probe probe_interval_us=$((5 + i)) >/dev/null || fail "view.set probe"

@@ -119,47 +119,191 @@ TEST(Credence, DecisionsInBurstsFollowLqdAsWithout) {
   }
 }
 
-// Two RX threads deciding in bursts and an egress thread departing at once: no deadlock, and the
-// books of the thresholds stay exact (Gamma is their sum, within B). Run under TSan in CI.
-TEST(Credence, BurstsOnTwoThreadsBesideDeparturesKeepGammaExact) {
+// --- pipelines > 1 (docs/policies/credence.md, "Pipelines") ---
+
+Params pipelines(int n) {
+  Params p;
+  p.values = {{"pipelines", n}};
+  return p;
+}
+
+// One pipeline's arrivals alone: it is the one-pipeline algorithm over the whole buffer (the other
+// pipeline publishes Gamma 0), so its thresholds follow the LQD model step by step.
+TEST(CredencePipelines, OnePipelinesArrivalsAloneFollowLqdOverTheWholeBuffer) {
+  const buffer::BufferLayout layout(
+      200, 80, {buffer::PortSpec{.num_queues = 3}, buffer::PortSpec{.num_queues = 2}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout};
+  CredencePolicy credence(pipelines(2), env);
+  credence.on_install(view);
+  LqdModel model{std::vector<double>(5, 0), 200};
+  std::mt19937 rng(11);
+  double most = 0;
+  for (int step = 0; step < 3000; ++step) {
+    const auto q = static_cast<uint32_t>(rng() % 5);
+    const auto c = static_cast<uint32_t>(1 + rng() % 6);
+    if (rng() % 3 != 0) {
+      credence.admit({.now_ns = 1, .queue = q, .in_port = 1, .cells = c}, view);
+      model.arrive(q, c);
+    } else {
+      credence.on_dequeue({.now_ns = 1, .queue = q, .in_port = 1, .cells = c}, view);
+      model.depart(q, c);
+    }
+    for (uint32_t k = 0; k < 5; ++k)
+      ASSERT_NEAR(credence.threshold(k), model.len[k], 1e-9) << "step " << step;
+    most = std::max(most, credence.gamma());
+  }
+  EXPECT_NEAR(most, 200, 1e-9);  // it filled the whole virtual buffer
+}
+
+// The approximation, pinned: each pipeline's virtual push-out takes from its own highest
+// threshold. Pipeline 0 puts 150 cells in queue 0; pipeline 1 then sends 100 to queue 1. One LQD
+// over both would push 50 of queue 0's out (T = 100, 100); here pipeline 1's virtual buffer is
+// full at 50 (B minus pipeline 0's published 150) and its own highest is queue 1 itself.
+TEST(CredencePipelines, EachPipelinePushesOutOnlyItsOwnVirtualFrames) {
+  const buffer::BufferLayout layout(200, 80, {buffer::PortSpec{.num_queues = 2}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout};
+  for (const int n : {1, 2}) {
+    CredencePolicy credence(pipelines(n), env);
+    credence.on_install(view);
+    for (int k = 0; k < 150; ++k)
+      credence.admit({.now_ns = 1, .queue = 0, .in_port = 0, .cells = 1}, view);
+    for (int k = 0; k < 100; ++k)
+      credence.admit({.now_ns = 1, .queue = 1, .in_port = 1, .cells = 1}, view);
+    EXPECT_DOUBLE_EQ(credence.threshold(0), n == 1 ? 100 : 150) << n << " pipelines";
+    EXPECT_DOUBLE_EQ(credence.threshold(1), n == 1 ? 100 : 50) << n << " pipelines";
+    EXPECT_DOUBLE_EQ(credence.gamma(), 200);
+  }
+}
+
+// Step 3 with pipelines compares the cells the arrival's pipeline put in the queue (on_enqueue,
+// less its departures, by in_port) with its own threshold, not the whole queue.
+TEST(CredencePipelines, ThresholdsCompareWithThePipelinesOwnCells) {
+  const buffer::BufferLayout layout(100, 80, {buffer::PortSpec{.num_queues = 2}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  const PolicyEnv env{.layout = &layout};
+  CredencePolicy credence(pipelines(2), env);
+  credence.on_install(view);
+  // Pipeline 0 fills queue 0 to 60 cells (accepted: the safeguard, B/N = 50, then T > Q).
+  for (int k = 0; k < 60; ++k) {
+    const ArrivalContext a{.now_ns = 1, .queue = 0, .in_port = 0, .cells = 1};
+    ASSERT_TRUE(credence.admit(a, view).accepted()) << k;
+    ASSERT_TRUE(state.try_reserve(0, 1));
+    credence.on_enqueue(a, view);
+  }
+  // Pipeline 1's first frame for queue 0: its T[0] is 1 and it has no cells there: accepted,
+  // although the queue holds 60 (one threshold over both pipelines' cells would refuse it).
+  const ArrivalContext b{.now_ns = 1, .queue = 0, .in_port = 1, .cells = 1};
+  EXPECT_TRUE(credence.admit(b, view).accepted());
+  ASSERT_TRUE(state.try_reserve(0, 1));
+  credence.on_enqueue(b, view);
+  // Its second: 1 cell of its own against T[0] = 2: accepted.
+  EXPECT_TRUE(credence.admit(b, view).accepted());
+  // Departures are charged by in_port: pipeline 0's 60 leave, pipeline 1's cells stay counted.
+  for (int k = 0; k < 60; ++k) {
+    state.release(0, 1);
+    credence.on_dequeue({.now_ns = 1, .queue = 0, .in_port = 0, .cells = 1}, view);
+  }
+  const nlohmann::json d = credence.describe(view);
+  EXPECT_EQ(d["state"]["pipelines"][0]["own_cells"][0], 0);
+  EXPECT_EQ(d["state"]["pipelines"][1]["own_cells"][0], 1);
+  EXPECT_DOUBLE_EQ(d["state"]["pipelines"][1]["lqd_thresholds_cells"][0].get<double>(), 2);
+  state.release(0, 1);
+}
+
+// A pipeline that has gone quiet keeps what it published; the next pipeline to find the virtual
+// buffer full drains it (its lock is free) after a base RTT, so it does not hold the others down.
+TEST(CredencePipelines, AnIdlePipelineIsDrainedByTheOthers) {
+  const buffer::BufferLayout layout(200, 80, {buffer::PortSpec{}, buffer::PortSpec{}});
+  buffer::BufferState state(layout);
+  const auto view = buffer::BufferView::exact(state);
+  // 1 Gbit/s, 80-byte cells: 1.5625 cells/us per port, half of it per pipeline.
+  const PolicyEnv env{.layout = &layout, .port_rate_bps = {1'000'000'000, 1'000'000'000}};
+  CredencePolicy credence(pipelines(2), env);
+  credence.on_install(view);
+  for (int k = 0; k < 100; ++k)  // refused or not, pipeline 1's T[1] grows; queue 1 stays empty
+    credence.admit({.now_ns = 1'000, .queue = 1, .in_port = 1, .cells = 1}, view);
+  // 1 ms later (100 cells drain in 128 us) pipeline 0 fills the buffer from port 0's queue.
+  for (int k = 0; k < 200; ++k)
+    credence.admit({.now_ns = 1'001'000, .queue = 0, .in_port = 0, .cells = 1}, view);
+  EXPECT_DOUBLE_EQ(credence.threshold(1), 0);
+  EXPECT_DOUBLE_EQ(credence.threshold(0), 200);
+}
+
+// Two RX threads deciding in bursts (with pipelines, one per pipeline), a third whose bursts mix
+// both pipelines' ports (a worker that serves both), and an egress thread departing at once: no
+// deadlock, and the books stay exact: each pipeline's Gamma is the sum of its thresholds, within
+// B, and the total is their sum. Run under TSan in CI.
+TEST(CredencePipelines, BurstsOnThreadsBesideDeparturesKeepTheBooks) {
   const buffer::BufferLayout layout(
       300, 80, {buffer::PortSpec{.num_queues = 4}, buffer::PortSpec{.num_queues = 4}});
   buffer::BufferState state(layout);
   const auto view = buffer::BufferView::exact(state);
   const PolicyEnv env{.layout = &layout};
-  CredencePolicy credence(Params{}, env);
-  credence.on_install(view);
-  std::atomic<int> rx_done{0};
-  std::vector<std::thread> threads;
-  for (uint32_t t = 0; t < 2; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937 rng(t + 3);
-      for (int burst = 0; burst < 3000; ++burst) {
-        credence.begin_burst();
-        for (int k = 0; k < 16; ++k)
-          credence.admit({.now_ns = 1,
-                          .queue = static_cast<uint32_t>(rng() % 8),
-                          .cells = static_cast<uint32_t>(1 + rng() % 4)},
-                         view);
-        credence.end_burst();
-      }
-      rx_done.fetch_add(1);
+  for (const int n : {1, 2}) {
+    CredencePolicy credence(pipelines(n), env);
+    credence.on_install(view);
+    std::atomic<int> rx_done{0};
+    std::vector<std::thread> threads;
+    for (uint32_t t = 0; t < 3; ++t) {
+      threads.emplace_back([&, t] {
+        std::mt19937 rng(t + 3);
+        for (int burst = 0; burst < 2000; ++burst) {
+          credence.begin_burst();
+          for (int k = 0; k < 16; ++k) {
+            const ArrivalContext a{.now_ns = 1,
+                                   .queue = static_cast<uint32_t>(rng() % 8),
+                                   .in_port = static_cast<uint16_t>(t < 2 ? t : rng() % 2),
+                                   .cells = static_cast<uint32_t>(1 + rng() % 4)};
+            if (credence.admit(a, view).accepted()) credence.on_enqueue(a, view);
+          }
+          credence.end_burst();
+        }
+        rx_done.fetch_add(1);
+      });
+    }
+    threads.emplace_back([&] {
+      std::mt19937 rng(99);
+      while (rx_done.load() < 3)
+        credence.on_dequeue({.now_ns = 1,
+                             .queue = static_cast<uint32_t>(rng() % 8),
+                             .in_port = static_cast<uint16_t>(rng() % 2),
+                             .cells = 2},
+                            view);
     });
+    for (auto& th : threads)
+      th.join();
+    const nlohmann::json d = credence.describe(view);
+    double sum = 0;
+    for (uint32_t q = 0; q < 8; ++q)
+      sum += credence.threshold(q);
+    EXPECT_NEAR(credence.gamma(), sum, 1e-9) << n << " pipelines";
+    EXPECT_GT(credence.gamma(), 0.0) << n << " pipelines";
+    if (n == 1) {
+      EXPECT_LE(credence.gamma(), 300 + 1e-9);
+      continue;
+    }
+    ASSERT_EQ(d["state"]["pipelines"].size(), 2u);
+    for (const auto& pipe : d["state"]["pipelines"]) {
+      double own = 0;
+      for (const auto& t : pipe["lqd_thresholds_cells"])
+        own += t.get<double>();
+      EXPECT_NEAR(pipe["gamma_cells"].get<double>(), own, 1e-9);
+      EXPECT_LE(own, 300 + 1e-9);
+    }
   }
-  threads.emplace_back([&] {
-    std::mt19937 rng(99);
-    while (rx_done.load() < 2)
-      credence.on_dequeue({.now_ns = 1, .queue = static_cast<uint32_t>(rng() % 8), .cells = 2},
-                          view);
-  });
-  for (auto& th : threads)
-    th.join();
-  double sum = 0;
-  for (uint32_t q = 0; q < 8; ++q)
-    sum += credence.threshold(q);
-  EXPECT_NEAR(credence.gamma(), sum, 1e-9);
-  EXPECT_LE(credence.gamma(), 300 + 1e-9);
-  EXPECT_GT(credence.gamma(), 0.0);
+}
+
+TEST(CredencePipelines, OutOfRangeCountsAreRefused) {
+  const buffer::BufferLayout layout(100, 80, {buffer::PortSpec{}});
+  const PolicyEnv env{.layout = &layout};
+  EXPECT_THROW(CredencePolicy(pipelines(0), env), std::exception);
+  EXPECT_THROW(CredencePolicy(pipelines(65), env), std::exception);
+  EXPECT_EQ(CredencePolicy(pipelines(4), env).pipelines(), 4u);
 }
 
 class CredenceHarness : public testing::PolicyHarness {
