@@ -16,6 +16,7 @@
 # NAMEs:
 #   sharebufd          cs, unshaped, defaults
 #   sharebufd-credence policy credence (oracle none)
+#   sharebufd-credence2 policy credence with pipelines = 2 (a state per RX worker's ports)
 #   sharebufd-smallbuf, sharebufd-bigbuf
 #                      a tenth (2100 cells) and ten times (210000 cells) the default's buffer
 #   sharebufd-nopark   rx_park_after = 0: one RX worker per port at idle too
@@ -80,6 +81,7 @@ bench_switch_label() {
   case "$1" in
     sharebufd) echo "sharebufd (cs, unshaped, defaults)" ;;
     sharebufd-credence) echo "sharebufd, policy credence" ;;
+    sharebufd-credence2) echo "sharebufd, policy credence, pipelines = 2" ;;
     sharebufd-smallbuf) echo "sharebufd, buffer 2100 cells" ;;
     sharebufd-bigbuf) echo "sharebufd, buffer 210000 cells" ;;
     sharebufd-nopark) echo "sharebufd, rx_park_after = 0" ;;
@@ -126,9 +128,10 @@ bench_start_switch() {
   local conf=$TB_DIR/sw.toml
   case "$1" in
     sharebufd*)
-      local policy=cs size="21000 cells"
+      local policy=cs size="21000 cells" TB_POLICY_PARAMS=${TB_POLICY_PARAMS:-}
       case "$1" in
         sharebufd-credence) policy=credence ;;
+        sharebufd-credence2) policy=credence TB_POLICY_PARAMS='pipelines = 2' ;;
         sharebufd-smallbuf) size="2100 cells" ;;
         sharebufd-bigbuf) size="210000 cells" ;;
       esac

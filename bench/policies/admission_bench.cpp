@@ -140,6 +140,40 @@ BENCHMARK(BM_DecideBurstThenWork)
     ->Threads(2)
     ->UseRealTime();
 
+// Credence with `pipelines` = range(0) (docs/policies/credence.md): each thread's arrivals come
+// from its own in_port, so with 2 pipelines the two threads decide on their own pipelines' state
+// and read each other's Gamma once per burst; with 1 it is BM_DecideBurst's exact Credence (one
+// order for all decisions). Two threads against one is the cost of deciding in parallel. Range 0:
+// each thread decides on a Credence instance of its own (nothing shared but the buffer's
+// counters, which only the caller writes): the floor of that ratio on this machine.
+void BM_DecideBurstPipelines(benchmark::State& state) {
+  Fixture& f = fixture();
+  static const std::unique_ptr<Policy> by_count[3] = {
+      make_policy("credence", Params{}, f.env),
+      make_policy("credence", Params{.values = {{"pipelines", 1}}}, f.env),
+      make_policy("credence", Params{.values = {{"pipelines", 2}}}, f.env)};
+  static const std::unique_ptr<Policy> second = make_policy("credence", Params{}, f.env);
+  Policy& policy =
+      state.range(0) == 0 && state.thread_index() == 1 ? *second : *by_count[state.range(0)];
+  const auto view = buffer::BufferView::exact(f.state);
+  state.SetLabel(state.range(0) == 0 ? std::string("credence, an instance per thread")
+                                     : "credence, pipelines " + std::to_string(state.range(0)));
+  const auto in_port = static_cast<uint16_t>(state.thread_index());
+  uint32_t q = 0;
+  for (auto _ : state) {
+    policy.begin_burst();
+    for (int i = 0; i < kBurst; ++i) {
+      const Verdict v = policy.admit(
+          ArrivalContext{.queue = q, .in_port = in_port, .cells = 1, .bytes = 64}, view);
+      benchmark::DoNotOptimize(v);
+      q = (q + 1) & 31;
+    }
+    policy.end_burst();
+  }
+  state.SetItemsProcessed(state.iterations() * kBurst);
+}
+BENCHMARK(BM_DecideBurstPipelines)->DenseRange(0, 2)->Threads(1)->Threads(2)->UseRealTime();
+
 // A reclaiming policy (Occamy) as the admission step calls it: reclaim() at the frame's time, then
 // admit(). Arrivals 100 ns apart keep the bucket filling, so every reclaim looks for a victim; in
 // the fixture no queue is over its threshold, so each look scans every queue (the worst case: an
