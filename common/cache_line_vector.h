@@ -24,8 +24,10 @@ struct CacheLineAllocator {
   T* allocate(std::size_t n) {
     return static_cast<T*>(::operator new (bytes(n), std::align_val_t{kCacheLine}));
   }
-  void deallocate(T* p, std::size_t n) noexcept {
-    ::operator delete (p, bytes(n), std::align_val_t{kCacheLine});
+  // The unsized form: clang before 19 declares sized deallocation only with
+  // -fsized-deallocation, and the fuzzing build is clang's.
+  void deallocate(T* p, std::size_t) noexcept {
+    ::operator delete (p, std::align_val_t{kCacheLine});
   }
   template <class U>
   bool operator==(const CacheLineAllocator<U>&) const noexcept {
