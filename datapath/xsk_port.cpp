@@ -12,9 +12,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -199,9 +201,28 @@ bool XskPort::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames,
   addr.sxdp_queue_id = queue;
   // need_wakeup: the kernel says when a transmit needs a sendto() (in copy mode, always).
   addr.sxdp_flags = XDP_COPY | (tx_frames != 0 ? XDP_USE_NEED_WAKEUP : 0);
-  if (bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    if (queue > 0 && errno == EINVAL) return false;  // the interface has no such queue
-    throw sys_error(name_, "bind to queue " + std::to_string(queue));
+  // EBUSY: another AF_XDP socket holds the queue. A socket closed a moment ago (this switch's
+  // own, stopped and started again) still does: the kernel lets go of the queue in deferred work
+  // under the RTNL lock (net/xdp/xsk_buff_pool.c, xp_release_deferred()), which other link
+  // changes can hold up. So wait for that a bounded while before calling the queue taken.
+  constexpr auto kBusyWait = std::chrono::seconds(3);
+  const auto give_up = std::chrono::steady_clock::now() + kBusyWait;
+  bool waited = false;
+  while (bind(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    const int err = errno;
+    if (queue > 0 && err == EINVAL) return false;  // the interface has no such queue
+    if (err != EBUSY || std::chrono::steady_clock::now() >= give_up) {
+      errno = err;
+      throw sys_error(name_, "bind to queue " + std::to_string(queue) +
+                                 (err == EBUSY ? " (an AF_XDP socket still held it after " +
+                                                     std::to_string(kBusyWait.count()) + " s)"
+                                               : std::string()));
+    }
+    if (!waited)
+      spdlog::info("port '{}': queue {} still held by a closed AF_XDP socket; waiting", name_,
+                   queue);
+    waited = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return true;
 }
