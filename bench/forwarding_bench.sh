@@ -10,11 +10,13 @@
 # histograms (wake-up, ring → RX, RX → queued, RX → sent per port) over the 64-byte flood and
 # over the pings, each reset before. Over the TCP runs, the segments the receiver queued out of
 # order (every switch) and, for sharebufd, the frames it took out of their arrival order.
+# What each switch ran goes beside the table, in docs/measurements/forwarding-results/: sharebufd's
+# effective configurations (effective-NAME.toml), sharebuf-floor's command lines.
 # --baseline DIR adds sharebufd-baseline, the sharebufd of another build directory (a before/after
-# comparison, interleaved in one run); --report FILE writes the table there instead, leaving
-# docs/ as it is.
+# comparison, interleaved in one run); --report NAME writes docs/measurements/NAME.md, NAME.jsonl
+# and NAME/ instead, leaving the rest of docs/ as it is (to keep a recorded run).
 #   bench/forwarding_bench.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
-#                             [--baseline DIR] [--report FILE]
+#                             [--baseline DIR] [--report NAME]
 # Needs root; installs openvswitch-switch if missing.
 set -euo pipefail
 # shellcheck source=../scripts/usage.sh
@@ -36,7 +38,9 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --baseline) export SHAREBUFD_BASELINE=$2/mgmt/sharebufd; only="$only,sharebufd-baseline"; shift 2 ;;
-    --report) report=$2; shift 2 ;;
+    --report)
+      [[ ${2:-} =~ ^[a-z0-9][a-z0-9-]*$ ]] || { echo "--report: a file name (a-z, 0-9, -), written into docs/measurements/" >&2; exit 2; }
+      report=$2; shift 2 ;;
     -h|--help) sb_usage "$0"; exit 0 ;;
     *) echo "forwarding_bench.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -51,9 +55,14 @@ fi
 IFS=, read -r -a switches <<<"$only"
 for name in "${switches[@]}"; do bench_switch_label "$name" >/dev/null || tb_die "unknown switch '$name'"; done
 
+measurements=$TB_ROOT/docs/measurements
+out=$measurements/${report:-forwarding-results}
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
+# This run's configurations only (bench_stop_switch writes them).
+rm -rf "$out"
+export BENCH_KEEP_DIR=$out
 
 # sharebufd's hop histograms over one phase: reset before it, read after ("{}" for the others).
 hops_reset() { [[ $1 != sharebufd* ]] || tb_ctl counters.reset >/dev/null; }
@@ -129,13 +138,10 @@ measure() {
 
 bench_interleave "$reps" measure "${switches[@]}"
 
-if [ -n "$report" ]; then
-  /usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" --options="$cmdline" >"$report"
-  cat "$report"
-  exit 0
-fi
-/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" --options="$cmdline" \
-  >"$here/../docs/measurements/forwarding-results.md"
+cp "$results" "$out.jsonl"
+/usr/bin/python3 "$here/lib/forwarding_report.py" table "$results" "$reps" "$seconds" --options="$cmdline" >"$out.md"
+cat "$out.md"
+echo "what each switch ran: $out/"
+[ -z "$report" ] || exit 0
 /usr/bin/python3 "$here/lib/forwarding_report.py" plot "$results" "$TB_ROOT/docs/img/fwd-ping-cdf.png"
-cat "$here/../docs/measurements/forwarding-results.md"
-/usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" fwd "$here/../docs/measurements/forwarding-results.md"
+/usr/bin/python3 "$TB_ROOT/scripts/doc_section.py" fwd "$out.md"

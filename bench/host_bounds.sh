@@ -15,6 +15,7 @@
 #   sharebufd  the same 64-byte and TCP runs through sharebufd (cs, defaults), and through the
 #              other variants --switches names (bench/lib/switches.sh)
 # Writes docs/measurements/host-bounds-results.md (and DIR/results.jsonl); docs/datapath-latency.md reads it.
+# What each switch ran (sharebufd's effective configurations): docs/measurements/host-bounds-results/.
 #   bench/host_bounds.sh [--build DIR] [--reps N] [--seconds S] [--switches NAME[,NAME]]
 # Needs root and ./run.sh build.
 set -euo pipefail
@@ -46,6 +47,9 @@ blaster=$build/tools/sharebuf-blaster
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
+# What each switch ran, beside the table (bench_stop_switch writes it): this run's only.
+export BENCH_KEEP_DIR=$here/../docs/measurements/host-bounds-results
+rm -rf "$BENCH_KEEP_DIR"
 : >"$results"
 
 # CPU ticks sharebufd used so far (all its threads; softirq work run inside its system calls,

@@ -15,7 +15,8 @@
 # The switch's CPU share is read twice: while the pings run (light load: what a polling mode
 # spends between frames) and over 10 s with no traffic (idle).
 # --ping-cpu N pins the ping to CPU N. Writes docs/measurements/idle-latency-results.md and .jsonl
-# (--report NAME: docs/measurements/NAME.md and .jsonl instead, to keep the recorded run).
+# (--report NAME: docs/measurements/NAME.md and .jsonl instead, to keep the recorded run), and
+# what each switch ran (sharebufd's effective configurations) into the folder of that name.
 #   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf] [--trace]
 #                         [--ping-cpu N] [--interval MS] [--report NAME]
 # NAMEs: bridge, sharebufd (defaults), sharebufd-nopark (rx_park_after = 0: one RX worker per
@@ -65,6 +66,9 @@ export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
+# What each switch ran, beside the table (bench_stop_switch writes it): this run's only.
+export BENCH_KEEP_DIR=$here/../docs/measurements/$report
+rm -rf "$BENCH_KEEP_DIR"
 : >"$results"
 
 measure() {

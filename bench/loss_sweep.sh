@@ -6,7 +6,8 @@
 # sharebuf-blaster (one thread, sendmmsg on AF_PACKET, EtherType 0x88b5 so the receiver's kernel
 # discards the frames at once), pinned to no CPU, sharing the 2 cores with the switch.
 # Writes docs/measurements/loss-sweep-results.md and .jsonl; --report NAME writes
-# docs/measurements/NAME.md and .jsonl instead, to keep the recorded run. The table's "not
+# docs/measurements/NAME.md and .jsonl instead, to keep the recorded run; what each switch ran
+# (sharebufd's effective configurations) goes into the folder of that name. The table's "not
 # counted" column: frames sent that neither arrived nor were counted by sharebufd.
 #   bench/loss_sweep.sh [--build DIR] [--seconds S] [--rates K,K,...] [--only NAME[,NAME]]
 #                       [--report NAME]
@@ -46,6 +47,9 @@ blaster=$build/tools/sharebuf-blaster
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
+# What each switch ran, beside the table (bench_stop_switch writes it): this run's only.
+export BENCH_KEEP_DIR=$here/../docs/measurements/$report
+rm -rf "$BENCH_KEEP_DIR"
 : >"$results"
 
 

@@ -6,7 +6,8 @@
 # detections, the segments each host sent (data per ACK: an ACK is a frame the switch forwards too),
 # and what sharebufd dropped (RX ring, TX errors, policy). A hardware switch keeps one
 # port pair's frames in order; out-of-order segments with nothing dropped come from the path.
-# Writes docs/measurements/tcp-reorder-results.md (and DIR/results.jsonl).
+# Writes docs/measurements/tcp-reorder-results.md (and DIR/results.jsonl), and what each switch
+# ran (sharebufd's effective configurations) into docs/measurements/tcp-reorder-results/.
 #   bench/tcp_reorder.sh [--build DIR] [--reps N] [--seconds S] [--only NAME[,NAME]]
 #                        [--client-cpu N]
 # NAMEs: bench/lib/switches.sh (default: the bridge and sharebufd each on the testbed's links
@@ -45,6 +46,9 @@ for name in "${switches[@]}"; do bench_switch_label "$name" >/dev/null || tb_die
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
+# What each switch ran, beside the table (bench_stop_switch writes it): this run's only.
+export BENCH_KEEP_DIR=$here/../docs/measurements/tcp-reorder-results
+rm -rf "$BENCH_KEEP_DIR"
 : >"$results"
 report=$here/lib/tcp_reorder_report.py
 

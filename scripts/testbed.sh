@@ -209,11 +209,14 @@ tb_stop_switch() {
   local pid=$TB_SWITCH_PID rc=0 i
   TB_SWITCH_PID=""
   rm -f "$TB_DIR/effective.toml"
-  timeout 10 "${SHAREBUFCTL:-$TB_ROOT/build/mgmt/sharebufctl}" --socket "$TB_DIR/ctl.sock" config \
-    >"$TB_DIR/effective.toml.part" 2>/dev/null &&
-    mv "$TB_DIR/effective.toml.part" "$TB_DIR/effective.toml" ||
-    tb_log "could not read the switch's effective configuration"
-  rm -f "$TB_DIR/effective.toml.part"
+  # No control socket: a switch that has none (sharebuf-floor), nothing to read.
+  if [ -S "$TB_DIR/ctl.sock" ]; then
+    timeout 10 "${SHAREBUFCTL:-$TB_ROOT/build/mgmt/sharebufctl}" --socket "$TB_DIR/ctl.sock" config \
+      >"$TB_DIR/effective.toml.part" 2>/dev/null &&
+      mv "$TB_DIR/effective.toml.part" "$TB_DIR/effective.toml" ||
+      tb_log "could not read the switch's effective configuration"
+    rm -f "$TB_DIR/effective.toml.part"
+  fi
   kill -TERM "$pid" 2>/dev/null || true
   for i in $(seq 1 50); do
     kill -0 "$pid" 2>/dev/null || break

@@ -3,7 +3,10 @@
 # bench/idle_latency.sh so both measure the same configurations.
 #   bench_start_switch NAME   start NAME between the testbed's ports p1 and p2, then wait until
 #                             host 1 reaches host 2 (learning, OVS flow setup)
-#   bench_stop_switch NAME    stop it and leave the ports as they were
+#   bench_stop_switch NAME    stop it and leave the ports as they were; with BENCH_KEEP_DIR set,
+#                             keep what it ran there: sharebufd's effective configuration as
+#                             effective-NAME.toml, sharebuf-floor's command line as
+#                             effective-NAME.txt (the others are set up as written below)
 #   bench_switch_label NAME   what NAME is, for tables
 #   bench_switch_pid NAME     the process whose CPU time is the running switch's own (sharebufd,
 #                             sharebuf-floor, ovs-vswitchd); nothing for the bridge and the XDP
@@ -172,6 +175,7 @@ bench_start_switch() {
         floor-2t) args+=(--threads 2) ;;
         floor-spin) args+=(--spin) ;;
       esac
+      BENCH_FLOOR_CMD="sharebuf-floor ${args[*]}"
       : >"$TB_DIR/floor.out"
       # TB_SWITCH_PID, like sharebufd's: tb_stop_switch ends it, tb_cleanup too, and the benchmarks
       # read its CPU time from it.
@@ -242,7 +246,17 @@ bench_start_switch() {
 
 bench_stop_switch() {
   case "${1%@*}" in
-    sharebufd* | floor*) tb_stop_switch ;;
+    sharebufd* | floor*)
+      tb_stop_switch
+      if [ -n "${BENCH_KEEP_DIR:-}" ]; then
+        mkdir -p "$BENCH_KEEP_DIR"
+        if [[ $1 == sharebufd* ]]; then
+          tb_keep_effective "$BENCH_KEEP_DIR/effective-${1//@/-}.toml"
+        else
+          printf '%s\n' "$BENCH_FLOOR_CMD" >"$BENCH_KEEP_DIR/effective-${1//@/-}.txt"
+        fi
+      fi
+      ;;
     bridge) tb_exec sw ip link del br0 ;;
     ovs | ovs-afxdp)
       local f
