@@ -4,7 +4,9 @@
 # CPUs. Prints the share of samples per thread, and for the switch's busiest thread (sharebufd's,
 # Open vSwitch's PMD, sharebuf-floor's) the kernel/user split and the call-graph totals of the
 # steps docs/datapath-latency.md names (sendmmsg or AF_XDP's sendto and generic transmit,
-# packet_sendmsg, the receiving host's softirq, the sender's tpacket_rcv).
+# packet_sendmsg, the receiving host's softirq, the sender's tpacket_rcv), the user-space frame
+# copies' share (what one UMEM shared by all ports could save), and what the switch ran
+# (sharebufd's effective configuration, sharebuf-floor's command line).
 #   bench/flood_profile.sh [--build DIR] [--seconds S] [--switch NAME] [--tcp] [--keep FILE]
 # --tcp: one iperf3 TCP stream instead of the flood (its goodput and segments are printed, to
 # divide by). --keep FILE: keep perf.data there. Needs root, perf (linux-perf) and ./run.sh build.
@@ -51,6 +53,7 @@ else
     --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds $((seconds + 1))
 fi
 wait "$perf_pid" || true
+export BENCH_KEEP_DIR=$TB_DIR/ran
 bench_stop_switch "$switch"
 
 # perf's percentages are of all samples (with --comm filters too); shares of one thread are
@@ -73,6 +76,23 @@ if [ -n "$busiest" ]; then
   report --children --sort comm,sym | awk -v t="$busiest" -v p="$(pct "$busiest")" \
     '$4 == t && $6 ~ /^(__sys_sendmmsg|__sys_sendto|packet_sendmsg|xsk_sendmsg|__xsk_generic_xmit|__local_bh_enable_ip|net_rx_action|__vdso_clock_gettime)$/ {
        printf "  %5.1f %%  %s\n", 100 * $1 / p, $6 }'
+  # What a UMEM shared by all ports (no copy between a frame's receive buffer, its cells and its
+  # transmit buffer) could save at most. At least the self samples of memcpy/memmove and of the
+  # cell pool's frame writes and reads; at most those and all of the two functions that inline
+  # small copies (RxWorker::admit_copy, EgressPath::send_one), which do other work too.
+  echo "== user-space frame copies: at least (memcpy, memmove, CellPool::write_frame/read_frame), at most (and RxWorker::admit_copy, EgressPath::send_one), self samples"
+  report --no-children --sort comm,sym | awk -v t="$busiest" -v n="$total" '
+    $3 ~ /^(sb-|pmd|sharebuf-floo)/ { all += $2 }
+    $3 ~ /^(sb-|pmd|sharebuf-floo)/ && $4 == "[.]" && $5 ~ /(memcpy|memmove|CellPool::(write|read)_frame)/ {
+      lo += $2; if ($3 == t) own_lo += $2 }
+    $3 ~ /^(sb-|pmd|sharebuf-floo)/ && $4 == "[.]" && $5 ~ /(RxWorker::admit_copy|EgressPath::send_one)$/ {
+      hi += $2; if ($3 == t) own_hi += $2 }
+    END { printf "  %5.1f - %4.1f %%  of the samples of %s\n", 100 * own_lo / n, 100 * (own_lo + own_hi) / n, t
+          if (all) printf "  %5.1f - %4.1f %%  of the samples of all the switch threads\n", 100 * lo / all, 100 * (lo + hi) / all }'
+fi
+if [ -d "$BENCH_KEEP_DIR" ]; then
+  echo "== what the switch ran ($switch)"
+  sed 's/^/  /' "$BENCH_KEEP_DIR"/*
 fi
 [ "$tcp" = 0 ] || { [ -z "$keep" ] || cp "$data" "$keep"; exit 0; }
 sender=$(report --no-children --sort comm | awk '$3 ~ /^sharebuf-blas/ { print $2; exit }')
