@@ -17,8 +17,11 @@
 # --ping-cpu N pins the ping to CPU N. Writes docs/measurements/idle-latency-results.md and .jsonl
 # (--report NAME: docs/measurements/NAME.md and .jsonl instead, to keep the recorded run), and
 # what each switch ran (sharebufd's effective configurations) into the folder of that name.
-#   bench/idle_latency.sh [--build DIR] [--reps N] [--only NAME[,NAME]] [--perf] [--trace]
-#                         [--ping-cpu N] [--interval MS] [--report NAME]
+# --baseline DIR: the sharebufd of another build directory runs the NAMEs ending in -baseline
+# (sharebufd-baseline, sharebufd-xdp2-busypoll-baseline: that variant's configuration), to
+# compare a change with the build before it in one run.
+#   bench/idle_latency.sh [--build DIR] [--baseline DIR] [--reps N] [--only NAME[,NAME]] [--perf]
+#                         [--trace] [--ping-cpu N] [--interval MS] [--report NAME]
 # NAMEs: bridge, sharebufd (defaults), sharebufd-nopark (rx_park_after = 0: one RX worker per
 # port at idle too), sharebufd-1rx (rx_threads = 1), sharebufd-rt (realtime_priority = 10), and
 # the others of bench/lib/switches.sh.
@@ -38,6 +41,9 @@ ping_cpu="" interval_ms=10 report=idle-latency-results
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
+    --baseline)
+      [ -x "${2:-}/mgmt/sharebufd" ] || { echo "--baseline: a build directory with mgmt/sharebufd" >&2; exit 2; }
+      export SHAREBUFD_BASELINE=$2/mgmt/sharebufd; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --perf) perf=1; shift ;;

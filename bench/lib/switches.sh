@@ -40,7 +40,8 @@
 #   sharebufd-percpu   rx_mode = "per-cpu": one RX worker per CPU, pinned, reading the frames the
 #                      kernel received on its CPU
 #   sharebufd-baseline sharebufd's defaults, run from another build ($SHAREBUFD_BASELINE: e.g. the
-#                      commit before a change, for a before/after comparison in one run)
+#                      commit before a change, for a before/after comparison in one run);
+#                      sharebufd-VARIANT-baseline: that variant's configuration from that build
 #   sharebufd-xdp      rx_io = "af_xdp": ports receive through AF_XDP sockets (the switch's own XDP
 #                      program in place of the testbed's while it runs)
 #   sharebufd-cpu0, sharebufd-cpu1
@@ -81,6 +82,12 @@ bench_switch_label() {
     esac
     return 0
   fi
+  if [[ $1 == sharebufd*-baseline ]]; then
+    local base
+    base=$(bench_switch_label "${1%-baseline}") || return 1
+    echo "$base, baseline build"
+    return 0
+  fi
   case "$1" in
     sharebufd) echo "sharebufd (cs, unshaped, defaults)" ;;
     sharebufd-credence) echo "sharebufd, policy credence" ;;
@@ -100,7 +107,6 @@ bench_switch_label() {
     sharebufd-xdp2-busypoll) echo "sharebufd, rx_io = tx_io = af_xdp, poll_mode = busy-poll" ;;
     sharebufd-percpu) echo "sharebufd, rx_mode = per-cpu" ;;
     sharebufd-xdp) echo "sharebufd, rx_io = af_xdp" ;;
-    sharebufd-baseline) echo "sharebufd (cs, unshaped, defaults), baseline build" ;;
     sharebufd-cpu0) echo "sharebufd, all threads on CPU 0" ;;
     sharebufd-cpu1) echo "sharebufd, all threads on CPU 1" ;;
     sharebufd-rtcpu0) echo "sharebufd, realtime_priority = 10, all threads on CPU 0" ;;
@@ -131,8 +137,11 @@ bench_start_switch() {
   local conf=$TB_DIR/sw.toml
   case "$1" in
     sharebufd*)
+      # NAME-baseline: NAME's configuration, run from the baseline build.
+      local variant=${1%-baseline} baseline=0
+      [ "$variant" = "$1" ] || baseline=1
       local policy=cs size="21000 cells" TB_POLICY_PARAMS=${TB_POLICY_PARAMS:-}
-      case "$1" in
+      case "$variant" in
         sharebufd-credence) policy=credence ;;
         sharebufd-credence2) policy=credence TB_POLICY_PARAMS='pipelines = 2' ;;
         sharebufd-smallbuf) size="2100 cells" ;;
@@ -140,7 +149,7 @@ bench_start_switch() {
       esac
       tb_write_config "$conf" "$policy" 0 "$size"
       local extra=""
-      case "$1" in
+      case "$variant" in
         sharebufd-nopark) extra='rx_park_after = 0' ;;
         sharebufd-1rx) extra='rx_threads = 1' ;;
         sharebufd-rt | sharebufd-rtcpu0) extra='realtime_priority = 10' ;;
@@ -156,13 +165,13 @@ bench_start_switch() {
         sharebufd-xdp) extra='rx_io = "af_xdp"' ;;
       esac
       [ -z "$extra" ] || sed -i "s/^\[switch\]/[switch]\n$extra/" "$conf"
-      if [ "$1" = sharebufd-baseline ]; then
-        [ -x "${SHAREBUFD_BASELINE:-}" ] || tb_die "sharebufd-baseline: set SHAREBUFD_BASELINE to a sharebufd binary"
+      if [ "$baseline" = 1 ]; then
+        [ -x "${SHAREBUFD_BASELINE:-}" ] || tb_die "$1: set SHAREBUFD_BASELINE to a sharebufd binary"
         SHAREBUFD=$SHAREBUFD_BASELINE tb_start_switch "$conf"
       else
         tb_start_switch "$conf"
       fi
-      case "$1" in
+      case "$variant" in
         sharebufd-cpu0 | sharebufd-rtcpu0) taskset -a -p -c 0 "$TB_SWITCH_PID" >/dev/null ;;
         sharebufd-cpu1) taskset -a -p -c 1 "$TB_SWITCH_PID" >/dev/null ;;
       esac
