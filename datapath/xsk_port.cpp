@@ -492,9 +492,20 @@ uint32_t XskPort::tx_send(uint8_t* const* frames, const uint32_t* lens, uint32_t
 void XskPort::tx_wait(int timeout_ms) noexcept {
   reap_completions();
   if (!tx_free_.empty()) return;
+  // Every chunk is on the TX ring or in the kernel's hands. POLLOUT does not say that one came
+  // back: it says the TX ring has room, which it has all along (the ring is as long as there are
+  // chunks), so waiting in poll() returned at once and a device that makes no progress (a NIC
+  // whose link is down) kept the egress worker spinning. So wait for a completion itself, in
+  // short sleeps up to timeout_ms; each poll() also has copy mode's kernel send what is on the
+  // ring.
+  const uint64_t give_up = monotonic_ns() + uint64_t(std::max(timeout_ms, 0)) * 1'000'000;
   pollfd pfd{socks_[0].fd, POLLOUT, 0};
-  poll(&pfd, 1, timeout_ms);
-  reap_completions();
+  for (;;) {
+    poll(&pfd, 1, 0);
+    reap_completions();
+    if (!tx_free_.empty() || monotonic_ns() >= give_up) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 }  // namespace sharebuf::datapath

@@ -81,7 +81,8 @@ class XskPort {
   // the kernel has not sent yet (the next call sends them).
   uint32_t tx_send(uint8_t* const* frames, const uint32_t* lens, uint32_t count, uint64_t* dropped,
                    uint32_t* unsent) noexcept;
-  // Waits up to timeout_ms for the TX ring to have room or a chunk to come back.
+  // Returns at once while a transmit chunk is free; otherwise waits up to timeout_ms for one to
+  // come back (short sleeps: a device that makes no progress costs no spinning).
   void tx_wait(int timeout_ms) noexcept;
   bool transmits() const noexcept { return tx_frames_ != 0; }
 

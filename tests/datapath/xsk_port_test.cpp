@@ -62,6 +62,24 @@ TEST_F(XskPortOnVeth, TakesItsQueuesAgainRightAfterTheyWereLetGo) {
   }
 }
 
+// With every transmit chunk taken and none sent, nothing can come back: tx_wait() waits out its
+// timeout. It returned at once (poll() says POLLOUT while the TX ring has room, which it has), so
+// the egress worker spun on a device that made no progress.
+TEST_F(XskPortOnVeth, WaitsForATransmitChunkToComeBackInsteadOfSpinning) {
+  std::unique_ptr<XskPort> port = open();
+  if (!port) GTEST_SKIP() << skipped_;
+  int taken = 0;
+  while (port->tx_take() != nullptr)
+    ++taken;
+  EXPECT_EQ(taken, 64);
+  const auto start = std::chrono::steady_clock::now();
+  port->tx_wait(50);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, std::chrono::milliseconds(45));
+  EXPECT_LT(waited, std::chrono::seconds(5));
+  EXPECT_EQ(port->tx_take(), nullptr);
+}
+
 // A queue that another live socket holds is not waited for without end: the start fails and the
 // error says the queue was held.
 TEST_F(XskPortOnVeth, AQueueHeldByALiveSocketFailsTheStartWithAClearError) {
