@@ -248,6 +248,7 @@ TEST(CredencePipelines, BurstsOnThreadsBesideDeparturesKeepTheBooks) {
     CredencePolicy credence(pipelines(n), env);
     credence.on_install(view);
     std::atomic<int> rx_done{0};
+    std::atomic<int> accepted{0};
     std::vector<std::thread> threads;
     for (uint32_t t = 0; t < 3; ++t) {
       threads.emplace_back([&, t] {
@@ -259,7 +260,10 @@ TEST(CredencePipelines, BurstsOnThreadsBesideDeparturesKeepTheBooks) {
                                    .queue = static_cast<uint32_t>(rng() % 8),
                                    .in_port = static_cast<uint16_t>(t < 2 ? t : rng() % 2),
                                    .cells = static_cast<uint32_t>(1 + rng() % 4)};
-            if (credence.admit(a, view).accepted()) credence.on_enqueue(a, view);
+            if (credence.admit(a, view).accepted()) {
+              credence.on_enqueue(a, view);
+              accepted.fetch_add(1, std::memory_order_relaxed);
+            }
           }
           credence.end_burst();
         }
@@ -282,7 +286,9 @@ TEST(CredencePipelines, BurstsOnThreadsBesideDeparturesKeepTheBooks) {
     for (uint32_t q = 0; q < 8; ++q)
       sum += credence.threshold(q);
     EXPECT_NEAR(credence.gamma(), sum, 1e-9) << n << " pipelines";
-    EXPECT_GT(credence.gamma(), 0.0) << n << " pipelines";
+    // Something was decided. Not Gamma > 0 at the end: the departing thread runs until the last
+    // RX thread is done and may drain every threshold to 0 meanwhile (it did under TSan).
+    EXPECT_GT(accepted.load(), 0) << n << " pipelines";
     if (n == 1) {
       EXPECT_LE(credence.gamma(), 300 + 1e-9);
       continue;
