@@ -53,7 +53,7 @@ else
     --dst-ip "$(tb_ip 2)" --ethertype 0x88b5 --seconds $((seconds + 1))
 fi
 wait "$perf_pid" || true
-export BENCH_KEEP_DIR=$TB_DIR/ran
+bench_keep_in "$TB_DIR/ran"
 bench_stop_switch "$switch"
 
 # perf's percentages are of all samples (with --comm filters too); shares of one thread are

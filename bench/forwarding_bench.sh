@@ -60,9 +60,8 @@ out=$measurements/${report:-forwarding-results}
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
-# This run's configurations only (bench_stop_switch writes them).
-rm -rf "$out"
-export BENCH_KEEP_DIR=$out
+# What each switch ran, beside the table (bench_stop_switch writes it).
+bench_keep_in "$out"
 
 # sharebufd's hop histograms over one phase: reset before it, read after ("{}" for the others).
 hops_reset() { [[ $1 != sharebufd* ]] || tb_ctl counters.reset >/dev/null; }

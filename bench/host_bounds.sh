@@ -47,9 +47,8 @@ blaster=$build/tools/sharebuf-blaster
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
-# What each switch ran, beside the table (bench_stop_switch writes it): this run's only.
-export BENCH_KEEP_DIR=$here/../docs/measurements/host-bounds-results
-rm -rf "$BENCH_KEEP_DIR"
+# What each switch ran, beside the table (bench_stop_switch writes it).
+bench_keep_in "$here/../docs/measurements/host-bounds-results"
 : >"$results"
 
 # CPU ticks sharebufd used so far (all its threads; softirq work run inside its system calls,

@@ -72,9 +72,8 @@ export SHAREBUFD=$build/mgmt/sharebufd SHAREBUFCTL=$build/mgmt/sharebufctl
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
-# What each switch ran, beside the table (bench_stop_switch writes it): this run's only.
-export BENCH_KEEP_DIR=$here/../docs/measurements/$report
-rm -rf "$BENCH_KEEP_DIR"
+# What each switch ran, beside the table (bench_stop_switch writes it).
+bench_keep_in "$here/../docs/measurements/$report"
 : >"$results"
 
 measure() {

@@ -46,9 +46,8 @@ for name in "${switches[@]}"; do bench_switch_label "$name" >/dev/null || tb_die
 tb_init
 tb_create 2 cubic 0 200ms
 results="$TB_DIR/results.jsonl"
-# What each switch ran, beside the table (bench_stop_switch writes it): this run's only.
-export BENCH_KEEP_DIR=$here/../docs/measurements/tcp-reorder-results
-rm -rf "$BENCH_KEEP_DIR"
+# What each switch ran, beside the table (bench_stop_switch writes it).
+bench_keep_in "$here/../docs/measurements/tcp-reorder-results"
 : >"$results"
 report=$here/lib/tcp_reorder_report.py
 

@@ -253,6 +253,12 @@ bench_start_switch() {
   tb_die "$1: hosts cannot reach each other"
 }
 
+# bench_keep_in DIR: this run keeps what each switch ran in DIR (emptied first: this run's only).
+bench_keep_in() {
+  rm -rf "$1"
+  export BENCH_KEEP_DIR=$1
+}
+
 bench_stop_switch() {
   case "${1%@*}" in
     sharebufd* | floor*)
