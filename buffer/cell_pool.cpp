@@ -89,10 +89,45 @@ uint32_t CellPool::caches_in_use() const noexcept {
                                              [](const CellCache* c) { return c != nullptr; }));
 }
 
+void CellPool::attach_chunks(ChunkStore* store) {
+  chunks_ = store;
+  ext_ = store != nullptr ? std::make_unique<uint32_t[]>(physical_cells_) : nullptr;
+}
+
+std::byte* CellPool::swap_chunk(uint32_t head, std::byte* slot) noexcept {
+  if (!in_chunk(head) || !chunks_->holds(slot, descriptors_[head].bytes)) return nullptr;
+  std::byte* frame = chunks_->data(ext_[head]);
+  ext_[head] = chunks_->token(slot);
+  return frame;
+}
+
 uint32_t CellPool::write_frame(CellCache& cache, std::span<const std::byte> frame) noexcept {
   if (frame.size() > size_t{kMaxChainCells} * cell_bytes_) return kNoCell;
   const uint32_t n = cells_for(static_cast<uint32_t>(frame.size()));
   uint32_t cells[kMaxChainCells];
+  ChunkOffer* offer = cache.offer;
+  if (offer != nullptr && ext_ != nullptr && !offer->taken && frame.data() >= offer->begin &&
+      frame.data() + frame.size() <= offer->begin + offer->len &&
+      chunks_->holds(frame.data(), frame.size())) {
+    // The receive side gets a free chunk in its place; none free: copied as any other frame.
+    uint64_t refill = 0;
+    if (chunks_->take(&refill)) {
+      if (!cache.alloc(cells, n)) {
+        chunks_->give(refill);
+        return kNoCell;
+      }
+      for (uint32_t i = 0; i < n; ++i)
+        next_[cells[i]] = (i + 1 < n) ? cells[i + 1] : kNoCell;
+      ext_[cells[0]] = chunks_->token(frame.data());
+      offer->refill = refill;
+      offer->taken = true;
+      PacketDescriptor& d = descriptors_[cells[0]];
+      d = PacketDescriptor{};
+      d.bytes = static_cast<uint32_t>(frame.size());
+      d.cells = static_cast<uint16_t>(n);
+      return cells[0];
+    }
+  }
   if (!cache.alloc(cells, n)) return kNoCell;
 
   const std::byte* src = frame.data();
@@ -112,6 +147,11 @@ uint32_t CellPool::write_frame(CellCache& cache, std::span<const std::byte> fram
 }
 
 size_t CellPool::read_frame(uint32_t head, std::span<std::byte> out) const noexcept {
+  if (in_chunk(head)) {
+    const size_t n = std::min<size_t>(descriptors_[head].bytes, out.size());
+    std::memcpy(out.data(), chunks_->data(ext_[head]), n);
+    return n;
+  }
   size_t left = std::min<size_t>(descriptors_[head].bytes, out.size());
   const size_t total = left;
   std::byte* dst = out.data();
@@ -125,6 +165,10 @@ size_t CellPool::read_frame(uint32_t head, std::span<std::byte> out) const noexc
 }
 
 void CellPool::free_frame(CellCache& cache, uint32_t head) noexcept {
+  if (in_chunk(head)) {
+    chunks_->give(ext_[head] - 1);
+    ext_[head] = 0;
+  }
   uint32_t cell = head;
   for (uint32_t i = descriptors_[head].cells; i > 0 && cell != kNoCell; --i) {
     const uint32_t next = next_[cell];

@@ -10,6 +10,12 @@
 // its cells even when every cache is full. Used without BufferState the pool can run out: alloc
 // then returns kNoCell and changes nothing.
 //
+// Frames may also stay outside the cells (attach_chunks): a received frame already in a chunk of
+// the AF_XDP sockets' shared memory (buffer/chunk_store.h) is offered through the writer's
+// CellCache (ChunkOffer); write_frame then allocates its cells without copying into them and
+// notes the chunk at the head cell, read_frame reads the chunk, free_frame gives it back, and an
+// egress port on the same memory takes the chunk itself (swap_chunk) instead of a copy.
+//
 // Thread-safety: the global stack is guarded by lock_. A CellCache belongs to one thread. Cell
 // data and links of a frame are written by the thread that allocated it before the frame is
 // published (queue push, release) and read after the matching acquire (queue pop, acquire).
@@ -22,12 +28,25 @@
 #include <span>
 #include <vector>
 
+#include "buffer/chunk_store.h"
 #include "buffer/packet_descriptor.h"
 #include "common/spin_lock.h"
 
 namespace sharebuf::buffer {
 
 class CellCache;
+
+// A received frame a write may leave where it is (bytes [begin, begin + len), inside one chunk of
+// the pool's ChunkStore). One write at most takes it: it then sets `taken` and puts in `refill`
+// the free chunk it took to replace it on the receive side (the RX ring gets that one back
+// instead). Only a frame whose bytes nothing changes afterwards may be offered: a flooded
+// frame's copies take their CE marks in turn, so only a unicast frame is.
+struct ChunkOffer {
+  const std::byte* begin = nullptr;
+  size_t len = 0;
+  uint64_t refill = 0;
+  bool taken = false;
+};
 
 class CellPool {
  public:
@@ -59,8 +78,20 @@ class CellPool {
   // the number of bytes written.
   size_t read_frame(uint32_t head, std::span<std::byte> out) const noexcept;
 
-  // Returns the chain starting at `head` (descriptor(head).cells cells) to the cache.
+  // Returns the chain starting at `head` (descriptor(head).cells cells) to the cache, and its
+  // chunk (if it has one) to the ChunkStore.
   void free_frame(CellCache& cache, uint32_t head) noexcept;
+
+  // From now on frames offered in `store`'s chunks may stay there. Before any frame is written;
+  // the store outlives the pool's frames.
+  void attach_chunks(ChunkStore* store);
+  ChunkStore* chunks() const noexcept { return chunks_; }
+  // Whether the frame at `head` stays in a chunk.
+  bool in_chunk(uint32_t head) const noexcept { return ext_ != nullptr && ext_[head] != 0; }
+  // The frame at `head` stays in a chunk and `slot` is a free chunk of the same store with room
+  // for it: the frame now names `slot`'s chunk (freed with it) and its own chunk's frame is
+  // returned, to be sent from where it is. nullptr (nothing changed) otherwise.
+  std::byte* swap_chunk(uint32_t head, std::byte* slot) noexcept;
 
   PacketDescriptor& descriptor(uint32_t head) noexcept { return descriptors_[head]; }
   const PacketDescriptor& descriptor(uint32_t head) const noexcept { return descriptors_[head]; }
@@ -95,6 +126,8 @@ class CellPool {
   std::unique_ptr<std::byte[]> data_;
   std::unique_ptr<uint32_t[]> next_;
   std::unique_ptr<PacketDescriptor[]> descriptors_;
+  ChunkStore* chunks_ = nullptr;
+  std::unique_ptr<uint32_t[]> ext_;  // per head cell: its frame's chunk token, 0 in the cells
 
   common::SpinLock lock_;  // guards free_stack_ and free_top_
   std::unique_ptr<uint32_t[]> free_stack_;
@@ -120,6 +153,9 @@ class CellCache {
   void free(uint32_t cell) noexcept;
   uint32_t held_approx() const noexcept { return held_.load(std::memory_order_relaxed); }
   void flush_all() noexcept;
+
+  // The frame this thread's next writes may leave in its chunk (nullptr: none).
+  ChunkOffer* offer = nullptr;
 
  private:
   CellPool& pool_;

@@ -222,6 +222,7 @@ void read_switch(const toml::table& t, const std::string& file, SwitchConfig& sw
   if (sw.tx_io == model::TxIo::kAfXdp && sw.rx_io != model::RxIo::kAfXdp)
     r.fail("tx_io",
            "\"af_xdp\" sends through the port's AF_XDP socket and needs rx_io = \"af_xdp\"");
+  sw.xdp_shared_umem = r.choice("af_xdp_umem", "shared", {"shared", "per-socket"}) == "shared";
   sw.rx_threads = static_cast<uint32_t>(r.integer("rx_threads", 0, 64).value_or(0));
   if (sw.rx_mode == model::RxMode::kPerCpu && sw.rx_threads != 0)
     r.fail("rx_threads",

@@ -74,6 +74,7 @@ std::string write_switch_config(const SwitchConfig& c) {
   sw.insert("rx_mode", c.rx_mode == model::RxMode::kPerCpu ? "per-cpu" : "per-port");
   sw.insert("rx_io", c.rx_io == model::RxIo::kAfXdp ? "af_xdp" : "af_packet");
   sw.insert("tx_io", c.tx_io == model::TxIo::kAfXdp ? "af_xdp" : "af_packet");
+  sw.insert("af_xdp_umem", c.xdp_shared_umem ? "shared" : "per-socket");
   if (c.rx_threads != 0) sw.insert("rx_threads", int64_t{c.rx_threads});
   sw.insert("poll_mode", model::poll_mode_name(c.poll_mode));
   if (c.poll_mode == model::PollMode::kAdaptive) sw.insert("rx_busy_poll", ns(c.rx_busy_poll_ns));

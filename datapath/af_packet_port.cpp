@@ -117,7 +117,7 @@ void AfPacketPort::join_fanout(uint32_t lanes) {
 
 AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
                            uint32_t tx_batch, uint32_t rx_lanes, bool rx_xdp, bool xdp_busy_poll,
-                           bool tx_xdp)
+                           bool tx_xdp, XskUmem* shared_umem)
     : PortIo(ifname, mtu), rx_(rx_xdp ? 0 : std::max<uint32_t>(1, rx_lanes)) {
   if (tx_xdp && !rx_xdp)
     throw std::runtime_error("port '" + ifname + "': AF_XDP transmit needs AF_XDP receive");
@@ -131,19 +131,33 @@ AfPacketPort::AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu,
     // (tpacket_rcv's netoff; maclen is 14 for Ethernet), so the frame starts 14 bytes before it.
     set_rx_capacity(frame_size - static_cast<uint32_t>(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) - 14));
     if (rx_xdp) {
-      try {
-        xsk_ = std::make_unique<XskPort>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll,
-                                         tx_xdp ? kXdpTxFrames : 0);
-      } catch (const std::runtime_error& e) {
-        if (!tx_xdp) throw;
-        // A kernel or driver that refuses the TX ring: receive through AF_XDP all the same and
-        // send with sendmmsg (if receiving was what failed, this fails again and says why).
-        xsk_ = std::make_unique<XskPort>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll, 0);
-        spdlog::warn("port '{}': AF_XDP transmit refused ({}); sending with sendmmsg", ifname,
-                     e.what());
-        tx_xdp = false;
+      // What the kernel or driver refuses, given up in this order, each said once in the log:
+      // the shared UMEM (the port's sockets get their own), then the TX ring (sending with
+      // sendmmsg). If receiving is what fails, the last attempt fails again and says why.
+      XskUmem* umem = shared_umem;
+      for (;;) {
+        try {
+          xsk_ = std::make_unique<XskPort>(ifname, ifindex, mtu, rx_frames, xdp_busy_poll,
+                                           tx_xdp ? kXdpTxFrames : 0, umem);
+          break;
+        } catch (const std::runtime_error& e) {
+          if (umem != nullptr) {
+            spdlog::warn(
+                "port '{}': the shared AF_XDP UMEM refused ({}); its sockets get UMEMs "
+                "of their own",
+                ifname, e.what());
+            umem = nullptr;
+          } else if (tx_xdp) {
+            spdlog::warn("port '{}': AF_XDP transmit refused ({}); sending with sendmmsg", ifname,
+                         e.what());
+            tx_xdp = false;
+          } else {
+            throw;
+          }
+        }
       }
       set_rx_capacity(xsk_->capacity());
+      set_chunks(xsk_->chunks(), tx_xdp ? xsk_->chunks() : nullptr);
     }
     if (tx_xdp) {
       // The staging slots are the socket's transmit chunks; no AF_PACKET socket sends.

@@ -39,10 +39,11 @@ class AfPacketPort final : public PortIo {
   // carries; rx_lanes: RX sockets in one fanout-by-CPU group (1: a plain RX socket); rx_xdp:
   // receive through AF_XDP sockets (one lane); xdp_busy_poll: those sockets prefer busy polling
   // (poll_mode "busy-poll", datapath/xsk_port.h); tx_xdp: transmit through the AF_XDP socket
-  // (needs rx_xdp).
+  // (needs rx_xdp); shared_umem: the AF_XDP sockets' chunks are that area's (datapath/xsk_umem.h),
+  // so queued frames may stay in them.
   AfPacketPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t rx_frames,
                uint32_t tx_batch, uint32_t rx_lanes = 1, bool rx_xdp = false,
-               bool xdp_busy_poll = false, bool tx_xdp = false);
+               bool xdp_busy_poll = false, bool tx_xdp = false, XskUmem* shared_umem = nullptr);
   // AF_XDP transmit chunks per port with tx_xdp: the staging slots, frames on the TX ring and
   // frames the kernel has not completed yet.
   static constexpr uint32_t kXdpTxFrames = 512;

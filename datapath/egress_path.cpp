@@ -40,20 +40,30 @@ bool EgressPath::send_one(uint32_t k, buffer::CellCache& cache, uint64_t now_ns,
   uint8_t* slot = port.io->tx_slot(&room);
   if (slot == nullptr) return false;
   policies::Policy& policy = core_.policy();
+  // A shared AF_XDP UMEM: a frame queued in its chunk leaves from there and the slot's chunk
+  // takes its place in the buffer (CellPool::swap_chunk).
+  std::byte* from = nullptr;
+  const bool chunks =
+      port.io->tx_chunks() != nullptr && port.io->tx_chunks() == core_.buffer().pool().chunks();
   // model/departure_step.h; nothing happens when the head was pushed out since the pick.
-  model::depart(core_.buffer(), cache, mport.scheduler, policy, port_, k, now_ns,
-                std::span<std::byte>(reinterpret_cast<std::byte*>(slot), room),
-                [&](const buffer::PacketDescriptor& d, size_t copied) {
-                  port.io->tx_commit(static_cast<uint32_t>(copied), d.arrival_ns);
-                  port.shaper.consume(d.bytes);
-                  port.counters.tx_frames.fetch_add(1, std::memory_order_relaxed);
-                  port.counters.tx_bytes.fetch_add(copied, std::memory_order_relaxed);
-                  // The frame's own departure time at line rate (model/departure_clock.h); an
-                  // unshaped port reads the clock per frame.
-                  return mport.clock.depart(d.bytes, d.arrival_ns,
-                                            mport.clock.unshaped() ? monotonic_ns() : now_ns,
-                                            backlogged);
-                });
+  model::depart(
+      core_.buffer(), cache, mport.scheduler, policy, port_, k, now_ns,
+      std::span<std::byte>(reinterpret_cast<std::byte*>(slot), room),
+      [&](const buffer::PacketDescriptor& d, size_t copied) {
+        if (from != nullptr) {
+          port.io->tx_send_from(reinterpret_cast<uint8_t*>(from));
+          port.counters.tx_from_chunk.fetch_add(1, std::memory_order_relaxed);
+        }
+        port.io->tx_commit(static_cast<uint32_t>(copied), d.arrival_ns);
+        port.shaper.consume(d.bytes);
+        port.counters.tx_frames.fetch_add(1, std::memory_order_relaxed);
+        port.counters.tx_bytes.fetch_add(copied, std::memory_order_relaxed);
+        // The frame's own departure time at line rate (model/departure_clock.h); an
+        // unshaped port reads the clock per frame.
+        return mport.clock.depart(d.bytes, d.arrival_ns,
+                                  mport.clock.unshaped() ? monotonic_ns() : now_ns, backlogged);
+      },
+      chunks ? &from : nullptr);
   return true;
 }
 

@@ -82,13 +82,44 @@ size_t MemoryPort::rx_waiting() const {
   return ring_.size();
 }
 
+namespace {
+// Where a chunk's frame starts, as the kernel's XDP_PACKET_HEADROOM puts it.
+constexpr uint32_t kChunkHeadroom = 256;
+}  // namespace
+
+void MemoryPort::use_chunks(buffer::ChunkStore& store) {
+  if (store.chunk_bytes() < kChunkHeadroom + tx_capacity())
+    throw std::invalid_argument("MemoryPort::use_chunks: chunks too small for the MTU");
+  std::lock_guard lock(mu_);
+  store_ = &store;
+  for (uint32_t i = 0; i < tx_batch(); ++i) {
+    uint64_t off = 0;
+    if (!store.take(&off)) throw std::runtime_error("MemoryPort::use_chunks: no free chunk");
+    set_tx_frame(i, reinterpret_cast<uint8_t*>(store.base()) + off + kChunkHeadroom);
+  }
+  set_chunks(&store, &store);
+}
+
 uint32_t MemoryPort::rx_burst(RxFrame* frames, uint32_t max, uint32_t) noexcept {
   std::lock_guard lock(mu_);
   const uint32_t n = std::min<uint32_t>(max, static_cast<uint32_t>(ring_.size()) - held_);
+  if (store_ != nullptr) {
+    burst_ = frames;
+    burst_chunks_.assign(n, UINT64_MAX);
+  }
   for (uint32_t i = 0; i < n; ++i) {
     Slot& s = ring_[held_ + i];
     RxFrame& f = frames[i];
     f.data = s.data.data();
+    f.kept = false;
+    f.refill = 0;
+    // A frame the "kernel" finds no free chunk for stays in the slot (never kept in a chunk).
+    if (uint64_t off = 0; store_ != nullptr && store_->take(&off)) {
+      auto* chunk = reinterpret_cast<uint8_t*>(store_->base()) + off + kChunkHeadroom;
+      std::copy(s.data.begin(), s.data.end(), chunk);
+      f.data = chunk;
+      burst_chunks_[i] = off;
+    }
     f.len = static_cast<uint32_t>(s.data.size());
     f.wire_len = s.wire_len;
     f.vlan_valid = s.how.vlan_stripped;
@@ -108,6 +139,14 @@ uint32_t MemoryPort::rx_burst(RxFrame* frames, uint32_t max, uint32_t) noexcept 
 
 void MemoryPort::rx_release(uint32_t) noexcept {
   std::lock_guard lock(mu_);
+  // Each frame's chunk back; a kept frame's stays queued and its refill comes back instead.
+  for (size_t i = 0; i < burst_chunks_.size(); ++i) {
+    if (burst_[i].kept)
+      store_->give(burst_[i].refill);
+    else if (burst_chunks_[i] != UINT64_MAX)
+      store_->give(burst_chunks_[i]);
+  }
+  burst_chunks_.clear();
   for (; held_ != 0; --held_)
     ring_.pop_front();
 }
@@ -135,6 +174,14 @@ uint32_t MemoryPort::tx_send(uint32_t count, uint64_t* hard_errors) noexcept {
     }
     refused_ += count - taken;
     if (taken != 0) sends_.push_back({taken, thread_name()});
+    // A sent frame's chunk is the slot's again, whichever it was (its own, or a queued frame's
+    // that was sent from where it was received), at the slot's offset.
+    for (uint32_t i = 0; store_ != nullptr && i < taken; ++i) {
+      const auto off =
+          static_cast<uint64_t>(reinterpret_cast<std::byte*>(tx_frame(i)) - store_->base());
+      set_tx_frame(i, reinterpret_cast<uint8_t*>(store_->base()) +
+                          (off & ~uint64_t{store_->chunk_bytes() - 1}) + kChunkHeadroom);
+    }
   }
   cv_.notify_all();
   if (on_sent_) {

@@ -11,6 +11,11 @@
 // thread that made it, each burst taken with the thread that took it, so a test sees which
 // worker did what (inline sends, answers, parking).
 //
+// With use_chunks() the wire is an AF_XDP shared UMEM's (datapath/xsk_umem.h): each frame a burst
+// hands out is first copied into a chunk of the store, as the kernel copies into a fill-ring chunk,
+// and the chunk (or, for a frame kept queued in it, its refill) goes back to the store at release;
+// the staging slots are chunks of the store too, so a frame queued in its chunk leaves from there.
+//
 // Thread-safety: every public member may be called from any thread; the PortIo halves keep
 // PortIo's rules (one reader per lane, one TX owner).
 #pragma once
@@ -79,6 +84,9 @@ class MemoryPort final : public PortIo {
   // behind the port that answers (by injecting into this or another port) in the same call, as
   // a receiving host's kernel answers within the sender's sendmmsg. Set before the switch starts.
   void set_on_sent(std::function<void(std::span<const uint8_t>)> fn) { on_sent_ = std::move(fn); }
+  // Receive into and send from chunks of `store` (above). Before the switch starts; throws if the
+  // store has too few free chunks for the staging slots.
+  void use_chunks(buffer::ChunkStore& store);
 
   uint32_t rx_lanes() const noexcept override { return 1; }
   int rx_fd(uint32_t lane = 0) const noexcept override;
@@ -118,6 +126,10 @@ class MemoryPort final : public PortIo {
   uint64_t refused_ = 0;
   std::function<void(std::span<const uint8_t>)> on_sent_;
   std::atomic<uint64_t> pokes_{0};
+  // use_chunks: the store, the burst rx_burst handed out last and each frame's chunk offset.
+  buffer::ChunkStore* store_ = nullptr;
+  RxFrame* burst_ = nullptr;
+  std::vector<uint64_t> burst_chunks_;
 };
 
 }  // namespace sharebuf::datapath

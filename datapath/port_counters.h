@@ -37,6 +37,11 @@ struct alignas(64) PortCounters {
   std::atomic<uint64_t> tx_frames{0};
   std::atomic<uint64_t> tx_bytes{0};
   std::atomic<uint64_t> tx_errors{0};
+  // A shared AF_XDP UMEM ([switch] af_xdp_umem): frames received here that were queued in the
+  // chunk they arrived in instead of copied into cells (this port's RX worker), and frames sent
+  // here from such a chunk without a copy (its egress worker).
+  std::atomic<uint64_t> rx_kept_in_chunk{0};
+  std::atomic<uint64_t> tx_from_chunk{0};
   // Shaper credit the port kept because its egress thread ran late while frames were queued
   // (see token_bucket.h): non-zero means the host was slow to schedule the switch.
   std::atomic<uint64_t> shaper_catchup_bytes{0};

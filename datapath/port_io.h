@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "buffer/chunk_store.h"
 #include "buffer/delay_histogram.h"
 #include "datapath/rx_frame.h"
 
@@ -96,11 +97,23 @@ class PortIo {
   // TX ring), "memory" (an in-memory port).
   virtual const char* tx_io() const noexcept { return "memory"; }
   uint32_t tx_pending() const noexcept { return tx_count_ + tx_unflushed_; }
+  // The shared memory (an AF_XDP shared UMEM) received frames lie in and may stay queued in
+  // (RxFrame::kept), and the one the staging slots are chunks of, so a queued frame in it can be
+  // sent from where it is (tx_send_from); nullptr when the port has none.
+  const buffer::ChunkStore* rx_chunks() const noexcept { return rx_chunks_; }
+  const buffer::ChunkStore* tx_chunks() const noexcept { return tx_chunks_; }
+  // The frame about to be committed is at `frame`, a chunk of tx_chunks(), instead of in the slot
+  // tx_slot() gave (whose chunk the caller now owns: CellPool::swap_chunk traded them).
+  void tx_send_from(uint8_t* frame) noexcept { tx_ptr_[tx_count_] = frame; }
   uint64_t tx_dropped() const noexcept { return tx_dropped_; }
 
  protected:
   PortIo(std::string name, uint32_t mtu) : name_(std::move(name)), mtu_(mtu) {}
   void set_rx_capacity(uint32_t bytes) noexcept { rx_capacity_ = bytes; }
+  void set_chunks(const buffer::ChunkStore* rx, const buffer::ChunkStore* tx) noexcept {
+    rx_chunks_ = rx;
+    tx_chunks_ = tx;
+  }
   // tx_batch staging slots (clamped to 1..kMaxTxBatch) of tx_slot_bytes each.
   void init_tx(uint32_t tx_slot_bytes, uint32_t tx_batch);
   // The same slots without staging memory: the implementation gives each its buffer
@@ -129,6 +142,8 @@ class PortIo {
   std::string name_;
   std::atomic<uint32_t> mtu_;
   uint32_t rx_capacity_ = 0;
+  const buffer::ChunkStore* rx_chunks_ = nullptr;
+  const buffer::ChunkStore* tx_chunks_ = nullptr;
   uint32_t tx_slot_bytes_ = 0;
   uint32_t tx_batch_ = 0;
   uint32_t tx_count_ = 0;

@@ -17,6 +17,10 @@ struct RxFrame {
   bool checksum_partial = false;  // TP_STATUS_CSUMNOTREADY: L4 checksum not computed yet
   uint64_t ring_realtime_ns =
       0;  // the kernel's stamp (CLOCK_REALTIME) as it filled the slot; 0 if none
+  // Set by the RX worker when the frame stays queued in its AF_XDP chunk (a shared UMEM,
+  // datapath/xsk_umem.h): the chunk the receive side gets back instead (its offset).
+  bool kept = false;
+  uint64_t refill = 0;
 };
 
 // When the frame reached the ring, on the monotonic clock: `now_ns` (monotonic) less how long

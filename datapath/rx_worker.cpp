@@ -235,14 +235,26 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   // stream about 4 % of its goodput (docs/measurements/datapath-latency-log.md, "The port
   // interface").
   uint32_t total = 0;
+  // A shared AF_XDP UMEM: a unicast frame may stay queued in its chunk (handle()).
+  const bool chunks =
+      port.io->rx_chunks() != nullptr && port.io->rx_chunks() == core_.buffer().pool().chunks();
+  uint64_t kept = 0;
   for (uint32_t got = n; got != 0;
        got = total < kBurst ? port.io->rx_burst(burst_.data(), kBurst - total, lane_) : 0) {
     for (uint32_t i = 0; i < got; ++i) {
-      const RxFrame& rx = burst_[i];
+      RxFrame& rx = burst_[i];
       port.latency.record_since_ring(HopLatency::kRingToRx, rx.ring_realtime_ns, real_now);
       if (per_cpu_) note_arrival_order(rx.ring_realtime_ns);
       frame_ns_ = ring_arrival_ns(rx, now, real_now);
+      offer_ = chunks ? buffer::ChunkOffer{.begin = reinterpret_cast<const std::byte*>(rx.data),
+                                           .len = rx.len}
+                      : buffer::ChunkOffer{};
       handle(rx, policy, view, now, cache);
+      if (offer_.taken) {
+        rx.kept = true;  // rx_release gives the receive side offer_.refill instead
+        rx.refill = offer_.refill;
+        ++kept;
+      }
     }
     port.io->rx_release(lane_);
     total += got;
@@ -251,6 +263,7 @@ uint32_t RxWorker::drain(uint32_t p, buffer::CellCache& cache, bool woke) {
   me.admitting_ns.store(SwitchCore::RxParking::kNotAdmitting, std::memory_order_release);
   if (!per_cpu_) port.rx_owned.store(false, std::memory_order_release);
   me.frames.fetch_add(total, std::memory_order_relaxed);
+  if (kept != 0) port.counters.rx_kept_in_chunk.fetch_add(kept, std::memory_order_relaxed);
   flush_pending(cache);
   return total;
 }
@@ -365,7 +378,11 @@ void RxWorker::handle(const RxFrame& rx, policies::Policy& policy, const buffer:
     return;
   }
   if (fw.kind == model::SwitchModel::Forward::Kind::kUnicast) {
+    // Its only copy: it may stay in its chunk (buffer/cell_pool.h, ChunkOffer). A flooded
+    // frame's copies do not, as the CE marks they take in turn change the bytes they share.
+    if (offer_.begin != nullptr) cache.offer = &offer_;
     admit_copy(fw.port, frame, parsed, class_id, ce, policy, view, now_ns, cache);
+    cache.offer = nullptr;
     return;
   }
   // Unknown unicast, broadcast, multicast: one copy per other port (none to a fabric port), each

@@ -110,6 +110,7 @@ class RxWorker : private model::OverflowStep::Sink {
   uint64_t pending_ports_ = 0;   // bit p: this burst enqueued a frame for port p (<= 64 ports)
   uint64_t answer_ports_ = 0;    // bit p: sent inline to port p, not ours: read its ring next
   std::array<RxFrame, kBurst> burst_;  // the frames of the burst being handled
+  buffer::ChunkOffer offer_;           // the frame being handled, where it may stay in its chunk
   std::vector<uint8_t> scratch_;       // a frame with its VLAN tag put back
   model::OverflowStep overflow_;       // admission with trimming's overflow actions
 };

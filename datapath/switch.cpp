@@ -30,6 +30,22 @@ Switch::Switch(const model::SwitchConfig& config)
     warnings_.push_back("removed " + std::to_string(stale) + " lock file(s) in " +
                         core_->config().port_lock_dir +
                         " left by daemons whose network namespace is gone");
+  const model::SwitchConfig& cfg = core_->config();
+  if (cfg.rx_io == model::RxIo::kAfXdp && cfg.xdp_shared_umem && !core_->ports.empty()) {
+    uint32_t mtu = 0, rx_frames = 0;
+    for (const auto& port : core_->ports) {
+      mtu = std::max(mtu, read_mtu(port->config.name));
+      rx_frames = std::max(rx_frames, port->config.rx_ring_frames);
+    }
+    // Chunks as XskPort sizes its own: the MTU with two VLAN tags behind 256 bytes of headroom.
+    const uint32_t chunk = mtu + 14 + 8 + 256 <= 2048 ? 2048 : 4096;
+    umem_ = std::make_unique<XskUmem>(
+        chunk, XskUmem::chunks_for(
+                   static_cast<uint32_t>(core_->ports.size()), XskPort::rx_frames_for(rx_frames),
+                   cfg.tx_io == model::TxIo::kAfXdp ? AfPacketPort::kXdpTxFrames : 0,
+                   core_->buffer().pool().physical_cells()));
+    core_->buffer().pool().attach_chunks(&umem_->store());
+  }
   for (uint32_t p = 0; p < core_->ports.size(); ++p) {
     auto& port = core_->ports[p];
     // Claimed one by one: if a later port fails, core_'s destructor releases the earlier ones.
@@ -65,7 +81,7 @@ Switch::Switch(const model::SwitchConfig& config)
         port->config.name, port->link.ifindex, port->link.mtu, port->config.rx_ring_frames,
         port->config.tx_batch, lanes, core_->config().rx_io == model::RxIo::kAfXdp,
         core_->config().poll_mode == model::PollMode::kBusyPoll,
-        core_->config().tx_io == model::TxIo::kAfXdp);
+        core_->config().tx_io == model::TxIo::kAfXdp, umem_.get());
     core_->apply_rate(p, port->config.rate_bps, port->link.mtu);
   }
 }

@@ -10,6 +10,7 @@
 
 #include "datapath/port_io.h"
 #include "datapath/switch_control.h"
+#include "datapath/xsk_umem.h"
 #include "model/switch_config.h"
 
 namespace sharebuf::datapath {
@@ -48,6 +49,8 @@ class Switch {
   const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
  private:
+  // Before core_: the ports' sockets and the buffer's queued frames use it until core_ is gone.
+  std::unique_ptr<XskUmem> umem_;
   std::unique_ptr<SwitchCore> core_;
   std::unique_ptr<SwitchControl> control_;
   std::vector<std::thread> rx_threads_;

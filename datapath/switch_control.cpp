@@ -154,6 +154,8 @@ nlohmann::json SwitchControl::stats() const {
                             {"tx_frames", c.tx_frames.load(kRelaxed)},
                             {"tx_bytes", c.tx_bytes.load(kRelaxed)},
                             {"tx_errors", c.tx_errors.load(kRelaxed)},
+                            {"rx_kept_in_chunk", c.rx_kept_in_chunk.load(kRelaxed)},
+                            {"tx_from_chunk", c.tx_from_chunk.load(kRelaxed)},
                             {"shaper_catchup_bytes", c.shaper_catchup_bytes.load(kRelaxed)},
                             {"probe_charged_bytes", c.probe_charged_bytes.load(kRelaxed)},
                             {"ring_drops", c.ring_drops.load(kRelaxed)},
@@ -331,6 +333,10 @@ nlohmann::json SwitchControl::status() const {
           {"rx_mode", core_.config().rx_mode == model::RxMode::kPerCpu ? "per-cpu" : "per-port"},
           {"rx_io", core_.config().rx_io == model::RxIo::kAfXdp ? "af_xdp" : "af_packet"},
           {"tx_io", core_.config().tx_io == model::TxIo::kAfXdp ? "af_xdp" : "af_packet"},
+          // Whether the AF_XDP ports share one UMEM: only if it was set up (rx_io af_xdp).
+          {"af_xdp_umem", core_.buffer().pool().chunks() != nullptr     ? "shared"
+                          : core_.config().rx_io == model::RxIo::kAfXdp ? "per-socket"
+                                                                        : "none"},
           {"poll_mode", model::poll_mode_name(core_.config().poll_mode)},
           {"rx_workers", rx_workers}};
 }

@@ -136,19 +136,29 @@ bool XskPort::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames,
   s.queue = queue;
   s.fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
   if (s.fd < 0) throw sys_error(name_, "socket(AF_XDP)");
-  // The receive buffers, then (queue 0 with transmit) the transmit chunks.
-  s.umem_bytes = size_t{frames + tx_frames} * frame_size_;
-  void* mem = mmap(nullptr, s.umem_bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (mem == MAP_FAILED) throw sys_error(name_, "mmap UMEM");
-  s.umem = static_cast<uint8_t*>(mem);
-  xdp_umem_reg reg{};
-  reg.addr = reinterpret_cast<uint64_t>(s.umem);
-  reg.len = s.umem_bytes;
-  reg.chunk_size = frame_size_;
-  reg.headroom = 0;
-  if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) != 0)
-    throw sys_error(name_, "setsockopt XDP_UMEM_REG");
+  // The receive buffers, then (queue 0 with transmit) the transmit chunks; or the shared area,
+  // which the first socket registers and the others share (bind, below).
+  const bool share = shared_ != nullptr && shared_->owner_fd >= 0;
+  if (shared_ != nullptr) {
+    s.owns_umem = false;
+    s.umem = shared_->base();
+    s.umem_bytes = shared_->store().bytes();
+  } else {
+    s.umem_bytes = size_t{frames + tx_frames} * frame_size_;
+    void* mem = mmap(nullptr, s.umem_bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (mem == MAP_FAILED) throw sys_error(name_, "mmap UMEM");
+    s.umem = static_cast<uint8_t*>(mem);
+  }
+  if (!share) {
+    xdp_umem_reg reg{};
+    reg.addr = reinterpret_cast<uint64_t>(s.umem);
+    reg.len = s.umem_bytes;
+    reg.chunk_size = frame_size_;
+    reg.headroom = 0;
+    if (setsockopt(s.fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) != 0)
+      throw sys_error(name_, "setsockopt XDP_UMEM_REG");
+  }
   const int n = static_cast<int>(frames);
   // Without transmit the completion ring is never used, but a UMEM must have one. With it, it
   // has room for every transmit chunk, so the kernel never finds it full.
@@ -188,19 +198,20 @@ bool XskPort::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames,
     map_ring(s.tx, off.tx, tx_frames, sizeof(xdp_desc), XDP_PGOFF_TX_RING, "TX ring");
     s.tx.flags = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(s.tx.map) + off.tx.flags);
   }
-  // Every receive buffer to the kernel.
-  auto* fill = static_cast<uint64_t*>(s.fill.desc);
-  for (uint32_t i = 0; i < frames; ++i)
-    fill[i] = uint64_t{i} * frame_size_;
-  s.fill.cached_prod = frames;
-  __atomic_store_n(s.fill.producer, frames, __ATOMIC_RELEASE);
 
   sockaddr_xdp addr{};
   addr.sxdp_family = AF_XDP;
   addr.sxdp_ifindex = static_cast<uint32_t>(ifindex);
   addr.sxdp_queue_id = queue;
-  // need_wakeup: the kernel says when a transmit needs a sendto() (in copy mode, always).
-  addr.sxdp_flags = XDP_COPY | (tx_frames != 0 ? XDP_USE_NEED_WAKEUP : 0);
+  // need_wakeup: the kernel says when a transmit needs a sendto() (in copy mode, always). A
+  // socket sharing a UMEM may not say: it has the registering socket's mode and need_wakeup
+  // (net/xdp/xsk.c, xsk_bind()), which asks for it whenever the area is shared.
+  if (share) {
+    addr.sxdp_flags = XDP_SHARED_UMEM;
+    addr.sxdp_shared_umem_fd = static_cast<uint32_t>(shared_->owner_fd);
+  } else {
+    addr.sxdp_flags = XDP_COPY | (tx_frames != 0 || shared_ != nullptr ? XDP_USE_NEED_WAKEUP : 0);
+  }
   // EBUSY: another AF_XDP socket holds the queue. A socket closed a moment ago (this switch's
   // own, stopped and started again) still does: the kernel lets go of the queue in deferred work
   // under the RTNL lock (net/xdp/xsk_buff_pool.c, xp_release_deferred()), which other link
@@ -224,16 +235,46 @@ bool XskPort::open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames,
     waited = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  if (shared_ != nullptr && !share) shared_->owner_fd = s.fd;
+  // Every receive buffer to the kernel: after the bind, so that a queue the interface does not
+  // have takes no chunk of a shared UMEM (no frame comes before the XDP program is attached).
+  auto* fill = static_cast<uint64_t*>(s.fill.desc);
+  for (uint32_t i = 0; i < frames; ++i)
+    fill[i] = shared_ != nullptr ? take_shared_chunk() : uint64_t{i} * frame_size_;
+  s.fill.cached_prod = frames;
+  __atomic_store_n(s.fill.producer, frames, __ATOMIC_RELEASE);
   return true;
 }
 
+uint32_t XskPort::rx_frames_for(uint32_t frames) noexcept {
+  return round_up_pow2(std::max<uint32_t>(frames, 64));
+}
+
+uint64_t XskPort::take_shared_chunk() {
+  uint64_t chunk = 0;
+  if (!shared_->store().take(&chunk))
+    throw std::runtime_error("port '" + name_ +
+                             "' (af_xdp_umem shared): no free chunk left in the shared UMEM (" +
+                             std::to_string(shared_->store().chunks()) +
+                             " chunks; a port with more receive queues than two needs more)");
+  return chunk;
+}
+
 XskPort::XskPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames,
-                 bool busy_poll, uint32_t tx_frames)
-    : name_(ifname), ifindex_(ifindex) {
+                 bool busy_poll, uint32_t tx_frames, XskUmem* shared)
+    : name_(ifname), ifindex_(ifindex), shared_(shared) {
   if (tx_frames != 0) tx_frames = round_up_pow2(std::max<uint32_t>(tx_frames, 64));
-  frames = round_up_pow2(std::max<uint32_t>(frames, 64));
+  frames = rx_frames_for(frames);
   // Ethernet header and two VLAN tags beside the MTU, behind the kernel's headroom.
   frame_size_ = mtu + 14 + 8 + kHeadroom <= 2048 ? 2048 : 4096;
+  if (shared_ != nullptr) {
+    if (frame_size_ > shared_->store().chunk_bytes())
+      throw std::runtime_error("port '" + name_ + "': MTU " + std::to_string(mtu) +
+                               " does not fit the shared UMEM's chunks of " +
+                               std::to_string(shared_->store().chunk_bytes()) + " bytes");
+    frame_size_ = shared_->store().chunk_bytes();
+  }
+  burst_sock_.resize(256);
   try {
     load_program(ifindex, kMaxQueues);
     // A socket per queue, until the interface has no more (bind says EINVAL).
@@ -275,7 +316,9 @@ XskPort::XskPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t 
       tx_free_.reserve(tx_frames);
       // Popped from the back: the lowest chunks first.
       for (uint32_t i = tx_frames; i-- > 0;)
-        tx_free_.push_back(uint64_t{frames + i} * frame_size_ + kHeadroom);
+        tx_free_.push_back(
+            (shared_ != nullptr ? take_shared_chunk() : uint64_t{frames + i} * frame_size_) +
+            kHeadroom);
     }
   } catch (...) {
     close_all();
@@ -316,7 +359,7 @@ void XskPort::close_sock(Sock& s) noexcept {
   }
   if (s.fd >= 0) close(s.fd);
   s.fd = -1;
-  if (s.umem != nullptr) munmap(s.umem, s.umem_bytes);
+  if (s.umem != nullptr && s.owns_umem) munmap(s.umem, s.umem_bytes);
   s.umem = nullptr;
 }
 
@@ -334,8 +377,12 @@ void XskPort::close_all() noexcept {
     }
     attached_ = false;
   }
-  for (Sock& s : socks_)
+  // The chunks this port's rings held are not given back to a shared UMEM: the kernel's share
+  // of them cannot be told apart once the sockets are closed, and a port closes with the switch.
+  for (Sock& s : socks_) {
+    if (shared_ != nullptr && shared_->owner_fd == s.fd) shared_->owner_fd = -1;
     close_sock(s);
+  }
   socks_.clear();
   for (int* fd : {&epoll_fd_, &prog_fd_, &map_fd_, &previous_prog_fd_}) {
     if (*fd >= 0) close(*fd);
@@ -344,6 +391,9 @@ void XskPort::close_all() noexcept {
 }
 
 uint32_t XskPort::peek_burst(RxFrame* frames, uint32_t max) noexcept {
+  max = std::min<uint32_t>(max, static_cast<uint32_t>(burst_sock_.size()));
+  burst_ = frames;
+  burst_n_ = 0;
   uint32_t n = 0;
   for (; n < max; ++n) {
     // The frame that reached the port first, by the XDP program's stamps, of the queues' next
@@ -372,7 +422,10 @@ uint32_t XskPort::peek_burst(RxFrame* frames, uint32_t max) noexcept {
     }
     if (best == nullptr) break;
     ++best->held;
+    burst_sock_[n] = static_cast<uint32_t>(best - socks_.data());
     RxFrame& frame = frames[n];
+    frame.kept = false;
+    frame.refill = 0;
     frame.data = best->umem + best_desc->addr;
     frame.len = best_desc->len;
     frame.wire_len = best_desc->len;
@@ -383,20 +436,24 @@ uint32_t XskPort::peek_burst(RxFrame* frames, uint32_t max) noexcept {
     frame.ring_realtime_ns =
         best_stamp == 0 ? 0 : best_stamp + realtime_offset_ns_.load(std::memory_order_relaxed);
   }
+  burst_n_ = n;
   return n;
 }
 
 void XskPort::release_burst() noexcept {
+  // The buffers back to the kernel (it masks each address down to its chunk): each frame's own,
+  // or for one that stays queued in its chunk the chunk taken in its place.
+  for (uint32_t i = 0; i < burst_n_; ++i) {
+    Sock& s = socks_[burst_sock_[i]];
+    const RxFrame& f = burst_[i];
+    static_cast<uint64_t*>(s.fill.desc)[s.fill.cached_prod++ & s.fill.mask] =
+        f.kept ? f.refill : static_cast<uint64_t>(f.data - s.umem);
+  }
+  burst_n_ = 0;
   for (Sock& s : socks_) {
     if (s.held == 0) continue;
     released_.fetch_add(s.held, std::memory_order_relaxed);
-    // The buffers back to the kernel (it masks each address down to its chunk), then the RX
-    // slots.
-    for (uint32_t j = 0; j < s.held; ++j) {
-      const xdp_desc& d =
-          static_cast<const xdp_desc*>(s.rx.desc)[(s.rx.cached_cons + j) & s.rx.mask];
-      static_cast<uint64_t*>(s.fill.desc)[s.fill.cached_prod++ & s.fill.mask] = d.addr;
-    }
+    // Then the RX slots.
     s.rx.cached_cons += s.held;
     s.held = 0;
     __atomic_store_n(s.fill.producer, s.fill.cached_prod, __ATOMIC_RELEASE);
@@ -438,8 +495,11 @@ void XskPort::reap_completions() noexcept {
   const uint32_t prod = __atomic_load_n(cr.producer, __ATOMIC_ACQUIRE);
   if (prod == cr.cached_cons) return;
   const auto* addrs = static_cast<const uint64_t*>(cr.desc);
+  // A chunk sent from where a received frame was (shared UMEM) had the frame at the receive
+  // side's offset: kHeadroom into its chunk again, as a transmit chunk.
+  const uint64_t chunk_mask = ~uint64_t{frame_size_ - 1};
   for (uint32_t i = cr.cached_cons; i != prod; ++i)
-    tx_free_.push_back(addrs[i & cr.mask]);
+    tx_free_.push_back((addrs[i & cr.mask] & chunk_mask) + kHeadroom);
   cr.cached_cons = prod;
   __atomic_store_n(cr.consumer, prod, __ATOMIC_RELEASE);
 }

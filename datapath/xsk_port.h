@@ -26,9 +26,14 @@
 // (PortIo's staging slot is the chunk itself, no copy in between); tx_send() puts the batch on
 // the TX ring, kicks the kernel with sendto() while it asks for it (need_wakeup), until it has
 // consumed the ring or stops making progress (copy mode sends at most 32 frames per call), and
-// reaps the completion ring into the free list on every call. Chunks are not shared with the
-// receive side or other ports: a frame is copied from its cells into the chunk, as sendmmsg
-// copies it into an skb; the kernel's copy-mode transmit then builds an skb from the chunk.
+// reaps the completion ring into the free list on every call. With a UMEM of the port's own a frame
+// is copied from its cells into the chunk, as sendmmsg copies it into an skb; the kernel's
+// copy-mode transmit then builds an skb from the chunk.
+// With a shared UMEM (XskUmem, [switch] af_xdp_umem = "shared") the sockets' chunks are the
+// shared area's: the fill rings and transmit chunks are taken from its store, a received frame
+// the RX worker leaves in its chunk (RxFrame::kept) is replaced in the fill ring by the chunk the
+// cell pool took for it (RxFrame::refill), and the transmit side sends any chunk of the area: a
+// queued frame's own (CellPool::swap_chunk), no copy.
 // Thread-safety: one reader at a time, as for the TPACKET ring; drops() may run beside it; the
 // transmit side belongs to the port's TX owner (its rings are not the reader's).
 #pragma once
@@ -40,6 +45,7 @@
 
 #include "datapath/port_io.h"
 #include "datapath/rx_frame.h"
+#include "datapath/xsk_umem.h"
 
 namespace sharebuf::datapath {
 
@@ -52,10 +58,13 @@ class XskPort {
   // polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL_BUDGET 64, SO_BUSY_POLL), so poke() runs the
   // device's NAPI poll in the caller's thread rather than waiting for its softirq; a kernel that
   // refuses the options leaves the sockets as they were, said once in the log.
-  // tx_frames: transmit chunks (0: receive only).
+  // tx_frames: transmit chunks (0: receive only). shared: the UMEM every port shares (nullptr:
+  // one of the port's own per socket); its chunks must hold the MTU.
   XskPort(const std::string& ifname, int ifindex, uint32_t mtu, uint32_t frames,
-          bool busy_poll = false, uint32_t tx_frames = 0);
+          bool busy_poll = false, uint32_t tx_frames = 0, XskUmem* shared = nullptr);
   ~XskPort();
+  // The receive buffers per queue a request for `frames` gets (a power of two, at least 64).
+  static uint32_t rx_frames_for(uint32_t frames) noexcept;
   XskPort(const XskPort&) = delete;
   XskPort& operator=(const XskPort&) = delete;
 
@@ -67,8 +76,13 @@ class XskPort {
   // Up to `max` frames ready now, in the order the XDP program stamped them, without releasing
   // them; how many (0: none is ready on any queue).
   uint32_t peek_burst(RxFrame* frames, uint32_t max) noexcept;
-  // Gives every frame peek_burst() returned back to the kernel.
+  // Gives every frame peek_burst() returned back to the kernel (a kept one's refill chunk in its
+  // place); the frames array peek_burst filled must still be there.
   void release_burst() noexcept;
+  // The shared UMEM's store, or nullptr.
+  const buffer::ChunkStore* chunks() const noexcept {
+    return shared_ != nullptr ? &shared_->store() : nullptr;
+  }
   // With busy polling on, a non-blocking recvfrom() per socket: the kernel polls the device's
   // receive queue once (budget 64) in this thread. Nothing otherwise.
   void poke() noexcept;
@@ -114,8 +128,9 @@ class XskPort {
     uint8_t* umem = nullptr;
     size_t umem_bytes = 0;
     Ring fill, completion, rx, tx;
-    uint32_t held = 0;     // RX entries from rx.cached_cons on that peek_burst handed out
-    uint64_t counted = 0;  // drops already reported
+    uint32_t held = 0;      // RX entries from rx.cached_cons on that peek_burst handed out
+    bool owns_umem = true;  // unmap umem when closed (not the shared one)
+    uint64_t counted = 0;   // drops already reported
   };
   // false if the interface has no receive queue `queue` (and queue > 0).
   bool open_socket(Sock& s, int ifindex, uint32_t queue, uint32_t frames, uint32_t tx_frames);
@@ -131,8 +146,17 @@ class XskPort {
   void enable_busy_poll();
   void close_all() noexcept;
 
+  // The first free chunk of the shared UMEM (kHeadroom in), or throws naming the port.
+  uint64_t take_shared_chunk();
+
   std::string name_;
   int ifindex_ = 0;
+  XskUmem* shared_ = nullptr;
+  // The burst peek_burst handed out last: its frames and each one's socket (an index into
+  // socks_), for release_burst to refill the right fill rings.
+  RxFrame* burst_ = nullptr;
+  uint32_t burst_n_ = 0;
+  std::vector<uint32_t> burst_sock_;
   std::vector<Sock> socks_;
   // CLOCK_REALTIME - CLOCK_MONOTONIC, for the XDP stamps: set by drops() (the port's own worker)
   // while another worker holding the ring may be reading frames.

@@ -39,7 +39,7 @@ constexpr std::array kCounterKeys = {
     "rx_frames", "rx_bytes", "tx_frames", "tx_bytes", "tx_errors", "ring_drops", "socket_frames",
     "interface_rx_frames", "before_socket", "rx_out_of_order", "truncated", "filtered", "flooded",
     "oversize", "storm_dropped", "checksum_completed", "malformed_total", "shaper_catchup_bytes",
-    "probe_charged_bytes",
+    "probe_charged_bytes", "rx_kept_in_chunk", "tx_from_chunk",
     // per port, tofino_approx ("deflected" above)
     "ingress_trimmed", "deflect_dropped", "notifications", "to_pessimistic", "to_half",
     "to_optimistic"};

@@ -48,18 +48,26 @@ struct Departed {
 // empty) receives the frame's bytes, as many as fit, before its cells are freed;
 // `transmit(desc, copied)` puts them on the wire and returns when the frame's last bit leaves.
 // Empty when the queue lost its head since the pick (pushed out by another thread).
+// With `sent_from` given and `copy_out` a free chunk of the memory the frame stays in (a live
+// AF_XDP port's, buffer/chunk_store.h), nothing is copied: the frame and the chunk trade places
+// (CellPool::swap_chunk) and *sent_from says where the frame is; nullptr when it was copied.
 template <typename Transmit>
 std::optional<Departed> depart(buffer::SharedBuffer& buffer, buffer::CellCache& cache,
                                Scheduler& scheduler, policies::Policy& policy, uint32_t port,
                                uint32_t k, uint64_t now_ns, std::span<std::byte> copy_out,
-                               Transmit&& transmit) noexcept {
+                               Transmit&& transmit, std::byte** sent_from = nullptr) noexcept {
   Departed out;
   out.queue = buffer.layout().queue_id(port, k);
   buffer.advance_probes(now_ns);  // the boundary just passed saw this frame queued
   const uint32_t head = buffer.dequeue(out.queue);
   if (head == buffer::kNoCell) return std::nullopt;
   out.desc = buffer.pool().descriptor(head);
-  if (!copy_out.empty()) out.copied = buffer.pool().read_frame(head, copy_out);
+  if (sent_from != nullptr &&
+      (*sent_from = buffer.pool().swap_chunk(head, copy_out.data())) != nullptr) {
+    out.copied = out.desc.bytes;
+  } else if (!copy_out.empty()) {
+    out.copied = buffer.pool().read_frame(head, copy_out);
+  }
   scheduler.sent(static_cast<int>(k), out.desc.bytes);
   buffer::QueueStats& stats = buffer.stats(out.queue);
   stats.dequeued_bytes.fetch_add(out.desc.bytes, std::memory_order_relaxed);

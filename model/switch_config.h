@@ -175,6 +175,10 @@ struct SwitchConfig {
   RxMode rx_mode = RxMode::kPerPort;
   RxIo rx_io = RxIo::kAfPacket;
   TxIo tx_io = TxIo::kAfPacket;
+  // rx_io af_xdp: one UMEM all ports' AF_XDP sockets share, so that frames stay queued in the
+  // chunks they were received into and leave without a copy ([switch] af_xdp_umem,
+  // datapath/xsk_umem.h); false: a UMEM per socket, frames copied into cells.
+  bool xdp_shared_umem = true;
   uint32_t rx_threads = 0;  // RX worker threads (per-port mode); 0 = one per port
   PollMode poll_mode = PollMode::kInterrupt;
   uint64_t rx_busy_poll_ns = 0;  // kAdaptive: an idle RX worker spins this long before blocking

@@ -42,6 +42,13 @@ class MemorySwitch {
     switch_->release_queued();
   }
 
+  // Every port receives into and sends from chunks of `store`, which queued frames may stay in
+  // (an AF_XDP shared UMEM, datapath/memory_port.h). Before start().
+  void use_chunks(buffer::ChunkStore& store) {
+    core().buffer().pool().attach_chunks(&store);
+    for (datapath::MemoryPort* p : ports_)
+      p->use_chunks(store);
+  }
   void start() { switch_->start(); }
   void stop() { switch_->stop(); }
   datapath::MemoryPort& port(size_t i) { return *ports_.at(i); }

@@ -7,11 +7,16 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
+
+#include "datapath/af_packet_port.h"
+#include "datapath/xsk_umem.h"
 
 namespace sharebuf::datapath {
 namespace {
@@ -92,6 +97,63 @@ TEST_F(XskPortOnVeth, AQueueHeldByALiveSocketFailsTheStartWithAClearError) {
     EXPECT_NE(std::string(e.what()).find("bind to queue 0"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("held it"), std::string::npos) << e.what();
   }
+}
+
+// Ports on both ends of the pair share one UMEM (XDP_SHARED_UMEM across devices): a frame xb sends
+// arrives at xa in a chunk of the same area, and xb can send it on from that chunk, unchanged.
+TEST_F(XskPortOnVeth, PortsOnOneUmemSendAReceivedFrameOnFromItsChunk) {
+  if (!open()) GTEST_SKIP() << skipped_;  // AF_XDP present (the probe port is closed again)
+  XskUmem umem(2048, XskUmem::chunks_for(2, 64, 64, 0));
+  XskPort a("xa", ifindex_, 1500, 64, false, 64, &umem);
+  XskPort b("xb", static_cast<int>(if_nametoindex("xb")), 1500, 64, false, 64, &umem);
+  ASSERT_EQ(a.chunks(), &umem.store());
+  uint8_t frame[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x88, 0xb5};
+  for (size_t i = 14; i < sizeof frame; ++i)
+    frame[i] = static_cast<uint8_t>(i);
+  // Sends `data` through b and returns what a receives (waiting up to 2 s), still held.
+  RxFrame got;
+  auto through = [&](uint8_t* data) {
+    const uint32_t len = sizeof frame;
+    uint64_t dropped = 0;
+    uint32_t unsent = 0;
+    EXPECT_EQ(b.tx_send(&data, &len, 1, &dropped, &unsent), 1u);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (a.peek_burst(&got, 1) == 0) {
+      if (std::chrono::steady_clock::now() > give_up) return false;
+      b.tx_wait(1);  // has copy mode's kernel send what is on the ring
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  };
+  uint8_t* chunk = b.tx_take();
+  ASSERT_NE(chunk, nullptr);
+  std::memcpy(chunk, frame, sizeof frame);
+  ASSERT_TRUE(through(chunk)) << "nothing arrived at xa";
+  ASSERT_EQ(got.len, sizeof frame);
+  const auto* at = reinterpret_cast<const std::byte*>(got.data);
+  EXPECT_TRUE(umem.store().holds(at, got.len)) << "received outside the shared area";
+  EXPECT_EQ(std::memcmp(got.data, frame, sizeof frame), 0);
+  // Kept, as the RX worker keeps a queued frame: a spare chunk goes to the fill ring instead.
+  RxFrame& kept = got;
+  ASSERT_TRUE(umem.store().take(&kept.refill));
+  kept.kept = true;
+  uint8_t* received = const_cast<uint8_t*>(got.data);
+  a.release_burst();
+  ASSERT_TRUE(through(received)) << "a frame sent from its receive chunk did not arrive";
+  EXPECT_EQ(std::memcmp(got.data, frame, sizeof frame), 0);
+  EXPECT_NE(got.data, received);  // a chunk of its own again
+  a.release_burst();
+}
+
+// A kernel that refuses the shared UMEM leaves the port on UMEMs of its own, sending through
+// AF_XDP all the same (here: an MTU the area's 2 KB chunks cannot hold).
+TEST_F(XskPortOnVeth, APortTheSharedUmemCannotTakeGetsItsOwn) {
+  if (!open()) GTEST_SKIP() << skipped_;
+  ASSERT_EQ(std::system("ip link set xa mtu 3000"), 0);
+  XskUmem umem(2048, XskUmem::chunks_for(1, 64, AfPacketPort::kXdpTxFrames, 0));
+  AfPacketPort port("xa", ifindex_, 3000, 64, 16, 1, true, false, true, &umem);
+  EXPECT_EQ(port.rx_chunks(), nullptr);
+  EXPECT_STREQ(port.tx_io(), "af_xdp");
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 # its own program. Under overload the port is served in arrival order across its receive queues.
 # With XDP_TX=1 (ctest netns.af_xdp_both_ways) everything again with tx_io = "af_xdp" too: the
 # frames leave through the AF_XDP sockets' TX rings, and sharebufd opens no packet socket at all.
+# The ports share one UMEM (af_xdp_umem = "shared", the default): received frames stay queued in
+# their chunks (rx_kept_in_chunk) and, with XDP_TX=1, leave from there without a copy
+# (tx_from_chunk); the overload check below runs with a UMEM per socket instead, with XDP_TX=1.
 source "$(dirname "$0")/lib.sh"
 io_keys='rx_io = "af_xdp"'
 [ "${XDP_TX:-0}" = 1 ] && io_keys+='\ntx_io = "af_xdp"'
@@ -61,6 +64,12 @@ tb_stop_switch || fail "sharebufd exited with $?"
 netns_check tcp-kept-order "$TB_DIR/tcp.json" "$send0" "$send1" "$TB_DIR/stats.json" ||
   fail "TCP through af_xdp ports: too little, or out of order"
 check_stats 'all(accounted(q) for p in s["ports"] for q in p["queues"])'
+check_stats 'all(p["rx_kept_in_chunk"] > 0 for p in s["ports"])'
+if [ "${XDP_TX:-0}" = 1 ]; then
+  check_stats 'all(p["tx_from_chunk"] > 0 for p in s["ports"])'
+else
+  check_stats 'all(p["tx_from_chunk"] == 0 for p in s["ports"])'
+fi
 
 after1=$(xdp_prog p1) after2=$(xdp_prog p2)
 echo "after: p1 program ${after1:-none}, p2 program ${after2:-none}"
@@ -80,7 +89,9 @@ else
     fail "cannot set XPS on host 1's eth0"
   # A small ring, so that a frame waits behind at most 256 others.
   TB_PORT_EXTRA='rx_ring_frames = 256' tb_write_config "$TB_DIR/sw-small.toml" cs 0 "21000 cells"
-  sed -i "s/^\[switch\]/[switch]\n$io_keys/" "$TB_DIR/sw-small.toml"
+  small_keys=$io_keys
+  [ "${XDP_TX:-0}" = 1 ] && small_keys+='\naf_xdp_umem = "per-socket"'
+  sed -i "s/^\[switch\]/[switch]\n$small_keys/" "$TB_DIR/sw-small.toml"
   tb_start_switch "$TB_DIR/sw-small.toml"
   tb_exec 1 ping -c 3 -i 0.2 -W 1 "$(tb_ip 2)" >/dev/null || true # both MACs learnt
   if ! tb_cpu_limit "$TB_SWITCH_PID" 10; then
@@ -97,6 +108,9 @@ else
     cat "$TB_DIR/flood.json"
     grep -E 'packet loss|rtt' "$TB_DIR/ping-flood.txt"
     drops=$(jq '[.ports[].ring_drops] | add' "$TB_DIR/stats.json")
+    if [ "${XDP_TX:-0}" = 1 ]; then
+      check_stats 'all(p["rx_kept_in_chunk"] == 0 for p in s["ports"])'
+    fi
     echo "ring drops during the flood: $drops"
     [ "$drops" -gt 0 ] || fail "the flood did not overload sharebufd (no ring drops): nothing was checked"
     # A ring's worth of frames at a tenth of a CPU, throttled 90 ms in every 100: well under
