@@ -37,6 +37,11 @@
 #                      sockets' TX rings)
 #   sharebufd-xdp2-busypoll
 #                      the same with poll_mode = "busy-poll"
+#                      (both with the ports' sockets on one shared UMEM, af_xdp_umem's default:
+#                      frames queued in their receive chunks and sent from them)
+#   sharebufd-xdp2-copy, sharebufd-xdp2-busypoll-copy
+#                      the same two with af_xdp_umem = "per-socket": a UMEM per socket, every
+#                      frame copied into cells and out again (before the shared UMEM)
 #   sharebufd-percpu   rx_mode = "per-cpu": one RX worker per CPU, pinned, reading the frames the
 #                      kernel received on its CPU
 #   sharebufd-baseline sharebufd's defaults, run from another build ($SHAREBUFD_BASELINE: e.g. the
@@ -105,6 +110,8 @@ bench_switch_label() {
     sharebufd-xdp-busypoll) echo "sharebufd, rx_io = af_xdp, poll_mode = busy-poll" ;;
     sharebufd-xdp2) echo "sharebufd, rx_io = tx_io = af_xdp" ;;
     sharebufd-xdp2-busypoll) echo "sharebufd, rx_io = tx_io = af_xdp, poll_mode = busy-poll" ;;
+    sharebufd-xdp2-copy) echo "sharebufd, rx_io = tx_io = af_xdp, af_xdp_umem = per-socket" ;;
+    sharebufd-xdp2-busypoll-copy) echo "sharebufd, rx_io = tx_io = af_xdp, poll_mode = busy-poll, af_xdp_umem = per-socket" ;;
     sharebufd-percpu) echo "sharebufd, rx_mode = per-cpu" ;;
     sharebufd-xdp) echo "sharebufd, rx_io = af_xdp" ;;
     sharebufd-cpu0) echo "sharebufd, all threads on CPU 0" ;;
@@ -161,6 +168,8 @@ bench_start_switch() {
         sharebufd-xdp-busypoll) extra='rx_io = "af_xdp"\npoll_mode = "busy-poll"' ;;
         sharebufd-xdp2) extra='rx_io = "af_xdp"\ntx_io = "af_xdp"' ;;
         sharebufd-xdp2-busypoll) extra='rx_io = "af_xdp"\ntx_io = "af_xdp"\npoll_mode = "busy-poll"' ;;
+        sharebufd-xdp2-copy) extra='rx_io = "af_xdp"\ntx_io = "af_xdp"\naf_xdp_umem = "per-socket"' ;;
+        sharebufd-xdp2-busypoll-copy) extra='rx_io = "af_xdp"\ntx_io = "af_xdp"\npoll_mode = "busy-poll"\naf_xdp_umem = "per-socket"' ;;
         sharebufd-percpu) extra='rx_mode = "per-cpu"' ;;
         sharebufd-xdp) extra='rx_io = "af_xdp"' ;;
       esac
