@@ -24,7 +24,7 @@
 // next round. A flow whose sender transmits from more than one CPU is split over lanes and can
 // leave out of order — TCP does (from its application's CPU and from the CPU that processes its
 // ACKs), which is why this mode is not the default (docs/datapath-latency.md, "Per-CPU RX");
-// counted per port (rx_out_of_order).
+// counted per port (rx_out_of_order, frames taken after a later-received one of their flow).
 #pragma once
 
 #include <array>
@@ -96,8 +96,9 @@ class RxWorker : private model::OverflowStep::Sink {
   // The kernel's counts of the worker's sockets (PortIo::rx_socket_stats) into the ports'
   // counters: every 64 busy rounds, before the worker blocks after work, and at the stop.
   void collect_socket_stats();
-  // Per-CPU RX: counts a frame of port_ taken after one the kernel stamped later.
-  void note_arrival_order(uint64_t ring_realtime_ns) noexcept;
+  // Per-CPU RX: counts a frame of port_ taken after one of the same flow (hash bucket) that the
+  // kernel stamped later.
+  void note_arrival_order(uint64_t ring_realtime_ns, uint32_t flow_hash) noexcept;
 
   SwitchCore& core_;
   std::vector<uint32_t> ports_;  // the ports this worker reads

@@ -12,6 +12,7 @@
 // worker and its TX fields (scheduler, shaper) to its egress worker.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -77,9 +78,11 @@ struct PortRuntime {
   // to a wake-up; while the reader runs it is left to it (rx_worker.cpp). A hint: a stale value
   // costs a wake-up or a shared read, never a frame.
   std::atomic<bool> rx_asleep{false};
-  // Per-CPU RX: the newest ring stamp any worker has taken from this port; a frame stamped
-  // before it was taken out of the order it arrived in (counters.rx_out_of_order).
-  alignas(64) std::atomic<uint64_t> rx_newest_stamp{0};
+  // Per-CPU RX: per bucket of flow hashes, the newest ring stamp any worker has taken from this
+  // port; a frame stamped before its flow's newest was taken out of the order it arrived in
+  // (counters.rx_out_of_order). Flows that share a bucket can count each other's interleaving.
+  static constexpr uint32_t kOrderBuckets = 64;
+  alignas(64) std::array<std::atomic<uint64_t>, kOrderBuckets> rx_newest_stamp{};
   // The shaper (owned by the TX owner); the port's scheduler, departure clock and probe charge
   // are the model's (SwitchModel::port), owned by the same TX owner.
   model::TokenBucket shaper;

@@ -167,7 +167,7 @@ def table(argv):
         frames = sum(o.get("rx_frames", 0) for o in orders)
         late = sum(o.get("rx_out_of_order", 0) for o in orders)
         if frames:
-            line += (f"; frames sharebufd took after one its port received later (rx_out_of_order, "
+            line += (f"; frames sharebufd took after a later-received one of their flow (rx_out_of_order, "
                      f"all runs): {late} of {frames} ({100 * late / frames:.3f} %)")
         print(line + ".")
     for field, what in (("hops_flood", "during the 64 B flood"),

@@ -172,7 +172,7 @@ class ForwardingReport(unittest.TestCase):
         text = self.table_of(rows + [bridge, old], 3)
         self.assertIn("- sharebufd, rx_mode = per-cpu: segments the receiver queued out of order during "
                       "the TCP runs (TcpExt TCPOFOQueue, median per run): 300; frames sharebufd took "
-                      "after one its port received later (rx_out_of_order, all runs): 50 of 150000 "
+                      "after a later-received one of their flow (rx_out_of_order, all runs): 50 of 150000 "
                       "(0.033 %).", text)
         self.assertIn("- Linux bridge: segments the receiver queued out of order during the TCP runs "
                       "(TcpExt TCPOFOQueue, median per run): 7.", text)
