@@ -561,9 +561,14 @@ TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
   {
     FrameCapture a(path, FrameCapture::Mode::kAll, 1 << 20);
     FrameCapture b(path_b, FrameCapture::Mode::kAll, 1 << 20);
-    a.offer(udp_frame(0x0b, 0x0a));  // from 0a (on pa) to the static MAC 0b on pb
-    b.offer(udp_frame(0x0a, 0x0b));  // from 0b to 0a: known only if 0a was learned on pa
-    a.offer(udp_frame(0x0b, 0x0a));
+    // Arrival times a second apart: each capture shifts them to wall-clock time by its own
+    // offset, read when it starts, and frames offered microseconds apart with "now" changed
+    // order across the two files when those readings differed (CI, 2026-12-02).
+    // From 0a (on pa) to the static MAC 0b on pb, then from 0b to 0a (known only if 0a was
+    // learned on pa), then again from 0a.
+    a.offer(udp_frame(0x0b, 0x0a), 0, 1'000'000'000);
+    b.offer(udp_frame(0x0a, 0x0b), 0, 2'000'000'000);
+    a.offer(udp_frame(0x0b, 0x0a), 0, 3'000'000'000);
   }
   PcapReadStats st;
   auto arrivals = read_arrivals_pcap({{path, std::nullopt}, {path_b, std::nullopt}}, cfg, st);
