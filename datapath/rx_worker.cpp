@@ -281,8 +281,8 @@ void RxWorker::note_arrival_order(uint64_t ring_realtime_ns, uint32_t flow_hash)
   // Per flow (a bucket of flow hashes): two flows received on two CPUs interleave without either
   // being reordered, but with one stamp per port a single frame of another flow taken on the
   // other CPU made every frame of a stream's backlog count: 3.9 % of a TCP stream's port in one
-  // CI run, more than 3 % in 3 of 3 runs under two CPU hogs here; per flow, 0 in 3 of 3
-  // (tests/netns/rx_per_cpu.sh).
+  // CI run, more than 3 % in 3 of 3 runs under two CPU hogs here; per flow, 0 in 5 of 5 with
+  // one to three hogs (tests/netns/rx_per_cpu.sh).
   std::atomic<uint64_t>& newest_of_flow =
       port.rx_newest_stamp[(flow_hash >> 16) % PortRuntime::kOrderBuckets];
   uint64_t newest = newest_of_flow.load(std::memory_order_relaxed);
