@@ -27,7 +27,8 @@
 #   sharebufd-rt       realtime_priority = 10: the datapath threads at SCHED_FIFO
 #   sharebufd-spin     rx_threads = 1, rx_busy_poll = 200us
 #   sharebufd-spinshort rx_busy_poll = 100us: spin-then-block, so a busy worker skips wake-ups
-#   sharebufd-spinlong rx_busy_poll = 20ms (spins across a 10 ms ping gap: a polling floor)
+#   sharebufd-spinlong poll_mode = "adaptive" with rx_busy_poll = 20ms: spins across a 10 ms ping
+#                      gap (a core while traffic comes at least every 20 ms), blocks after
 #   sharebufd-adaptive poll_mode = "adaptive": spin 200 us after the last frame, then block
 #   sharebufd-busypoll poll_mode = "busy-poll": the first RX worker never blocks (the other parks)
 #   sharebufd-xdp-busypoll
@@ -104,7 +105,7 @@ bench_switch_label() {
     sharebufd-rt) echo "sharebufd, realtime_priority = 10" ;;
     sharebufd-spin) echo "sharebufd, rx_threads = 1, rx_busy_poll = 200us" ;;
     sharebufd-spinshort) echo "sharebufd, rx_busy_poll = 100us" ;;
-    sharebufd-spinlong) echo "sharebufd, rx_busy_poll = 20ms" ;;
+    sharebufd-spinlong) echo "sharebufd, poll_mode = adaptive (20ms)" ;;
     sharebufd-adaptive) echo "sharebufd, poll_mode = adaptive (200us)" ;;
     sharebufd-busypoll) echo "sharebufd, poll_mode = busy-poll" ;;
     sharebufd-xdp-busypoll) echo "sharebufd, rx_io = af_xdp, poll_mode = busy-poll" ;;
@@ -162,7 +163,7 @@ bench_start_switch() {
         sharebufd-rt | sharebufd-rtcpu0) extra='realtime_priority = 10' ;;
         sharebufd-spin) extra='rx_threads = 1\nrx_busy_poll = "200us"' ;;
         sharebufd-spinshort) extra='rx_busy_poll = "100us"' ;;
-        sharebufd-spinlong) extra='rx_busy_poll = "20ms"' ;;
+        sharebufd-spinlong) extra='poll_mode = "adaptive"\nrx_busy_poll = "20ms"' ;;
         sharebufd-adaptive) extra='poll_mode = "adaptive"' ;;
         sharebufd-busypoll) extra='poll_mode = "busy-poll"' ;;
         sharebufd-xdp-busypoll) extra='rx_io = "af_xdp"\npoll_mode = "busy-poll"' ;;
