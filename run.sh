@@ -31,10 +31,18 @@ PACKAGES=(
   cpp libprotobuf32 libgc1 libboost-iostreams1.74.0
 )
 
+# The sanitizer builds' options (./run.sh test).
+# GCC 12 at -O1 with ASan warns of a maybe-uninitialized member inside libstdc++'s <regex> (a false
+# positive in a header the project does not own); the plain build keeps that warning.
+SANITIZER_BUILD=(-DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG -Wno-maybe-uninitialized")
+
 # ./run.sh ns3-mpi's: Open MPI (the compiler wrappers and mpirun).
 MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
 
-log() { printf '\033[1m== %s\033[0m\n' "$*"; }
+# Each stage's line says when it began (minutes:seconds since the command started), so a CI log
+# shows where its time went.
+log() { printf '\033[1m== [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # deps [EXTRA PACKAGES...]: the packages above and any extra ones a command needs.
 deps() {
@@ -247,11 +255,13 @@ case "${1:-}" in
     netns_tests build
     package_tests build
     # Sanitizer builds skip the benchmarks (they measure nothing useful there) and sharebuf-sim
-    # (ns-3's libraries are not built with the sanitizers).
-    build build-asan -DSHAREBUF_ASAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
+    # (ns-3's libraries are not built with the sanitizers), and compile at -O1 with line tables
+    # only (-g1): the reports keep their files and lines, and a build takes about 40 % less time
+    # (one test file under ASan+UBSan: 42 s at -O2 -g, 25 s), which keeps CI inside its limit.
+    build build-asan -DSHAREBUF_ASAN=ON "${SANITIZER_BUILD[@]}"
     unit_tests build-asan
     netns_tests build-asan sanitized
-    build build-tsan -DSHAREBUF_TSAN=ON -DSHAREBUF_BENCH=OFF -DSHAREBUF_NS3=OFF
+    build build-tsan -DSHAREBUF_TSAN=ON "${SANITIZER_BUILD[@]}"
     TSAN_OPTIONS="halt_on_error=1" unit_tests build-tsan
     netns_tests build-tsan sanitized
     fuzz_tests
