@@ -43,12 +43,13 @@ struct PcapReadStats {
 };
 // Frames from every file, merged by timestamp (time 0 = the first frame), forwarded as the live
 // switch forwards them (model::forward_frame): a frame's egress port is its destination MAC's
-// [[static_macs]] entry, else the port where that MAC was last seen as a source (files given
-// with @PORT; the MAC table's size and ageing are the config's); a frame for a destination on
-// its ingress port is filtered; unknown unicast, broadcast and multicast are flooded: one arrival
-// per other port (every port when the file's ingress is unknown), in port order. Class and queue
-// come from the config's classifier, ECN capability from the IP header. Throws
-// std::runtime_error naming the file and record for a damaged file.
+// [[routes]] entry (an ECMP group's member by flow hash), else its [[static_macs]] entry, else the
+// port where that MAC was last seen as a source (files given with @PORT; the MAC table's size and
+// ageing are the config's); a frame for a destination on its ingress port is filtered; unknown
+// unicast, broadcast and multicast are flooded: one arrival per other port (every port when the
+// file's ingress is unknown), in port order. Class and queue come from the config's classifier, ECN
+// capability from the IP header. Throws std::runtime_error naming the file and record for a damaged
+// file.
 std::vector<ReplayArrival> read_arrivals_pcap(const std::vector<PcapInput>& inputs,
                                               const model::SwitchConfig& config,
                                               PcapReadStats& stats);

@@ -14,6 +14,8 @@
 
 #include "config/switch_config_reader.h"
 #include "datapath/frame_capture.h"
+#include "model/fabric_table.h"
+#include "model/frame_parser.h"
 #include "policies/params.h"
 #include "policies/registry.h"
 #include "sim/replay_inputs.h"
@@ -597,6 +599,66 @@ TEST(ReplayInputs, PcapMapsFramesToPortsAndNamesADamagedRecord) {
       ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("record 2: truncated")));
   std::filesystem::remove(path);
   std::filesystem::remove(path_b);
+}
+
+// A [[routes]] entry wins over learning and flooding in the replay as live: an ECMP group's member
+// is picked per flow (model::FabricTable::pick on the flow hash), the same for every frame of a
+// flow, whether the file's ingress port is given (model::forward_frame) or not (the replay's own
+// branch for an unknown ingress).
+TEST(ReplayInputs, PcapFollowsARoutesEcmpGroupPerFlow) {
+  const auto cfg = config::parse_switch_config(R"([buffer]
+size = "1000 cells"
+[[ports]]
+interface = "pa"
+rate = "1Gbit"
+[[ports]]
+interface = "pb"
+rate = "1Gbit"
+[[ports]]
+interface = "pc"
+rate = "1Gbit"
+[[routes]]
+mac = "02:00:00:00:00:0b"
+ports = ["pb", "pc"]
+)",
+                                               "routes.toml");
+  constexpr int kFlows = 16;
+  auto flow_frame = [](int flow) {
+    std::vector<uint8_t> f = udp_frame(0x0b, 0x0a);
+    f[34] = 0x10;  // UDP source port: one per flow
+    f[35] = static_cast<uint8_t>(flow);
+    return f;
+  };
+  const std::string path = temp_path("routes.pcap");
+  {
+    FrameCapture cap(path, FrameCapture::Mode::kAll, 1 << 20);
+    // Every flow twice, the second round after the first, a millisecond apart.
+    for (int round = 0; round < 2; ++round)
+      for (int flow = 0; flow < kFlows; ++flow)
+        cap.offer(flow_frame(flow), 0, 1'000'000'000 + (round * kFlows + flow) * 1'000'000ull);
+  }
+  const std::vector<uint16_t> group = {1, 2};
+  for (const std::optional<uint16_t> in : {std::optional<uint16_t>{}, std::optional<uint16_t>{0}}) {
+    SCOPED_TRACE(in ? "ingress pa" : "ingress unknown");
+    PcapReadStats st;
+    const auto arrivals = read_arrivals_pcap({{path, in}}, cfg, st);
+    EXPECT_EQ(st.flooded, 0u);  // 0b was never seen as a source: only the route knows it
+    ASSERT_EQ(arrivals.size(), 2u * kFlows);
+    int to_pb = 0;
+    for (int flow = 0; flow < kFlows; ++flow) {
+      // One queue per port: the arrival's queue is its port.
+      const uint32_t first = arrivals[flow].queue;
+      EXPECT_EQ(arrivals[kFlows + flow].queue, first) << "flow " << flow;
+      std::vector<uint8_t> f = flow_frame(flow);
+      EXPECT_EQ(first, model::FabricTable::pick(group, model::flow_hash(model::parse_frame(f))))
+          << "flow " << flow;
+      to_pb += first == 1;
+    }
+    // Both members carry flows.
+    EXPECT_GT(to_pb, 0);
+    EXPECT_LT(to_pb, kFlows);
+  }
+  std::filesystem::remove(path);
 }
 
 // A capture carries the arrival times admission used, to the nanosecond: the replay sees the
