@@ -256,8 +256,8 @@ case "${1:-}" in
     package_tests build
     # Sanitizer builds skip the benchmarks (they measure nothing useful there) and sharebuf-sim
     # (ns-3's libraries are not built with the sanitizers), and compile at -O1 with line tables
-    # only (-g1): the reports keep their files and lines, and a build takes about 40 % less time
-    # (one test file under ASan+UBSan: 42 s at -O2 -g, 25 s), which keeps CI inside its limit.
+    # only (-g1): the reports keep their files and lines, and a file compiles in about 40 % less
+    # time (one test file under ASan+UBSan: 42 s at -O2 -g, 25 s), which keeps CI inside its limit.
     build build-asan -DSHAREBUF_ASAN=ON "${SANITIZER_BUILD[@]}"
     unit_tests build-asan
     netns_tests build-asan sanitized
