@@ -165,7 +165,9 @@ def tcp_kept_order(tcp_json, send_before, send_after, stats_json, recv_before="{
           f"retransmitted, {dsack} of them spurious (DSACK; {d(s0, s1, 'TCPLossProbes')} tail loss "
           f"probes, {d(s0, s1, 'TCPTimeouts')} timeouts), {reorder} reorderings detected; "
           f"receiver queued {d(r0, r1, 'TCPOFOQueue')} out of order; sharebufd received {rx} "
-          f"frames, dropped {drops}, ring drops {sum(p['ring_drops'] for p in stats['ports'])}")
+          f"frames, dropped {drops}, ring drops {sum(p['ring_drops'] for p in stats['ports'])}, "
+          f"taken after a later one of their flow "
+          f"{sum(p.get('rx_out_of_order', 0) for p in stats['ports'])}")
     # A few may come from elsewhere (a retransmission timer firing as the original is delivered).
     # The sender's SACK-reorder counter also moves in loss recovery (a segment marked lost, then
     # SACKed): with the switch dropping, as it does when a loaded machine starves its egress
