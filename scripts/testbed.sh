@@ -12,7 +12,9 @@
 # a frame to the backlog of the CPU that sent it, so a sender that transmits from two CPUs (a TCP
 # sender does: from its application's CPU and from the one its ACKs arrive on) has its frames
 # reordered on the link, which a cable never does. Hosts' eth0 get a FIFO qdisc (a NIC's transmit
-# queue), so a full link holds frames back rather than dropping them.
+# queue), so a full link holds frames back rather than dropping them; on Linux 6.18 a frame held
+# back that way sometimes reaches the switch after later ones (docs/measurements/
+# datapath-latency-log.md, "A full port ring reorders the link").
 
 TB_PREFIX=""
 TB_HOSTS=0
