@@ -105,8 +105,7 @@ tb_create() {
     # drops what finds its ring full: hundreds of a TCP sender's segments per 4 s at 2 Gbit/s.
     # With a qdisc the kernel holds them back instead (veth stops its queue while the ring is
     # full), as a NIC does, and the link loses nothing.
-    ip netns exec "$ns" tc qdisc replace dev eth0 root pfifo limit 1000 ||
-      tb_die "cannot give $ns's eth0 a transmit queue (tc)"
+    tb_host_queue "$i" fifo
     ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
     ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn="$ecn"
     ip -n "$ns" route change 198.18.0.0/24 dev eth0 proto kernel scope link src "$(tb_ip "$i")" rto_min "$rto"
@@ -139,6 +138,20 @@ tb_link_order() {
     _ "$dev" "$mask" 2>/dev/null || [ "$order" != flow ] ||
     tb_die "could not set rps_cpus of $dev in $ns (a kernel without CONFIG_RPS?)"
 }
+
+# tb_host_queue I fifo|none: host I's eth0 with the testbed's transmit queue (a FIFO of 1000
+# frames, as a NIC's) or with none (veth's default: a frame that finds the peer's ring full is
+# dropped, where the FIFO holds it back and can deliver it after later ones).
+tb_host_queue() {
+  case "$2" in
+    fifo) ip netns exec "$(tb_ns_host "$1")" tc qdisc replace dev eth0 root pfifo limit 1000 ;;
+    none) ip netns exec "$(tb_ns_host "$1")" tc qdisc del dev eth0 root 2>/dev/null || true ;;
+    *) tb_die "tb_host_queue: fifo or none, not '$2'" ;;
+  esac || tb_die "cannot set host $1's eth0 transmit queue to $2 (tc)"
+}
+
+# tb_host_tx_dropped I: frames host I's eth0 has dropped on transmit since it was created.
+tb_host_tx_dropped() { tb_exec "$1" cat /sys/class/net/eth0/statistics/tx_dropped; }
 
 # tb_set_link_order ORDER: applies ORDER to both ends of every link of the testbed (for benchmarks
 # that compare orders on one testbed).

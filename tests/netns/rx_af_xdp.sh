@@ -62,9 +62,8 @@ counters() { tb_exec "$1" /usr/bin/python3 "$TB_ROOT/bench/lib/tcp_reorder_repor
 # failed this check. Without a qdisc such a frame is dropped instead (a retransmission that is not
 # spurious): 0 late frames in 8 of 8 runs. Measured in docs/measurements/datapath-latency-log.md,
 # "A full port ring reorders the link".
-tb_exec 1 tc qdisc del dev eth0 root
-tx_dropped() { tb_exec 1 cat /sys/class/net/eth0/statistics/tx_dropped; }
-drop0=$(tx_dropped)
+tb_host_queue 1 none
+drop0=$(tb_host_tx_dropped 1)
 tb_bg 2 iperf3 -s -1 -p 5201
 sleep 0.3
 recv0=$(counters 2) send0=$(counters 1)
@@ -78,8 +77,8 @@ for p in p1 p2; do
   echo "$p: $(ip netns exec "$(tb_ns_sw)" ethtool -S "$p" | grep -E 'rx_queue_[0-9]+_xdp_packets' | tr -s ' ' | tr '\n' ' ')"
 done
 tb_stop_switch || fail "sharebufd exited with $?"
-tb_exec 1 tc qdisc replace dev eth0 root pfifo limit 1000
-echo "host 1's eth0 dropped $(($(tx_dropped) - drop0)) frames on transmit (the switch port's ring full)"
+tb_host_queue 1 fifo
+echo "host 1's eth0 dropped $(($(tb_host_tx_dropped 1) - drop0)) frames on transmit (the switch port's ring full)"
 
 netns_check tcp-kept-order "$TB_DIR/tcp.json" "$send0" "$send1" "$TB_DIR/stats.json" "$recv0" "$recv1" ||
   fail "TCP through af_xdp ports: too little, or out of order"

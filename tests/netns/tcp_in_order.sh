@@ -49,8 +49,7 @@ tb_start_switch "$TB_DIR/sw.toml"
 
 counters() { tb_exec "$1" /usr/bin/python3 "$TB_ROOT/bench/lib/tcp_reorder_report.py" counters; }
 # Frames host 1's eth0 dropped on transmit (a full veth ring with no queue in front of it).
-tx_dropped() { tb_exec 1 cat /sys/class/net/eth0/statistics/tx_dropped; }
-drop0=$(tx_dropped)
+drop0=$(tb_host_tx_dropped 1)
 tb_bg 2 iperf3 -s -1 -p 5201
 sleep 0.3
 recv0=$(counters 2) send0=$(counters 1)
@@ -59,7 +58,7 @@ wait "${TB_PIDS[@]}" 2>/dev/null || true
 TB_PIDS=()
 recv1=$(counters 2) send1=$(counters 1)
 tb_stop_switch || fail "sharebufd exited with $?"
-drop1=$(tx_dropped)
+drop1=$(tb_host_tx_dropped 1)
 echo "host 1's eth0 dropped $((drop1 - drop0)) frames on transmit"
 [ "$((drop1 - drop0))" -eq 0 ] || fail "the link from host 1 lost frames (its eth0 needs a transmit queue)"
 
