@@ -161,6 +161,19 @@ std::string FabricStats::SwitchJson(size_t i) const {
     }
     if (k.empty()) by_queue.erase(std::to_string(q["queue"].get<uint32_t>()));
   }
+  // What ns-3's own accounting of each port's queue disc says (QueueDisc::GetStats): cut copies
+  // count as received where they are queued, so received = dropped before enqueue + enqueued.
+  for (size_t p = 0; p < ports.size(); ++p) {
+    SharebufQueueDisc* disc = sws[i].sw->GetPort(static_cast<uint32_t>(p));
+    if (disc == nullptr) continue;
+    const ns3::QueueDisc::Stats& st = disc->GetStats();
+    ports[p]["queue_disc"] = {{"received", st.nTotalReceivedPackets},
+                              {"dropped_before_enqueue", st.nTotalDroppedPacketsBeforeEnqueue},
+                              {"enqueued", st.nTotalEnqueuedPackets},
+                              {"received_bytes", st.nTotalReceivedBytes},
+                              {"dropped_before_enqueue_bytes", st.nTotalDroppedBytesBeforeEnqueue},
+                              {"enqueued_bytes", st.nTotalEnqueuedBytes}};
+  }
   const nlohmann::json out = {
       {"name", sws[i].name},
       {"role", sws[i].role},

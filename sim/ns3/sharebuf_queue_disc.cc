@@ -476,6 +476,14 @@ void SharebufQueueDisc::InitializeParams() {
 }
 
 bool SharebufQueueDisc::DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) {
+  if (copy_) {  // a cut copy the switch already placed (EnqueueCopy)
+    const CopyPlace c = *copy_;
+    copy_.reset();
+    sw_->Hold(c.handle, item, this, c.queue);
+    GetInternalQueue(c.queue)->Enqueue(item);
+    Occupancy();
+    return true;
+  }
   SwitchFacade& facade = sw_->GetFacade();
   SwitchFacade::Arrival a;
   a.port = port_;
@@ -509,18 +517,19 @@ bool SharebufQueueDisc::DoEnqueue(ns3::Ptr<ns3::QueueDiscItem> item) {
     sw_->Evict(victim.handle, victim.reason);
   }
   if (out.deflected) sw_->deflected_.emplace(handle, item);
-  sw_->PlaceCopies(out.copies, originals);
-  sw_->ScheduleRelease();
   if (!out.admitted) {
     DropBeforeEnqueue(item, out.drop_reason.c_str());
-    Occupancy();
-    return false;
+  } else {
+    if (out.mark_ce) Mark(item, "ecn_threshold");
+    sw_->Hold(handle, item, this, out.queue);
+    GetInternalQueue(out.queue)->Enqueue(item);
   }
-  if (out.mark_ce) Mark(item, "ecn_threshold");
-  sw_->Hold(handle, item, this, out.queue);
-  GetInternalQueue(out.queue)->Enqueue(item);
+  // The copies after this packet is counted: a copy may enter this very queue disc, whose
+  // QueueDisc::Enqueue checks that every packet it received was enqueued or dropped.
+  sw_->PlaceCopies(out.copies, originals);
+  sw_->ScheduleRelease();
   Occupancy();
-  return true;
+  return out.admitted;
 }
 
 ns3::Ptr<ns3::QueueDiscItem> SharebufQueueDisc::DoDequeue() {
@@ -562,9 +571,8 @@ void SharebufQueueDisc::Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queu
 
 void SharebufQueueDisc::EnqueueCopy(uint64_t handle, ns3::Ptr<ns3::QueueDiscItem> item,
                                     uint32_t queue) {
-  sw_->Hold(handle, item, this, queue);
-  GetInternalQueue(queue)->Enqueue(item);
-  Occupancy();
+  copy_ = CopyPlace{handle, queue};
+  Enqueue(item);
   Run();  // asks for a departure round if the link is free (DoDequeue)
 }
 

@@ -40,17 +40,21 @@
 // Trimming (a class's overflow "trim" or "return-to-sender"; docs/ns3.md): the switch model cuts
 // a refused or pushed-out packet, and this switch makes the cut copy a packet: the original's IP
 // header and the first bytes of its payload, the copy's length in all, its DSCP rewritten as
-// [trimming] says; a returned copy has its IP addresses and L4 ports swapped. The copy joins its
-// port's internal queue (the Enqueue trace fires there) and leaves when the buffer sends it. Under
+// [trimming] says; a returned copy has its IP addresses and L4 ports swapped. The copy enters its
+// port's queue disc once the packet it was cut from is counted (received there, then enqueued in
+// its internal queue: the switch model counts it arriving at its trim queue too) and leaves when
+// the buffer sends it. Under
 // mode "tofino-approx" a deflected packet is kept until it leaves its recirculation port, in the
-// departure round of that instant, after its departures (the replay's order). Return-to-sender
-// and the per-pipeline meters need the ingress port: arrivals through DeferArrival have it; a
-// switch fed otherwise (an ns-3 program's own routing) refuses such classes at the first packet.
+// departure round of that instant, after its departures (the replay's order). Trimming needs
+// the ingress port (return-to-sender, NDP's header_full bounces, the per-pipeline meters):
+// arrivals through DeferArrival have it; a switch fed otherwise (an ns-3 program's own routing)
+// refuses a trimming class at its first packet.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -172,7 +176,8 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   void Depart();
   // A push-out or a reclaim (`reason`) took this packet of queue `queue` out of the shared buffer.
   void Evicted(ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue, const char* reason);
-  // A cut copy the switch made, queued here (trimming).
+  // A cut copy the switch made, queued here (trimming): it enters through QueueDisc::Enqueue, so
+  // ns-3 counts it received and enqueued, as the switch model counts it arriving at its queue.
   void EnqueueCopy(uint64_t handle, ns3::Ptr<ns3::QueueDiscItem> item, uint32_t queue);
   // Updates the PortCells and BufferCells traces.
   void Occupancy();
@@ -190,8 +195,14 @@ class SharebufQueueDisc : public ns3::QueueDisc {
   ns3::Ptr<SharebufSwitch> sw_;
   ns3::Ptr<ns3::NetDevice> device_;  // the device whose root queue disc this is
   uint32_t port_ = 0;
-  uint64_t busy_until_ns_ = 0;             // the link sends the last frame handed to it until then
-  bool in_round_ = false;                  // inside Depart: the one place a frame may leave
+  uint64_t busy_until_ns_ = 0;  // the link sends the last frame handed to it until then
+  bool in_round_ = false;       // inside Depart: the one place a frame may leave
+  // Set by EnqueueCopy for the DoEnqueue it calls: place this copy, do not ask the switch.
+  struct CopyPlace {
+    uint64_t handle;
+    uint32_t queue;
+  };
+  std::optional<CopyPlace> copy_;
   ns3::TracedValue<uint32_t> port_cells_;  // this port's occupancy, cells
 };
 

@@ -65,8 +65,10 @@ class SwitchImpl final : public SwitchFacade, private model::OverflowStep::Sink 
     if (a.in_port < 0 && model_.trim().overflow_of(class_id) != model::OverflowAction::kDrop)
       throw std::logic_error(
           "SwitchFacade: class " + model_.config().classes.at(class_id).traffic.name +
-          " trims or returns its refused packets, which needs each packet's ingress port "
-          "(SharebufQueueDisc reads it from the IngressTag sharebuf-sim's FabricRouting sets)");
+          " trims or returns its refused packets, which needs each packet's ingress port (a "
+          "cut copy may go back out of it): deliver arrivals through "
+          "SharebufSwitch::DeferArrival with their ingress device, as sharebuf-sim's "
+          "FabricRouting does");
     const model::SwitchModel::Copy copy =
         model_.copy_to(port, {.class_id = class_id,
                               .bytes = bytes,

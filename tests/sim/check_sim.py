@@ -3,7 +3,7 @@
     check_sim.py dt-steady OCCUPANCY_CSV SUMMARY_JSON ALPHA QUEUES PORT [PORT ...]
     check_sim.py agreement NAME SIM_FATES REPLAY_FATES
     check_sim.py agreement-all NAME RECORD_DIR
-    check_sim.py trim-agreement NAME SWITCH_RECORD_DIR
+    check_sim.py trim-agreement NAME SWITCH_RECORD_DIR SUMMARY_JSON
     check_sim.py fabric SUMMARY_JSON FLOWS_CSV
     check_sim.py websearch SUMMARY_JSON FLOWS_CSV QUERIES_CSV
     check_sim.py classes SUMMARY_JSON OCCUPANCY_CSV
@@ -58,10 +58,26 @@ def departures(path):
     return [tuple(r[1:]) for r in list(csv.reader(open(path)))[1:]]
 
 
-def trim_agreement(name, d):
+def trim_agreement(name, d, summary):
     """Trimming: the ns-3 switch and the replay of its arrivals decide the same for every frame
-    and send the same frames, cut copies included, at the same times."""
+    and send the same frames, cut copies included, at the same times; ns-3's own accounting of
+    every port's queue disc has each packet it received enqueued or dropped (QueueDisc::Enqueue
+    asserts it in an ns-3 built with asserts), cut copies included."""
     ok = agreement(name, os.path.join(d, "fates.csv"), os.path.join(d, "replay-fates.csv"))
+    totals, bad = {}, []
+    for sw in json.load(open(summary))["switches"]:
+        for p in sw["ports"]:
+            qd = p["queue_disc"]
+            for k, v in qd.items():
+                totals[k] = totals.get(k, 0) + v
+            if any(qd["received" + u] != qd["dropped_before_enqueue" + u] + qd["enqueued" + u]
+                   for u in ("", "_bytes")):
+                bad.append(f"{sw['name']} port {p['port']}: {qd}")
+    ok &= report(not bad and totals.get("received", 0) > 0,
+                 f"{name}: ns-3's queue discs received {totals.get('received')} packets, dropped "
+                 f"{totals.get('dropped_before_enqueue')} before enqueue, enqueued "
+                 f"{totals.get('enqueued')}; ports where received != dropped + enqueued (packets "
+                 f"or bytes): {'; '.join(bad) if bad else 'none'}")
     sim = departures(os.path.join(d, "departures.csv"))
     rep = departures(os.path.join(d, "replay-departures.csv"))
     cut = sum(1 for x in sim if x[4] == "1")
@@ -299,7 +315,7 @@ CHECKS = {
     "dt-steady": (dt_steady, ["occupancy_csv", "summary_json", "alpha", "queues", "ports+"]),
     "agreement": (agreement, ["name", "sim_fates", "replay_fates"]),
     "agreement-all": (agreement_all, ["name", "record_dir"]),
-    "trim-agreement": (trim_agreement, ["name", "switch_record_dir"]),
+    "trim-agreement": (trim_agreement, ["name", "switch_record_dir", "summary_json"]),
     "fabric": (fabric, ["summary_json", "flows_csv"]),
     "ecmp-seed": (ecmp_seed, ["out_dir", "seeded_dir"]),
     "websearch": (websearch, ["summary_json", "flows_csv", "queries_csv"]),

@@ -8,7 +8,9 @@
 # copies included; sharebuf-replay replays the arrivals with the same configuration; fates and
 # transmissions (up to the run's end, 2 ms) must be identical, the ns-3 run must have sent cut
 # copies, and each mode must have done what it is for (the replay's counters: returned copies,
-# header_full's bounces, deflections and meter trims).
+# header_full's bounces, deflections and meter trims). ns-3's own accounting of every port's
+# queue disc (summary.json) must have each packet it received enqueued or dropped, cut copies
+# included: the check QueueDisc::Enqueue asserts in an ns-3 built with asserts.
 set -euo pipefail
 sim=${SHAREBUF_SIM:?SHAREBUF_SIM: the sharebuf-sim binary}
 replay=${SHAREBUF_REPLAY:?SHAREBUF_REPLAY: the sharebuf-replay binary}
@@ -53,12 +55,12 @@ rate = 1.0
 [run]
 duration = "2ms"
 TOML
-  "$sim" --quiet "$dir/$1.toml" --record "$dir/$1" >/dev/null
+  "$sim" --quiet "$dir/$1.toml" --record "$dir/$1" --out "$dir/$1-out" >/dev/null
   local d=$dir/$1/switch
   "$replay" --config "$d/switch.toml" --csv "$d/arrivals.csv" --policies config \
     --order arrivals-first --end-ms 2 --fates "$d/replay-fates.csv" \
     --departures "$d/replay-departures.csv" --json >"$d/replay.json"
-  /usr/bin/python3 "$here/check_sim.py" trim-agreement "$1" "$d" || fail=1
+  /usr/bin/python3 "$here/check_sim.py" trim-agreement "$1" "$d" "$dir/$1-out/summary.json" || fail=1
 }
 
 run ideal trim ''
